@@ -1,0 +1,139 @@
+// Package registry loads the OpenTelemetry semantic conventions, their schema
+// files, an organisation's own Weaver registry and declarative context rules,
+// resolves them, and indexes the result into one immutable Index that the
+// governance processor queries on its hot path without allocating.
+//
+// This file is the contract that consumers (processor, extension, tools) code
+// against. Everything in it is stable; the loaders and the index internals
+// live next to it.
+package registry // import "github.com/otelgov/otelcol-governance/registry"
+
+// Location says where an attribute map sits in the telemetry. Context rules and
+// schema-file sections are scoped by it.
+type Location uint8
+
+const (
+	LocationResource Location = iota
+	LocationScope
+	LocationSpan
+	LocationSpanEvent
+	LocationSpanLink
+	LocationDataPoint // metric data point (and its exemplars)
+	LocationLog
+	numLocations
+)
+
+// String returns the lower-case name used in metrics and YAML ("span_event").
+func (l Location) String() string {
+	switch l {
+	case LocationResource:
+		return "resource"
+	case LocationScope:
+		return "scope"
+	case LocationSpan:
+		return "span"
+	case LocationSpanEvent:
+		return "span_event"
+	case LocationSpanLink:
+		return "span_link"
+	case LocationDataPoint:
+		return "data_point"
+	case LocationLog:
+		return "log"
+	}
+	return "unknown"
+}
+
+// SpanKind mirrors ptrace.SpanKind numbering, so a caller converts with a cast.
+type SpanKind uint8
+
+const (
+	SpanKindUnspecified SpanKind = 0
+	SpanKindInternal    SpanKind = 1
+	SpanKindServer      SpanKind = 2
+	SpanKindClient      SpanKind = 3
+	SpanKindProducer    SpanKind = 4
+	SpanKindConsumer    SpanKind = 5
+)
+
+// Context is what a rename may depend on. It is passed by value on the hot path.
+type Context struct {
+	Location Location
+	// SpanKind is set for span, span-event and span-link attributes.
+	SpanKind SpanKind
+	// MetricName is set for data-point attributes.
+	MetricName string
+}
+
+// Type is an attribute's declared value type.
+type Type uint8
+
+const (
+	TypeUnknown Type = iota // not declared (e.g. unknown key)
+	TypeString
+	TypeInt
+	TypeDouble
+	TypeBoolean
+	TypeStringArray
+	TypeIntArray
+	TypeDoubleArray
+	TypeBooleanArray
+	TypeAny // "any" in the v2 model: no type check
+)
+
+// Stability of a definition.
+type Stability uint8
+
+const (
+	StabilityUnspecified Stability = iota
+	StabilityDevelopment
+	StabilityAlpha
+	StabilityBeta
+	StabilityReleaseCandidate
+	StabilityStable
+)
+
+// DeprecationReason mirrors the Weaver model's deprecated.reason.
+type DeprecationReason uint8
+
+const (
+	NotDeprecated DeprecationReason = iota
+	DeprecatedRenamed
+	DeprecatedObsoleted
+	DeprecatedUncategorized
+	DeprecatedUnspecified
+)
+
+// Deprecation as written in the model.
+type Deprecation struct {
+	Reason    DeprecationReason
+	RenamedTo string // as declared, before chain collapsing
+	Note      string
+}
+
+// Attribute is one resolved registry entry. Treat it as read-only.
+type Attribute struct {
+	Key       string
+	Type      Type
+	Template  bool // template[...] type: Key is a prefix matched on a '.' boundary
+	Stability Stability
+	// EnumStrings / EnumInts hold enum member values; both nil for non-enums.
+	EnumStrings []string
+	EnumInts    []int64
+	Deprecation Deprecation
+	// Source is the file that defined the attribute ("" for the embedded default).
+	Source string
+
+	rename renameSet // resolved per-context rename targets
+}
+
+// Metric is one resolved metric definition.
+type Metric struct {
+	Name        string
+	Instrument  string // counter, updowncounter, histogram, gauge
+	Unit        string
+	Stability   Stability
+	Deprecation Deprecation
+	// RenamedTo is the collapsed current name, or "" when not renamed.
+	RenamedTo string
+}

@@ -63,6 +63,11 @@ type Context struct {
 	SpanKind SpanKind
 	// MetricName is set for data-point attributes.
 	MetricName string
+	// SpanName is the span's name for span, span-event and span-link
+	// attributes. Only renames scoped with apply_to_spans (schema files) or
+	// spans: (rules files) read it; leave it empty when unknown, and such
+	// renames then do not apply.
+	SpanName string
 }
 
 // Type is an attribute's declared value type.
@@ -123,6 +128,14 @@ type Attribute struct {
 	Deprecation Deprecation
 	// Source is the file that defined the attribute ("" for the embedded default).
 	Source string
+	// Placeholder is true for keys that no registry defines but that carry
+	// scoped renames from a schema file or a rules file, such as `direction`
+	// (renamed to disk.io.direction only on the process.disk.io metric).
+	// Lookup returns them so that Target can be evaluated; apart from their
+	// renames they are unknown: Type is TypeUnknown, Stability unspecified,
+	// Deprecation zero, and the processor must treat them as unknown keys
+	// wherever Target returns nil.
+	Placeholder bool
 
 	rename renameSet // resolved per-context rename targets
 }
@@ -136,4 +149,10 @@ type Metric struct {
 	Deprecation Deprecation
 	// RenamedTo is the collapsed current name, or "" when not renamed.
 	RenamedTo string
+	// Source is the file that defined the metric ("" for the embedded default
+	// and for placeholders).
+	Source string
+	// Placeholder is true for old metric names that no registry defines but
+	// that a schema file renames (rename_metrics). Only RenamedTo is set.
+	Placeholder bool
 }

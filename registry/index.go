@@ -1,0 +1,248 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Index is the resolved, immutable registry. All methods are safe for
+// concurrent use; nothing it returns may be modified.
+type Index struct {
+	attrs         []*Attribute // every entry, sorted by key
+	table         table
+	metrics       map[string]*Metric
+	metricList    []*Metric // sorted by name
+	sources       map[string][]string
+	schemaURL     string
+	digest        string
+	stats         Stats
+	disagreements []Disagreement
+}
+
+// Stats counts what an Index holds.
+type Stats struct {
+	Known        int // attributes some registry defines (templates included)
+	Placeholders int // keys only known for their scoped renames
+	Templates    int
+	Enums        int
+	// Deprecated attributes by declared reason.
+	DeprecatedRenamed       int
+	DeprecatedObsoleted     int
+	DeprecatedUncategorized int
+	DeprecatedUnspecified   int
+	Renames                 int // entries (placeholders included) with a rename target in some context
+	ContextualRenames       int // of which the target depends on the context
+	ManyToOneTargets        int // targets that two or more keys rename to
+	Metrics                 int // metrics some registry defines
+	MetricRenames           int // metric names (placeholders included) with a RenamedTo
+	SchemaAttributeRenames  int // attribute_map entries loaded from the schema file
+	SchemaMetricRenames     int // rename_metrics entries loaded from the schema file
+	Rules                   int // rules-file entries
+	Disagreements           int
+}
+
+// Disagreement is one place where a schema file (or a rules file) and the
+// registry say different things, and what the Index does about it.
+type Disagreement struct {
+	// Kind: "target" (both rename, to different keys), "not_renamed" (the
+	// schema file renames a key the registry does not rename), "unknown_target"
+	// (a schema-file rename ends at a key no registry defines), "metric"
+	// (rename_metrics vs registry), "rule" (a rules file replaces a registry
+	// rename).
+	Kind       string
+	Key        string
+	Registry   string // what the registry says
+	Schema     string // what the schema file (or rule) says
+	Resolution string // what the Index does
+	Where      string // file:line of the schema entry or rule
+}
+
+func (d Disagreement) String() string {
+	return fmt.Sprintf("%s %s: registry: %s; schema: %s; resolution: %s (%s)", d.Kind, d.Key, d.Registry, d.Schema, d.Resolution, d.Where)
+}
+
+func (r *resolver) build() (*Index, error) {
+	ix := &Index{
+		metrics:   r.metrics,
+		sources:   map[string][]string{},
+		schemaURL: r.in.schemaURL,
+	}
+	for _, k := range sortedKeys(r.attrs) {
+		ix.attrs = append(ix.attrs, r.attrs[k])
+	}
+	for _, k := range sortedKeys(r.metrics) {
+		ix.metricList = append(ix.metricList, r.metrics[k])
+	}
+	ix.table = newTable(ix.attrs)
+
+	st := &ix.stats
+	for _, a := range ix.attrs {
+		if a.Placeholder {
+			st.Placeholders++
+		} else {
+			st.Known++
+		}
+		if a.Template {
+			st.Templates++
+		}
+		if a.EnumStrings != nil || a.EnumInts != nil {
+			st.Enums++
+		}
+		switch a.Deprecation.Reason {
+		case NotDeprecated:
+		case DeprecatedRenamed:
+			st.DeprecatedRenamed++
+		case DeprecatedObsoleted:
+			st.DeprecatedObsoleted++
+		case DeprecatedUncategorized:
+			st.DeprecatedUncategorized++
+		case DeprecatedUnspecified:
+			st.DeprecatedUnspecified++
+		}
+		if a.Renamed() {
+			st.Renames++
+			if a.Contextual() {
+				st.ContextualRenames++
+			}
+		}
+		var targets []string
+		for _, rr := range a.rename.rules {
+			if rr.target != nil && !slices.Contains(targets, rr.target.Key) {
+				targets = append(targets, rr.target.Key)
+			}
+		}
+		for _, t := range targets {
+			ix.sources[t] = append(ix.sources[t], a.Key)
+		}
+	}
+	for _, s := range ix.sources {
+		if len(s) > 1 {
+			st.ManyToOneTargets++
+		}
+	}
+	for _, m := range ix.metricList {
+		if !m.Placeholder {
+			st.Metrics++
+		}
+		if m.RenamedTo != "" {
+			st.MetricRenames++
+		}
+	}
+	if r.in.schema != nil {
+		st.SchemaAttributeRenames = len(r.in.schema.SchemaRenames)
+		st.SchemaMetricRenames = len(r.in.schema.MetricRenames)
+	}
+	st.Rules = len(r.in.rules)
+	sort.SliceStable(r.disagree, func(i, j int) bool {
+		a, b := r.disagree[i], r.disagree[j]
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Schema < b.Schema
+	})
+	ix.disagreements = slices.CompactFunc(r.disagree, func(a, b Disagreement) bool { return a == b })
+	st.Disagreements = len(ix.disagreements)
+	ix.digest = ix.computeDigest()
+	return ix, nil
+}
+
+// Lookup returns the exact entry for key, else the longest template whose key
+// is a prefix of key ending on a '.' boundary, else nil. It does not
+// allocate.
+func (ix *Index) Lookup(key string) *Attribute {
+	if a := ix.table.get(key); a != nil {
+		return a
+	}
+	t := &ix.table
+	if t.tmplLens == 0 && !t.tmplLong {
+		return nil
+	}
+	for i := len(key) - 1; i > 0; i-- {
+		if key[i] != '.' {
+			continue
+		}
+		if i < 64 {
+			if t.tmplLens&(1<<uint(i)) == 0 {
+				continue
+			}
+		} else if !t.tmplLong {
+			continue
+		}
+		if a := t.get(key[:i]); a != nil && a.Template {
+			return a
+		}
+	}
+	return nil
+}
+
+// Metric returns the metric definition for name, or nil if unknown.
+func (ix *Index) Metric(name string) *Metric {
+	return ix.metrics[name]
+}
+
+// Sources returns the keys that rename to target in some context (sorted);
+// more than one means a many-to-one rename the processor must arbitrate.
+func (ix *Index) Sources(target string) []string {
+	return slices.Clone(ix.sources[target])
+}
+
+// SchemaURL is the schema URL telemetry conforms to after renaming.
+func (ix *Index) SchemaURL() string { return ix.schemaURL }
+
+// Digest is the hex SHA-256 of the canonical resolved content. File names
+// are not part of it: the embedded default and a fresh load of the same data
+// have the same digest.
+func (ix *Index) Digest() string { return ix.digest }
+
+// Stats returns the counts of the index.
+func (ix *Index) Stats() Stats { return ix.stats }
+
+// Disagreements lists where schema files or rules disagree with the registry
+// and how each was resolved, sorted by key.
+func (ix *Index) Disagreements() []Disagreement { return slices.Clone(ix.disagreements) }
+
+// Attributes returns every entry (placeholders included), sorted by key.
+func (ix *Index) Attributes() []*Attribute { return slices.Clone(ix.attrs) }
+
+// Metrics returns every metric (placeholders included), sorted by name.
+func (ix *Index) Metrics() []*Metric { return slices.Clone(ix.metricList) }
+
+// canonical writes the resolved content in a stable text form: one line per
+// attribute, rename rule and metric. Sources (file names) are excluded.
+func (ix *Index) canonical() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "schema_url %s\n", ix.schemaURL)
+	for _, a := range ix.attrs {
+		fmt.Fprintf(&b, "attr %s type=%d template=%t stability=%d placeholder=%t enum_s=%q enum_i=%v dep=%d/%q/%q\n",
+			a.Key, a.Type, a.Template, a.Stability, a.Placeholder, a.EnumStrings, a.EnumInts,
+			a.Deprecation.Reason, a.Deprecation.RenamedTo, a.Deprecation.Note)
+		for _, rr := range a.rename.rules {
+			t := "-"
+			if rr.target != nil {
+				t = rr.target.Key
+			}
+			fmt.Fprintf(&b, "  rename %s -> %s\n", rr.scope, t)
+		}
+	}
+	for _, m := range ix.metricList {
+		fmt.Fprintf(&b, "metric %s instrument=%s unit=%q stability=%d placeholder=%t dep=%d/%q/%q renamed_to=%s\n",
+			m.Name, m.Instrument, m.Unit, m.Stability, m.Placeholder,
+			m.Deprecation.Reason, m.Deprecation.RenamedTo, m.Deprecation.Note, m.RenamedTo)
+	}
+	for _, d := range ix.disagreements {
+		fmt.Fprintf(&b, "disagreement %s %s %q %q %q\n", d.Kind, d.Key, d.Registry, d.Schema, d.Resolution)
+	}
+	return b.String()
+}
+
+func (ix *Index) computeDigest() string {
+	sum := sha256.Sum256([]byte(ix.canonical()))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,167 @@
+package registry
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// manifestName is the Weaver registry manifest file name.
+const manifestName = "registry_manifest.yaml"
+
+// manifest is the part of a Weaver registry_manifest.yaml this package uses.
+type manifest struct {
+	Name           string
+	SemconvVersion string // semconv_version (or version)
+	SchemaBaseURL  string // schema_base_url (or repository_url)
+	Dependencies   []dependency
+	File           string
+}
+
+type dependency struct {
+	Name         string
+	RegistryPath string
+	Line         int
+}
+
+func parseManifest(name string, data []byte) (*manifest, error) {
+	f := yfile{name: name}
+	root, err := f.parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		return nil, f.errf(nil, "", "empty registry manifest")
+	}
+	m := &manifest{File: name}
+	err = f.fields(root, "", func(key string, _, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "name":
+			m.Name, err = f.str(v, key)
+		case "semconv_version", "version":
+			m.SemconvVersion, err = f.str(v, key)
+		case "schema_base_url", "repository_url":
+			m.SchemaBaseURL, err = f.str(v, key)
+		case "dependencies":
+			err = f.items(v, key, func(_ int, d *yaml.Node) error {
+				dep := dependency{Line: d.Line}
+				err := f.fields(d, "dependencies[]", func(k string, _, dv *yaml.Node) error {
+					var err error
+					switch k {
+					case "name":
+						dep.Name, err = f.str(dv, k)
+					case "registry_path":
+						dep.RegistryPath, err = f.str(dv, k)
+					}
+					return err
+				})
+				if err != nil {
+					return err
+				}
+				if dep.RegistryPath == "" {
+					return f.errf(d, "registry_path", "dependency %q without registry_path", dep.Name)
+				}
+				m.Dependencies = append(m.Dependencies, dep)
+				return nil
+			})
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if m.Name == "" {
+		return nil, f.errf(root, "name", "registry manifest without name")
+	}
+	return m, nil
+}
+
+// schemaURL is the manifest's schema URL: schema_base_url + semconv_version.
+func (m *manifest) schemaURL() string {
+	if m.SchemaBaseURL == "" {
+		return ""
+	}
+	if m.SemconvVersion == "" {
+		return m.SchemaBaseURL
+	}
+	return strings.TrimSuffix(m.SchemaBaseURL, "/") + "/" + strings.TrimPrefix(m.SemconvVersion, "v")
+}
+
+// isRemote reports registry paths Weaver would download (URLs, archives).
+func isRemote(p string) bool {
+	return strings.Contains(p, "://")
+}
+
+// orgRegistry is one loaded organisation registry.
+type orgRegistry struct {
+	Manifest *manifest // nil for a plain directory or file of YAML
+	Defs     *defs
+	// Deps are the definitions of local dependencies (registry_path), each
+	// treated as its own registry for conflict checks.
+	Deps []*defs
+}
+
+// loadOrgRegistry loads a registry_manifest.yaml, a directory holding one,
+// a directory of plain model YAML, or a single model YAML file.
+func loadOrgRegistry(path string) (*orgRegistry, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("organisation registry: %w", err)
+	}
+	var dir, manifestPath string
+	switch {
+	case st.IsDir():
+		dir = path
+		if _, err := os.Stat(filepath.Join(dir, manifestName)); err == nil {
+			manifestPath = filepath.Join(dir, manifestName)
+		}
+	case filepath.Base(path) == manifestName:
+		dir, manifestPath = filepath.Dir(path), path
+	default:
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("organisation registry: %w", err)
+		}
+		d := &defs{}
+		if err := parseModelFile(path, data, d); err != nil {
+			return nil, err
+		}
+		return &orgRegistry{Defs: d}, nil
+	}
+	reg := &orgRegistry{}
+	var depDirs []string
+	if manifestPath != "" {
+		data, err := os.ReadFile(manifestPath)
+		if err != nil {
+			return nil, fmt.Errorf("organisation registry manifest: %w", err)
+		}
+		if reg.Manifest, err = parseManifest(manifestPath, data); err != nil {
+			return nil, err
+		}
+		for _, dep := range reg.Manifest.Dependencies {
+			if isRemote(dep.RegistryPath) {
+				// Offline by design: the semantic conventions a remote
+				// dependency names come from Sources.Embedded/SemconvDir.
+				continue
+			}
+			p := dep.RegistryPath
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			depDirs = append(depDirs, p)
+			dd, err := loadModelDir(p, false)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: dependency %q: %w", manifestPath, dep.Line, dep.Name, err)
+			}
+			reg.Deps = append(reg.Deps, dd)
+		}
+	}
+	if reg.Defs, err = loadModelDir(dir, false, depDirs...); err != nil {
+		return nil, err
+	}
+	return reg, nil
+}

@@ -1,0 +1,266 @@
+package registry
+
+import (
+	"slices"
+	"strings"
+)
+
+const (
+	allLocations uint8 = 1<<numLocations - 1
+	allSpanKinds uint8 = 1<<(SpanKindConsumer+1) - 1
+	spanLocs     uint8 = 1<<LocationSpan | 1<<LocationSpanEvent | 1<<LocationSpanLink
+)
+
+// scope is the set of contexts a rename applies in: a product of a location
+// set, a span-kind set, a metric-name set and a span-name set. nil name
+// sets mean "any".
+type scope struct {
+	locs    uint8
+	kinds   uint8
+	metrics []string // sorted, deduplicated; nil: any
+	spans   []string // sorted, deduplicated; nil: any
+}
+
+var anyScope = scope{locs: allLocations, kinds: allSpanKinds}
+
+func (s scope) empty() bool {
+	return s.locs == 0 || s.kinds == 0 || (s.metrics != nil && len(s.metrics) == 0) || (s.spans != nil && len(s.spans) == 0)
+}
+
+// intersect returns the contexts in both s and o.
+func (s scope) intersect(o scope) scope {
+	return scope{
+		locs:    s.locs & o.locs,
+		kinds:   s.kinds & o.kinds,
+		metrics: intersectNames(s.metrics, o.metrics),
+		spans:   intersectNames(s.spans, o.spans),
+	}
+}
+
+func intersectNames(a, b []string) []string {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := []string{}
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// covers reports whether every context in o is also in s.
+func (s scope) covers(o scope) bool {
+	return s.locs&o.locs == o.locs && s.kinds&o.kinds == o.kinds &&
+		namesCover(s.metrics, o.metrics) && namesCover(s.spans, o.spans)
+}
+
+func namesCover(a, b []string) bool {
+	if a == nil {
+		return true
+	}
+	if b == nil {
+		return false
+	}
+	for _, x := range b {
+		if !containsName(a, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// matches reports whether ctx lies in s. It does not allocate.
+func (s *scope) matches(ctx *Context) bool {
+	if ctx.Location >= numLocations || s.locs&(1<<ctx.Location) == 0 {
+		return false
+	}
+	if ctx.SpanKind > SpanKindConsumer || s.kinds&(1<<ctx.SpanKind) == 0 {
+		return false
+	}
+	if s.metrics != nil && !containsName(s.metrics, ctx.MetricName) {
+		return false
+	}
+	if s.spans != nil && !containsName(s.spans, ctx.SpanName) {
+		return false
+	}
+	return true
+}
+
+// containsName is a binary search over a short sorted list; no allocation.
+func containsName(list []string, name string) bool {
+	lo, hi := 0, len(list)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		switch c := strings.Compare(list[m], name); {
+		case c == 0:
+			return true
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return false
+}
+
+func sortedNames(in []string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := slices.Clone(in)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func locMask(locs []Location) uint8 {
+	if len(locs) == 0 {
+		return allLocations
+	}
+	var m uint8
+	for _, l := range locs {
+		m |= 1 << l
+	}
+	return m
+}
+
+func kindMask(kinds []SpanKind) uint8 {
+	if len(kinds) == 0 {
+		return allSpanKinds
+	}
+	var m uint8
+	for _, k := range kinds {
+		m |= 1 << k
+	}
+	return m
+}
+
+// String renders the scope canonically, for digests, disagreements and tests.
+func (s scope) String() string {
+	var b strings.Builder
+	b.WriteString("locations=")
+	if s.locs == allLocations {
+		b.WriteString("*")
+	} else {
+		first := true
+		for l := range numLocations {
+			if s.locs&(1<<l) != 0 {
+				if !first {
+					b.WriteByte(',')
+				}
+				first = false
+				b.WriteString(l.String())
+			}
+		}
+	}
+	if s.kinds != allSpanKinds {
+		b.WriteString(" span_kinds=")
+		first := true
+		for k := SpanKindUnspecified; k <= SpanKindConsumer; k++ {
+			if s.kinds&(1<<k) != 0 {
+				if !first {
+					b.WriteByte(',')
+				}
+				first = false
+				b.WriteString(k.String())
+			}
+		}
+	}
+	if s.metrics != nil {
+		b.WriteString(" metrics=" + strings.Join(s.metrics, ","))
+	}
+	if s.spans != nil {
+		b.WriteString(" spans=" + strings.Join(s.spans, ","))
+	}
+	return b.String()
+}
+
+// String returns the lower-case name used in rules files ("client").
+func (k SpanKind) String() string {
+	for name, v := range spanKindNames {
+		if v == k {
+			return name
+		}
+	}
+	return "unknown"
+}
+
+// renameRule is one resolved, scoped rename: in contexts matching scope the
+// attribute's final name is target (nil: it keeps its name there).
+type renameRule struct {
+	scope  scope
+	target *Attribute
+}
+
+// renameSet is an attribute's ordered rename rules; the first match wins.
+type renameSet struct {
+	rules []renameRule
+}
+
+// Target returns the final (chain-collapsed) rename target of a in ctx, or
+// nil if a keeps its name there. It does not allocate.
+func (a *Attribute) Target(ctx Context) *Attribute {
+	if a == nil {
+		return nil
+	}
+	for i := range a.rename.rules {
+		r := &a.rename.rules[i]
+		if r.scope.matches(&ctx) {
+			return r.target
+		}
+	}
+	return nil
+}
+
+// Renamed reports whether a has a rename target in at least one context.
+func (a *Attribute) Renamed() bool {
+	if a == nil {
+		return false
+	}
+	for _, r := range a.rename.rules {
+		if r.target != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Contextual reports whether a's rename target depends on the context.
+func (a *Attribute) Contextual() bool {
+	if a == nil || len(a.rename.rules) == 0 {
+		return false
+	}
+	return len(a.rename.rules) > 1 || a.rename.rules[0].scope.locs != allLocations ||
+		a.rename.rules[0].scope.kinds != allSpanKinds || a.rename.rules[0].scope.metrics != nil ||
+		a.rename.rules[0].scope.spans != nil
+}
+
+// AllowsString reports enum membership of v; true when a is not a string enum.
+func (a *Attribute) AllowsString(v string) bool {
+	if a == nil || a.EnumStrings == nil {
+		return true
+	}
+	for _, s := range a.EnumStrings {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsInt reports enum membership of v; true when a is not an int enum.
+func (a *Attribute) AllowsInt(v int64) bool {
+	if a == nil || a.EnumInts == nil {
+		return true
+	}
+	for _, n := range a.EnumInts {
+		if n == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,119 @@
+package registry
+
+import "math/bits"
+
+// table is an open-addressing hash table from key to *Attribute, built once
+// and never modified. The hash reads the length and at most 16 bytes of the
+// key (first and last 8), so a lookup costs a few nanoseconds regardless of
+// key length; a full string comparison confirms the hit. The seed is chosen
+// at build time to minimise the longest probe sequence, which bounds every
+// lookup (hit or miss) because the table content is fixed.
+type table struct {
+	slots    []*Attribute // len is a power of two; nil is empty
+	mask     uint64
+	seed     uint64
+	maxProbe int // longest probe sequence of any stored key
+	// tmplLens has bit n set when a template key of length n < 64 exists;
+	// tmplLong when one of length >= 64 exists. Lookup skips prefixes whose
+	// length no template has.
+	tmplLens uint64
+	tmplLong bool
+}
+
+// load64 reads 8 bytes of s at off little-endian. The compiler merges the
+// byte loads into one.
+func load64(s string, off int) uint64 {
+	_ = s[off+7]
+	return uint64(s[off]) | uint64(s[off+1])<<8 | uint64(s[off+2])<<16 | uint64(s[off+3])<<24 |
+		uint64(s[off+4])<<32 | uint64(s[off+5])<<40 | uint64(s[off+6])<<48 | uint64(s[off+7])<<56
+}
+
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+const (
+	hashK1 = 0xa0761d6478bd642f
+	hashK2 = 0xe7037ed1a0b428db
+	hashK3 = 0x8ebc6af09c88c6e3
+)
+
+// hashKey is a wyhash-style hash of the key's length, head and tail.
+func hashKey(s string, seed uint64) uint64 {
+	n := len(s)
+	var a, b uint64
+	switch {
+	case n >= 8:
+		a, b = load64(s, 0), load64(s, n-8)
+	case n >= 4:
+		a = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+		b = uint64(s[n-4]) | uint64(s[n-3])<<8 | uint64(s[n-2])<<16 | uint64(s[n-1])<<24
+	case n > 0:
+		a = uint64(s[0])<<16 | uint64(s[n>>1])<<8 | uint64(s[n-1])
+	}
+	return mix(a^hashK1^seed, b^hashK2^uint64(n)*hashK3)
+}
+
+func newTable(attrs []*Attribute) table {
+	size := 16
+	for size < 4*len(attrs) {
+		size <<= 1
+	}
+	t := table{mask: uint64(size - 1)}
+	for _, a := range attrs {
+		if !a.Template {
+			continue
+		}
+		if n := len(a.Key); n < 64 {
+			t.tmplLens |= 1 << uint(n)
+		} else {
+			t.tmplLong = true
+		}
+	}
+	best := -1
+	var bestSlots []*Attribute
+	var bestSeed uint64
+	// A handful of seeds is plenty; keep the build deterministic.
+	for seed := range uint64(32) {
+		slots := make([]*Attribute, size)
+		worst := 0
+		for _, a := range attrs {
+			i := hashKey(a.Key, seed) & t.mask
+			p := 1
+			for slots[i] != nil {
+				i = (i + 1) & t.mask
+				p++
+			}
+			slots[i] = a
+			worst = max(worst, p)
+		}
+		if best < 0 || worst < best {
+			best, bestSlots, bestSeed = worst, slots, seed
+		}
+		if worst <= 2 {
+			break
+		}
+	}
+	t.slots, t.seed, t.maxProbe = bestSlots, bestSeed, best
+	return t
+}
+
+// get returns the exact entry for key or nil. It does not allocate.
+func (t *table) get(key string) *Attribute {
+	if len(t.slots) == 0 {
+		return nil
+	}
+	i := hashKey(key, t.seed) & t.mask
+	for range t.maxProbe {
+		a := t.slots[i]
+		if a == nil {
+			return nil
+		}
+		if len(a.Key) == len(key) && a.Key == key {
+			return a
+		}
+		i = (i + 1) & t.mask
+	}
+	return nil
+}

@@ -1,0 +1,257 @@
+package governanceprocessor // import "github.com/otelgov/otelcol-governance/processor/governanceprocessor"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// Sentinel errors returned by Validate; tests match them with errors.Is.
+var (
+	errInvalidMode      = errors.New("invalid mode")
+	errRegistryPath     = errors.New("registry path not found")
+	errRegistryLoad     = errors.New("registry does not load")
+	errNoRegistry       = errors.New("no registry source")
+	errNegativeLimit    = errors.New("must not be negative")
+	errEmptyAllow       = errors.New("allow entries must not be empty")
+	errEmptyIncludeList = errors.New("needs at least one value")
+)
+
+// deprecatedMode says what happens to a deprecated attribute key or metric
+// name that the registry renames.
+type deprecatedMode string
+
+const (
+	// deprecatedRename replaces the old key with the current one.
+	deprecatedRename deprecatedMode = "rename"
+	// deprecatedCopy keeps the old key and adds the current one next to it.
+	deprecatedCopy deprecatedMode = "copy"
+	// deprecatedOff leaves deprecated keys alone; they are only counted.
+	deprecatedOff deprecatedMode = "off"
+)
+
+// unknownMode says what happens to keys that the registry does not know.
+type unknownMode string
+
+const (
+	// unknownKeep keeps unknown keys; they are only counted.
+	unknownKeep unknownMode = "keep"
+	// unknownDrop removes unknown keys.
+	unknownDrop unknownMode = "drop"
+)
+
+// typeMismatchMode says what happens to a value whose type differs from the
+// type the registry declares for its key.
+type typeMismatchMode string
+
+const (
+	// typeMismatchKeep keeps the value; it is only counted.
+	typeMismatchKeep typeMismatchMode = "keep"
+	// typeMismatchDrop removes the attribute.
+	typeMismatchDrop typeMismatchMode = "drop"
+	// typeMismatchCoerce converts the value where no information is lost
+	// (string "200" to int 200) and keeps it unchanged otherwise.
+	typeMismatchCoerce typeMismatchMode = "coerce"
+)
+
+// enumViolationMode says what happens to a value outside the members of a
+// closed enum.
+type enumViolationMode string
+
+const (
+	// enumViolationKeep keeps the value; it is only counted.
+	enumViolationKeep enumViolationMode = "keep"
+	// enumViolationDrop removes the attribute.
+	enumViolationDrop enumViolationMode = "drop"
+)
+
+// config is the configuration of the governance processor.
+type config struct {
+	// Registry says which semantic-convention registries are in force.
+	// Default: the embedded semantic conventions and shipped context rules.
+	Registry registryConfig `mapstructure:"registry"`
+
+	// Deprecated is what happens to deprecated attribute keys and metric
+	// names that have a current name: rename, copy or off. Default: rename.
+	// The zero value "" is invalid.
+	Deprecated deprecatedMode `mapstructure:"deprecated"`
+
+	// Unknown is what happens to keys the registry does not define and that
+	// Allow does not list: keep or drop. Default: keep. The zero value "" is
+	// invalid.
+	Unknown unknownMode `mapstructure:"unknown"`
+
+	// Allow lists extra keys and key prefixes that count as allowed rather
+	// than unknown. Default: empty.
+	Allow allowConfig `mapstructure:"allow"`
+
+	// TypeMismatch is what happens to a value of the wrong type: keep, drop
+	// or coerce. Default: keep. The zero value "" is invalid.
+	TypeMismatch typeMismatchMode `mapstructure:"type_mismatch"`
+
+	// EnumViolation is what happens to a value outside a closed enum: keep
+	// or drop. Default: keep. The zero value "" is invalid.
+	EnumViolation enumViolationMode `mapstructure:"enum_violation"`
+
+	// IncludeResources restricts the processor to resources whose attributes
+	// match: every key listed must be present with one of the listed string
+	// values. Other resources pass through untouched and uncounted.
+	// Default: empty, which governs all telemetry.
+	IncludeResources map[string][]string `mapstructure:"include_resources"`
+
+	// ServiceLimit bounds the number of distinct service.name values in the
+	// per-service conformance metric; later services are counted under
+	// "_other". Default: 100. Zero counts every service under "_other".
+	ServiceLimit int `mapstructure:"service_limit"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// registryConfig says where the registry comes from.
+//
+// A later issue may add `extension`, the ID of a registry extension that
+// supplies a reloadable registry; then these sources become its fallback.
+type registryConfig struct {
+	// Embedded loads the semantic conventions and context rules compiled into
+	// the binary. Default: true. False requires SemconvDir or OrgRegistries.
+	Embedded bool `mapstructure:"embedded"`
+
+	// SemconvDir is a semantic-conventions checkout (holding model/ and
+	// optionally schemas/) that replaces the embedded conventions; Embedded
+	// is then ignored. Default: "" (none).
+	SemconvDir string `mapstructure:"semconv_dir"`
+
+	// OrgRegistries are organisation registry directories or manifest files
+	// loaded on top of the semantic conventions. Default: empty.
+	OrgRegistries []string `mapstructure:"org_registries"`
+
+	// RulesFiles are extra context-rule files. Default: empty.
+	RulesFiles []string `mapstructure:"rules_files"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// allowConfig lists keys that are not in the registry but are accepted.
+type allowConfig struct {
+	// Keys are exact attribute keys. Default: empty.
+	Keys []string `mapstructure:"keys"`
+	// Prefixes are key prefixes, matched as plain string prefixes, so write
+	// the trailing dot yourself ("acme."). Default: empty.
+	Prefixes []string `mapstructure:"prefixes"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+var _ component.Config = (*config)(nil)
+
+// Validate checks the top-level options. The collector validates the nested
+// sections (registry, allow) through their own Validate methods.
+func (cfg *config) Validate() error {
+	var errs []error
+	switch cfg.Deprecated {
+	case deprecatedRename, deprecatedCopy, deprecatedOff:
+	default:
+		errs = append(errs, fmt.Errorf("deprecated: %w %q, want rename, copy or off", errInvalidMode, cfg.Deprecated))
+	}
+	switch cfg.Unknown {
+	case unknownKeep, unknownDrop:
+	default:
+		errs = append(errs, fmt.Errorf("unknown: %w %q, want keep or drop", errInvalidMode, cfg.Unknown))
+	}
+	switch cfg.TypeMismatch {
+	case typeMismatchKeep, typeMismatchDrop, typeMismatchCoerce:
+	default:
+		errs = append(errs, fmt.Errorf("type_mismatch: %w %q, want keep, drop or coerce", errInvalidMode, cfg.TypeMismatch))
+	}
+	switch cfg.EnumViolation {
+	case enumViolationKeep, enumViolationDrop:
+	default:
+		errs = append(errs, fmt.Errorf("enum_violation: %w %q, want keep or drop", errInvalidMode, cfg.EnumViolation))
+	}
+	if cfg.ServiceLimit < 0 {
+		errs = append(errs, fmt.Errorf("service_limit: %w, got %d", errNegativeLimit, cfg.ServiceLimit))
+	}
+	for k, vs := range cfg.IncludeResources {
+		if len(vs) == 0 {
+			errs = append(errs, fmt.Errorf("include_resources: %q: %w", k, errEmptyIncludeList))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Validate rejects empty allow entries: an empty prefix would allow everything.
+func (a *allowConfig) Validate() error {
+	for i, k := range a.Keys {
+		if k == "" {
+			return fmt.Errorf("keys[%d]: %w", i, errEmptyAllow)
+		}
+	}
+	for i, p := range a.Prefixes {
+		if p == "" {
+			return fmt.Errorf("prefixes[%d]: %w", i, errEmptyAllow)
+		}
+	}
+	return nil
+}
+
+// Validate checks that every path exists and that the registry loads.
+func (r *registryConfig) Validate() error {
+	if !r.Embedded && r.SemconvDir == "" && len(r.OrgRegistries) == 0 {
+		return fmt.Errorf("%w: set embedded, semconv_dir or org_registries", errNoRegistry)
+	}
+	var errs []error
+	check := func(key, p string) {
+		if strings.TrimSpace(p) == "" {
+			errs = append(errs, fmt.Errorf("%s: %w: empty path", key, errRegistryPath))
+			return
+		}
+		if _, err := os.Stat(p); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w: %w", key, errRegistryPath, err))
+		}
+	}
+	if r.SemconvDir != "" {
+		check("semconv_dir", r.SemconvDir)
+	}
+	for i, p := range r.OrgRegistries {
+		check(fmt.Sprintf("org_registries[%d]", i), p)
+	}
+	for i, p := range r.RulesFiles {
+		check(fmt.Sprintf("rules_files[%d]", i), p)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if _, err := r.load(); err != nil {
+		return fmt.Errorf("%w: %w", errRegistryLoad, err)
+	}
+	return nil
+}
+
+// load resolves the configured sources into one index.
+func (r *registryConfig) load() (*registry.Index, error) {
+	if r.Embedded && r.SemconvDir == "" && len(r.OrgRegistries) == 0 && len(r.RulesFiles) == 0 {
+		return registry.Default()
+	}
+	return registry.Load(registry.Sources{
+		Embedded:      r.Embedded && r.SemconvDir == "",
+		SemconvDir:    r.SemconvDir,
+		OrgRegistries: r.OrgRegistries,
+		RulesFiles:    r.RulesFiles,
+	})
+}
+
+// mutates reports whether the configuration can change telemetry.
+func (cfg *config) mutates() bool {
+	return cfg.Deprecated != deprecatedOff ||
+		cfg.Unknown == unknownDrop ||
+		cfg.TypeMismatch != typeMismatchKeep ||
+		cfg.EnumViolation == enumViolationDrop
+}

@@ -1,0 +1,120 @@
+package governanceprocessor // import "github.com/otelgov/otelcol-governance/processor/governanceprocessor"
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+
+	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// Defaults of every option; createDefaultConfig is the only place that uses them.
+const (
+	defaultEmbedded      = true
+	defaultDeprecated    = deprecatedRename
+	defaultUnknown       = unknownKeep
+	defaultTypeMismatch  = typeMismatchKeep
+	defaultEnumViolation = enumViolationKeep
+	defaultServiceLimit  = 100
+)
+
+// NewFactory returns the factory of the governance processor.
+func NewFactory() processor.Factory {
+	f := &factory{indexes: map[component.ID]sharedIndex{}}
+	return processor.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		processor.WithTraces(f.createTraces, metadata.TracesStability),
+		processor.WithMetrics(f.createMetrics, metadata.MetricsStability),
+		processor.WithLogs(f.createLogs, metadata.LogsStability),
+	)
+}
+
+func createDefaultConfig() component.Config {
+	return &config{
+		Registry: registryConfig{
+			Embedded: defaultEmbedded,
+		},
+		Deprecated:    defaultDeprecated,
+		Unknown:       defaultUnknown,
+		TypeMismatch:  defaultTypeMismatch,
+		EnumViolation: defaultEnumViolation,
+		ServiceLimit:  defaultServiceLimit,
+	}
+}
+
+// factory keeps the loaded registry once per component ID, so that the traces,
+// metrics and logs pipelines of one configured processor share one index (the
+// memory limiter's pattern). The index is immutable, so sharing needs no lock
+// on the hot path.
+type factory struct {
+	mu      sync.Mutex
+	indexes map[component.ID]sharedIndex
+}
+
+type sharedIndex struct {
+	cfg *config
+	ix  *registry.Index
+}
+
+// index returns the registry for one configured processor, loading it once.
+// A new configuration under the same ID (a reload) replaces the old entry.
+func (f *factory) index(id component.ID, cfg *config) (*registry.Index, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s, ok := f.indexes[id]; ok && s.cfg == cfg {
+		return s.ix, nil
+	}
+	ix, err := cfg.Registry.load()
+	if err != nil {
+		return nil, fmt.Errorf("load registry: %w", err)
+	}
+	f.indexes[id] = sharedIndex{cfg: cfg, ix: ix}
+	return ix, nil
+}
+
+func (f *factory) newGovernor(set processor.Settings, cfg component.Config, sig signal) (*governor, error) {
+	pCfg := cfg.(*config)
+	ix, err := f.index(set.ID, pCfg)
+	if err != nil {
+		return nil, err
+	}
+	return newGovernor(set.TelemetrySettings, pCfg, ix, sig)
+}
+
+func capabilities(cfg component.Config) processorhelper.Option {
+	return processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: cfg.(*config).mutates()})
+}
+
+func (f *factory) createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
+	g, err := f.newGovernor(set, cfg, signalTraces)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewTraces(ctx, set, cfg, next, g.processTraces,
+		capabilities(cfg), processorhelper.WithStart(g.start), processorhelper.WithShutdown(g.shutdown))
+}
+
+func (f *factory) createMetrics(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Metrics) (processor.Metrics, error) {
+	g, err := f.newGovernor(set, cfg, signalMetrics)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewMetrics(ctx, set, cfg, next, g.processMetrics,
+		capabilities(cfg), processorhelper.WithStart(g.start), processorhelper.WithShutdown(g.shutdown))
+}
+
+func (f *factory) createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+	g, err := f.newGovernor(set, cfg, signalLogs)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewLogs(ctx, set, cfg, next, g.processLogs,
+		capabilities(cfg), processorhelper.WithStart(g.start), processorhelper.WithShutdown(g.shutdown))
+}

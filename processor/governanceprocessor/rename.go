@@ -1,0 +1,201 @@
+package governanceprocessor // import "github.com/otelgov/otelcol-governance/processor/governanceprocessor"
+
+import (
+	"math"
+	"strconv"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+type opKind uint8
+
+const (
+	opDrop opKind = iota
+	opRename
+	opCopy
+	opCoerce
+)
+
+// op is one queued change to an attribute map.
+type op struct {
+	kind   opKind
+	key    string // the key as found in the map
+	target string // rename and copy: the current key
+	val    coerced
+}
+
+// coerced is a value converted to its declared type.
+type coerced struct {
+	typ pcommon.ValueType
+	s   string
+	i   int64
+	f   float64
+	b   bool
+}
+
+func (c coerced) set(v pcommon.Value) {
+	switch c.typ {
+	case pcommon.ValueTypeStr:
+		v.SetStr(c.s)
+	case pcommon.ValueTypeInt:
+		v.SetInt(c.i)
+	case pcommon.ValueTypeDouble:
+		v.SetDouble(c.f)
+	case pcommon.ValueTypeBool:
+		v.SetBool(c.b)
+	case pcommon.ValueTypeEmpty, pcommon.ValueTypeMap, pcommon.ValueTypeSlice, pcommon.ValueTypeBytes:
+	}
+}
+
+// apply performs the queued changes on m, in map order.
+func (w *walker) apply(m pcommon.Map) {
+	for i := range w.ops {
+		o := &w.ops[i]
+		switch o.kind {
+		case opDrop:
+			m.Remove(o.key)
+		case opRename:
+			w.rename(m, o.key, o.target)
+		case opCopy:
+			w.copy(m, o.key, o.target)
+		case opCoerce:
+			if v, ok := m.Get(o.key); ok {
+				o.val.set(v)
+			}
+		}
+	}
+	w.ops = w.ops[:0]
+}
+
+// rename moves the value of oldKey to newKey.
+//
+// Collision policy: if newKey is already present, its value wins and oldKey is
+// removed. Equal values make this a plain deduplication (renamed); different
+// values are counted as conflict. Nothing is ever overwritten. With several
+// old keys for one new key, the first in map order provides the value.
+//
+// pdata has no in-place key rename. Moving the value through the walker's
+// scratch value, then Remove (which swaps the last entry into the hole) and
+// PutEmpty (which appends into the capacity just freed) allocates nothing.
+func (w *walker) rename(m pcommon.Map, oldKey, newKey string) {
+	old, ok := m.Get(oldKey)
+	if !ok {
+		return
+	}
+	if cur, exists := m.Get(newKey); exists {
+		if cur.Equal(old) {
+			w.count(outcomeRenamed)
+		} else {
+			w.count(outcomeConflict)
+		}
+		m.Remove(oldKey)
+		return
+	}
+	old.MoveTo(w.scratch)
+	m.Remove(oldKey)
+	w.scratch.MoveTo(m.PutEmpty(newKey))
+	w.count(outcomeRenamed)
+}
+
+// copy adds newKey with a copy of oldKey's value and keeps oldKey. An existing
+// newKey is kept: equal values count as copied, different ones as conflict.
+// Unlike rename, copy allocates: the map grows and the value is duplicated.
+func (w *walker) copy(m pcommon.Map, oldKey, newKey string) {
+	old, ok := m.Get(oldKey)
+	if !ok {
+		return
+	}
+	if cur, exists := m.Get(newKey); exists {
+		if cur.Equal(old) {
+			w.count(outcomeCopied)
+		} else {
+			w.count(outcomeConflict)
+		}
+		return
+	}
+	dst := m.PutEmpty(newKey)
+	// PutEmpty may have moved the entries; look the old value up again.
+	if old, ok = m.Get(oldKey); ok {
+		old.CopyTo(dst)
+	}
+	w.count(outcomeCopied)
+}
+
+// maxExactInt is the largest magnitude a float64 holds exactly.
+const maxExactInt = 1 << 53
+
+// coerce converts v to the declared type when no information is lost:
+// canonical decimal strings to int, "true"/"false" to bool, strings that
+// round-trip to double, int to double within 2^53, and int, double or bool to
+// string.
+func coerce(v pcommon.Value, want registry.Type) (coerced, bool) {
+	switch want {
+	case registry.TypeInt:
+		if v.Type() == pcommon.ValueTypeStr && canonicalInt(v.Str()) {
+			if i, err := strconv.ParseInt(v.Str(), 10, 64); err == nil {
+				return coerced{typ: pcommon.ValueTypeInt, i: i}, true
+			}
+		}
+	case registry.TypeDouble:
+		switch v.Type() {
+		case pcommon.ValueTypeInt:
+			if i := v.Int(); i <= maxExactInt && i >= -maxExactInt {
+				return coerced{typ: pcommon.ValueTypeDouble, f: float64(i)}, true
+			}
+		case pcommon.ValueTypeStr:
+			s := v.Str()
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				break
+			}
+			var buf [32]byte
+			if string(strconv.AppendFloat(buf[:0], f, 'g', -1, 64)) == s {
+				return coerced{typ: pcommon.ValueTypeDouble, f: f}, true
+			}
+		default:
+		}
+	case registry.TypeBoolean:
+		if v.Type() == pcommon.ValueTypeStr {
+			switch v.Str() {
+			case "true":
+				return coerced{typ: pcommon.ValueTypeBool, b: true}, true
+			case "false":
+				return coerced{typ: pcommon.ValueTypeBool}, true
+			}
+		}
+	case registry.TypeString:
+		switch v.Type() {
+		case pcommon.ValueTypeInt, pcommon.ValueTypeDouble, pcommon.ValueTypeBool:
+			return coerced{typ: pcommon.ValueTypeStr, s: v.AsString()}, true
+		default:
+		}
+	default:
+	}
+	return coerced{}, false
+}
+
+// canonicalInt reports whether s is a decimal integer as strconv.FormatInt
+// writes it: no sign but '-', no leading zeros, no "-0".
+func canonicalInt(s string) bool {
+	if s == "" || s == "-" {
+		return false
+	}
+	d := s
+	if d[0] == '-' {
+		d = d[1:]
+		if d == "0" {
+			return false
+		}
+	}
+	if len(d) > 1 && d[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

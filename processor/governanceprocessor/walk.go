@@ -1,0 +1,417 @@
+package governanceprocessor // import "github.com/otelgov/otelcol-governance/processor/governanceprocessor"
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+const serviceNameKey = "service.name"
+
+// walker walks one batch. It holds everything the walk needs, so that a walk
+// over conforming data allocates nothing: the governor pools walkers, and the
+// op list and the scratch value are reused from batch to batch.
+type walker struct {
+	g      *governor
+	ix     *registry.Index
+	mutate bool // the configuration mutates and the batch is writable
+
+	ctx    registry.Context
+	svc    *[numOutcomes]int64 // tally of the current resource's service
+	counts counts
+
+	// ops are the changes found in the current map, applied after the scan:
+	// pdata has no stable iteration under mutation.
+	ops []op
+	// scratch carries a value from an old key to its new key without a copy.
+	scratch pcommon.Value
+	unused  [numOutcomes]int64
+}
+
+func newWalker(g *governor) *walker {
+	w := &walker{g: g, ix: g.ix, ops: make([]op, 0, 16), scratch: pcommon.NewValueEmpty()}
+	w.svc = &w.unused
+	return w
+}
+
+func (w *walker) reset() {
+	w.counts.reset()
+	w.ops = w.ops[:0]
+	w.svc = &w.unused
+	w.ctx = registry.Context{}
+}
+
+func (w *walker) count(o outcome) {
+	w.counts.attrs[w.ctx.Location][o]++
+	w.svc[o]++
+}
+
+// resource starts a resource: it applies include_resources, selects the
+// service tally and walks the resource attributes. It reports whether the
+// resource is governed.
+func (w *walker) resource(res pcommon.Resource) bool {
+	attrs := res.Attributes()
+	if len(w.g.include) > 0 && !w.g.included(attrs) {
+		return false
+	}
+	slot := w.g.tel.services.missing
+	if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
+		var overflow bool
+		slot, overflow = w.g.tel.services.slot(v.Str())
+		if overflow {
+			w.counts.overflow++
+		}
+	}
+	w.svc = w.counts.service(slot)
+	w.ctx = registry.Context{Location: registry.LocationResource}
+	w.attrs(attrs)
+	return true
+}
+
+func (w *walker) scope(s pcommon.InstrumentationScope) {
+	w.ctx = registry.Context{Location: registry.LocationScope}
+	w.attrs(s.Attributes())
+}
+
+func (w *walker) traces(td ptrace.Traces) {
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		if !w.resource(rs.Resource()) {
+			continue
+		}
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			ss := sss.At(j)
+			w.scope(ss.Scope())
+			spans := ss.Spans()
+			for k := 0; k < spans.Len(); k++ {
+				w.span(spans.At(k))
+			}
+		}
+	}
+}
+
+func (w *walker) span(span ptrace.Span) {
+	kind := registry.SpanKind(span.Kind())
+	w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: kind}
+	w.attrs(span.Attributes())
+	events := span.Events()
+	if events.Len() > 0 {
+		w.ctx = registry.Context{Location: registry.LocationSpanEvent, SpanKind: kind}
+		for i := 0; i < events.Len(); i++ {
+			w.attrs(events.At(i).Attributes())
+		}
+	}
+	links := span.Links()
+	if links.Len() > 0 {
+		w.ctx = registry.Context{Location: registry.LocationSpanLink, SpanKind: kind}
+		for i := 0; i < links.Len(); i++ {
+			w.attrs(links.At(i).Attributes())
+		}
+	}
+}
+
+func (w *walker) logs(ld plog.Logs) {
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		if !w.resource(rl.Resource()) {
+			continue
+		}
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			sl := sls.At(j)
+			w.scope(sl.Scope())
+			w.ctx = registry.Context{Location: registry.LocationLog}
+			records := sl.LogRecords()
+			for k := 0; k < records.Len(); k++ {
+				w.attrs(records.At(k).Attributes())
+			}
+		}
+	}
+}
+
+func (w *walker) metrics(md pmetric.Metrics) {
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		rm := rms.At(i)
+		if !w.resource(rm.Resource()) {
+			continue
+		}
+		sms := rm.ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			sm := sms.At(j)
+			w.scope(sm.Scope())
+			ms := sm.Metrics()
+			// Copies of renamed metrics are appended; do not walk them again.
+			n := ms.Len()
+			for k := range n {
+				m := ms.At(k)
+				w.dataPoints(m)
+				w.metricName(ms, m)
+			}
+		}
+	}
+}
+
+// dataPoints walks the data-point and exemplar attributes of one metric. The
+// rename context is the metric name as received.
+func (w *walker) dataPoints(m pmetric.Metric) {
+	w.ctx = registry.Context{Location: registry.LocationDataPoint, MetricName: m.Name()}
+	switch m.Type() {
+	case pmetric.MetricTypeGauge:
+		w.numberPoints(m.Gauge().DataPoints())
+	case pmetric.MetricTypeSum:
+		w.numberPoints(m.Sum().DataPoints())
+	case pmetric.MetricTypeHistogram:
+		dps := m.Histogram().DataPoints()
+		for i := 0; i < dps.Len(); i++ {
+			dp := dps.At(i)
+			w.attrs(dp.Attributes())
+			w.exemplars(dp.Exemplars())
+		}
+	case pmetric.MetricTypeExponentialHistogram:
+		dps := m.ExponentialHistogram().DataPoints()
+		for i := 0; i < dps.Len(); i++ {
+			dp := dps.At(i)
+			w.attrs(dp.Attributes())
+			w.exemplars(dp.Exemplars())
+		}
+	case pmetric.MetricTypeSummary:
+		dps := m.Summary().DataPoints()
+		for i := 0; i < dps.Len(); i++ {
+			w.attrs(dps.At(i).Attributes())
+		}
+	case pmetric.MetricTypeEmpty:
+	}
+}
+
+func (w *walker) numberPoints(dps pmetric.NumberDataPointSlice) {
+	for i := 0; i < dps.Len(); i++ {
+		dp := dps.At(i)
+		w.attrs(dp.Attributes())
+		w.exemplars(dp.Exemplars())
+	}
+}
+
+func (w *walker) exemplars(exs pmetric.ExemplarSlice) {
+	for i := 0; i < exs.Len(); i++ {
+		w.attrs(exs.At(i).FilteredAttributes())
+	}
+}
+
+// attrs checks every attribute of one map, then applies the changes found.
+func (w *walker) attrs(m pcommon.Map) {
+	if m.Len() == 0 {
+		return
+	}
+	w.ops = w.ops[:0]
+	for k, v := range m.All() {
+		w.check(k, v)
+	}
+	if len(w.ops) > 0 {
+		w.apply(m)
+	}
+}
+
+// check classifies one attribute; changes are queued in w.ops.
+func (w *walker) check(k string, v pcommon.Value) {
+	a := w.ix.Lookup(k)
+	if a == nil {
+		w.unknown(k)
+		return
+	}
+	if t := a.Target(w.ctx); t != nil {
+		w.deprecated(k, a, t)
+		return
+	}
+	if a.Placeholder {
+		w.unknown(k)
+		return
+	}
+	if a.Deprecation.Reason != registry.NotDeprecated {
+		w.count(outcomeDeprecatedKept)
+		return
+	}
+	w.value(k, v, a)
+}
+
+func (w *walker) unknown(k string) {
+	switch {
+	case w.g.allowed(k):
+		w.count(outcomeAllowed)
+	case w.mutate && w.g.cfg.Unknown == unknownDrop:
+		w.drop(k, reasonUnknown)
+	default:
+		w.count(outcomeUnknown)
+	}
+}
+
+func (w *walker) drop(k string, r dropReason) {
+	w.ops = append(w.ops, op{kind: opDrop, key: k})
+	w.counts.drops[r]++
+	w.count(outcomeDropped)
+}
+
+func (w *walker) deprecated(k string, a, t *registry.Attribute) {
+	if !w.mutate || w.g.cfg.Deprecated == deprecatedOff {
+		w.count(outcomeDeprecatedKept)
+		return
+	}
+	newKey := t.Key
+	if a.Template && t.Template && len(k) > len(a.Key) {
+		// A renamed template keeps the suffix: old.prefix.x -> new.prefix.x.
+		newKey = t.Key + k[len(a.Key):]
+	}
+	kind := opRename
+	if w.g.cfg.Deprecated == deprecatedCopy {
+		kind = opCopy
+	}
+	// Counted when applied: only then is a collision known.
+	w.ops = append(w.ops, op{kind: kind, key: k, target: newKey})
+}
+
+// value checks a current attribute's type and enum membership.
+func (w *walker) value(k string, v pcommon.Value, a *registry.Attribute) {
+	if !typeMatches(a.Type, v) {
+		w.mismatch(k, v, a.Type)
+		return
+	}
+	violates := false
+	switch a.Type {
+	case registry.TypeString:
+		violates = a.EnumStrings != nil && !a.AllowsString(v.Str())
+	case registry.TypeInt:
+		violates = a.EnumInts != nil && !a.AllowsInt(v.Int())
+	default:
+	}
+	switch {
+	case !violates:
+		w.count(outcomeConformant)
+	case w.mutate && w.g.cfg.EnumViolation == enumViolationDrop:
+		w.drop(k, reasonEnumViolation)
+	default:
+		w.count(outcomeEnumViolation)
+	}
+}
+
+func (w *walker) mismatch(k string, v pcommon.Value, want registry.Type) {
+	if !w.mutate {
+		w.count(outcomeTypeMismatch)
+		return
+	}
+	switch w.g.cfg.TypeMismatch {
+	case typeMismatchDrop:
+		w.drop(k, reasonTypeMismatch)
+		return
+	case typeMismatchCoerce:
+		if c, ok := coerce(v, want); ok {
+			w.ops = append(w.ops, op{kind: opCoerce, key: k, val: c})
+			w.count(outcomeCoerced)
+			return
+		}
+	case typeMismatchKeep:
+	}
+	w.count(outcomeTypeMismatch)
+}
+
+// typeMatches reports whether a value has the declared type. Arrays must be
+// homogeneous; an empty array matches any array type.
+func typeMatches(t registry.Type, v pcommon.Value) bool {
+	switch t {
+	case registry.TypeString:
+		return v.Type() == pcommon.ValueTypeStr
+	case registry.TypeInt:
+		return v.Type() == pcommon.ValueTypeInt
+	case registry.TypeDouble:
+		return v.Type() == pcommon.ValueTypeDouble
+	case registry.TypeBoolean:
+		return v.Type() == pcommon.ValueTypeBool
+	case registry.TypeStringArray:
+		return sliceOf(v, pcommon.ValueTypeStr)
+	case registry.TypeIntArray:
+		return sliceOf(v, pcommon.ValueTypeInt)
+	case registry.TypeDoubleArray:
+		return sliceOf(v, pcommon.ValueTypeDouble)
+	case registry.TypeBooleanArray:
+		return sliceOf(v, pcommon.ValueTypeBool)
+	case registry.TypeAny, registry.TypeUnknown:
+		return true
+	}
+	return true
+}
+
+func sliceOf(v pcommon.Value, elem pcommon.ValueType) bool {
+	if v.Type() != pcommon.ValueTypeSlice {
+		return false
+	}
+	s := v.Slice()
+	for i := 0; i < s.Len(); i++ {
+		if s.At(i).Type() != elem {
+			return false
+		}
+	}
+	return true
+}
+
+// metricName handles a deprecated metric name. It renames only when the
+// registry's target has the data's instrument and unit.
+func (w *walker) metricName(ms pmetric.MetricSlice, m pmetric.Metric) {
+	md := w.ix.Metric(m.Name())
+	switch {
+	case md == nil:
+		w.counts.names[outcomeUnknown]++
+	case md.RenamedTo != "":
+		t := w.ix.Metric(md.RenamedTo)
+		if t == nil || !compatible(m, t) {
+			w.counts.names[outcomeIncompatible]++
+			return
+		}
+		if !w.mutate {
+			w.counts.names[outcomeDeprecatedKept]++
+			return
+		}
+		switch w.g.cfg.Deprecated {
+		case deprecatedRename:
+			m.SetName(t.Name)
+			w.counts.names[outcomeRenamed]++
+		case deprecatedCopy:
+			c := ms.AppendEmpty()
+			m.CopyTo(c)
+			c.SetName(t.Name)
+			w.counts.names[outcomeCopied]++
+		case deprecatedOff:
+			w.counts.names[outcomeDeprecatedKept]++
+		}
+	case md.Deprecation.Reason != registry.NotDeprecated:
+		w.counts.names[outcomeDeprecatedKept]++
+	default:
+		w.counts.names[outcomeConformant]++
+	}
+}
+
+// compatible reports whether metric data fits a registry metric definition:
+// same unit, and an instrument that produces this data type.
+func compatible(m pmetric.Metric, t *registry.Metric) bool {
+	if m.Unit() != t.Unit {
+		return false
+	}
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		if m.Sum().IsMonotonic() {
+			return t.Instrument == "counter"
+		}
+		return t.Instrument == "updowncounter"
+	case pmetric.MetricTypeGauge:
+		return t.Instrument == "gauge"
+	case pmetric.MetricTypeHistogram, pmetric.MetricTypeExponentialHistogram:
+		return t.Instrument == "histogram"
+	case pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
+		return false
+	}
+	return false
+}

@@ -26,8 +26,12 @@ type governor struct {
 	tel    *telemetry
 	logger *zap.Logger
 
-	// Compiled from the configuration once.
-	mutates       bool
+	// Compiled from the configuration and the registry once.
+	mutates bool
+	// renamesCurrent is set when some rule renames a key that is neither
+	// deprecated nor a placeholder; only then must every key ask Target.
+	renamesCurrent bool
+
 	allowKeys     map[string]struct{}
 	allowPrefixes []string
 	include       []includeRule
@@ -55,6 +59,12 @@ func newGovernor(set component.TelemetrySettings, cfg *config, ix *registry.Inde
 		mutates:       cfg.mutates(),
 		allowKeys:     make(map[string]struct{}, len(cfg.Allow.Keys)),
 		allowPrefixes: append([]string(nil), cfg.Allow.Prefixes...),
+	}
+	for _, a := range ix.Attributes() {
+		if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder && a.Renamed() {
+			g.renamesCurrent = true
+			break
+		}
 	}
 	for _, k := range cfg.Allow.Keys {
 		g.allowKeys[k] = struct{}{}

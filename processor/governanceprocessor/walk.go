@@ -225,19 +225,24 @@ func (w *walker) check(k string, v pcommon.Value) {
 		w.unknown(k)
 		return
 	}
+	if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder && !w.g.renamesCurrent {
+		// The common case: a current key, and no registry rule renames
+		// current keys, so Target need not be asked.
+		w.value(k, v, a)
+		return
+	}
 	if t := a.Target(w.ctx); t != nil {
 		w.deprecated(k, a, t)
 		return
 	}
-	if a.Placeholder {
+	switch {
+	case a.Placeholder:
 		w.unknown(k)
-		return
-	}
-	if a.Deprecation.Reason != registry.NotDeprecated {
+	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.count(outcomeDeprecatedKept)
-		return
+	default:
+		w.value(k, v, a)
 	}
-	w.value(k, v, a)
 }
 
 func (w *walker) unknown(k string) {

@@ -1,0 +1,101 @@
+package governanceprocessor
+
+import (
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+)
+
+// Benchmarks walk 100 items x 13 attributes per op, recording telemetry into a
+// real SDK meter provider. Batches the walk changes are re-created outside
+// the timer. Run: go test -run '^$' -bench . -benchtime 2s ./processor/governanceprocessor/
+const benchItems = 100
+
+var benchMixes = []struct {
+	name string
+	mix  attrMix
+}{
+	{name: "conformant", mix: mixConformant},
+	{name: "deprecated_30pct", mix: mixDeprecated},
+	{name: "unknown_30pct", mix: mixUnknown},
+}
+
+func reportPerItem(b *testing.B, unit string) {
+	b.Helper()
+	perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(perOp/benchItems, "ns/"+unit)
+	b.ReportMetric(perOp/(benchItems*attrsPerItem), "ns/attribute")
+}
+
+func BenchmarkTraces(b *testing.B) {
+	for _, bm := range benchMixes {
+		b.Run(bm.name, func(b *testing.B) {
+			tel := componenttest.NewTelemetry()
+			defer func() { _ = tel.Shutdown(context.Background()) }()
+			g := newTestGovernor(b, defaultTestConfig(), signalTraces, tel.NewTelemetrySettings())
+			ctx := context.Background()
+			src := genTraces(benchItems, bm.mix)
+			td := genTraces(benchItems, bm.mix)
+			mutates := bm.mix.deprecated > 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if mutates {
+					b.StopTimer()
+					src.CopyTo(td)
+					b.StartTimer()
+				}
+				_, _ = g.processTraces(ctx, td)
+			}
+			reportPerItem(b, "span")
+		})
+	}
+}
+
+func BenchmarkMetrics(b *testing.B) {
+	for _, bm := range benchMixes {
+		b.Run(bm.name, func(b *testing.B) {
+			tel := componenttest.NewTelemetry()
+			defer func() { _ = tel.Shutdown(context.Background()) }()
+			g := newTestGovernor(b, defaultTestConfig(), signalMetrics, tel.NewTelemetrySettings())
+			ctx := context.Background()
+			src := genMetrics(benchItems, bm.mix)
+			md := genMetrics(benchItems, bm.mix)
+			mutates := bm.mix.deprecated > 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if mutates {
+					b.StopTimer()
+					src.CopyTo(md)
+					b.StartTimer()
+				}
+				_, _ = g.processMetrics(ctx, md)
+			}
+			reportPerItem(b, "datapoint")
+		})
+	}
+}
+
+func BenchmarkLogs(b *testing.B) {
+	for _, bm := range benchMixes {
+		b.Run(bm.name, func(b *testing.B) {
+			tel := componenttest.NewTelemetry()
+			defer func() { _ = tel.Shutdown(context.Background()) }()
+			g := newTestGovernor(b, defaultTestConfig(), signalLogs, tel.NewTelemetrySettings())
+			ctx := context.Background()
+			src := genLogs(benchItems, bm.mix)
+			ld := genLogs(benchItems, bm.mix)
+			mutates := bm.mix.deprecated > 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if mutates {
+					b.StopTimer()
+					src.CopyTo(ld)
+					b.StartTimer()
+				}
+				_, _ = g.processLogs(ctx, ld)
+			}
+			reportPerItem(b, "log")
+		})
+	}
+}

@@ -1,0 +1,647 @@
+package governanceprocessor
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// site is one place an attribute map sits in one signal.
+type site struct {
+	name string
+	sig  signal
+	loc  registry.Location
+	// build returns a batch and the map under test inside it.
+	build func() (any, pcommon.Map)
+}
+
+func traceSite(name string, loc registry.Location, pick func(ptrace.Span, ptrace.ResourceSpans, ptrace.ScopeSpans) pcommon.Map) site {
+	return site{name: "traces/" + name, sig: signalTraces, loc: loc, build: func() (any, pcommon.Map) {
+		td := ptrace.NewTraces()
+		rs := td.ResourceSpans().AppendEmpty()
+		ss := rs.ScopeSpans().AppendEmpty()
+		s := ss.Spans().AppendEmpty()
+		s.SetKind(ptrace.SpanKindServer)
+		return td, pick(s, rs, ss)
+	}}
+}
+
+func metricSite(name string, pick func(pmetric.Metric) pcommon.Map) site {
+	loc := registry.LocationDataPoint
+	switch name {
+	case "resource":
+		loc = registry.LocationResource
+	case "scope":
+		loc = registry.LocationScope
+	}
+	return site{name: "metrics/" + name, sig: signalMetrics, loc: loc, build: func() (any, pcommon.Map) {
+		md := pmetric.NewMetrics()
+		rm := md.ResourceMetrics().AppendEmpty()
+		sm := rm.ScopeMetrics().AppendEmpty()
+		m := sm.Metrics().AppendEmpty()
+		m.SetName("acme.requests")
+		switch name {
+		case "resource":
+			m.SetEmptyGauge().DataPoints().AppendEmpty()
+			return md, rm.Resource().Attributes()
+		case "scope":
+			m.SetEmptyGauge().DataPoints().AppendEmpty()
+			return md, sm.Scope().Attributes()
+		}
+		return md, pick(m)
+	}}
+}
+
+func logSite(name string, loc registry.Location, pick func(plog.LogRecord, plog.ResourceLogs, plog.ScopeLogs) pcommon.Map) site {
+	return site{name: "logs/" + name, sig: signalLogs, loc: loc, build: func() (any, pcommon.Map) {
+		ld := plog.NewLogs()
+		rl := ld.ResourceLogs().AppendEmpty()
+		sl := rl.ScopeLogs().AppendEmpty()
+		lr := sl.LogRecords().AppendEmpty()
+		return ld, pick(lr, rl, sl)
+	}}
+}
+
+// allSites covers every attribute map the processor walks.
+var allSites = []site{
+	traceSite("resource", registry.LocationResource, func(_ ptrace.Span, rs ptrace.ResourceSpans, _ ptrace.ScopeSpans) pcommon.Map {
+		return rs.Resource().Attributes()
+	}),
+	traceSite("scope", registry.LocationScope, func(_ ptrace.Span, _ ptrace.ResourceSpans, ss ptrace.ScopeSpans) pcommon.Map {
+		return ss.Scope().Attributes()
+	}),
+	traceSite("span", registry.LocationSpan, func(s ptrace.Span, _ ptrace.ResourceSpans, _ ptrace.ScopeSpans) pcommon.Map {
+		return s.Attributes()
+	}),
+	traceSite("span_event", registry.LocationSpanEvent, func(s ptrace.Span, _ ptrace.ResourceSpans, _ ptrace.ScopeSpans) pcommon.Map {
+		return s.Events().AppendEmpty().Attributes()
+	}),
+	traceSite("span_link", registry.LocationSpanLink, func(s ptrace.Span, _ ptrace.ResourceSpans, _ ptrace.ScopeSpans) pcommon.Map {
+		return s.Links().AppendEmpty().Attributes()
+	}),
+	metricSite("resource", nil),
+	metricSite("scope", nil),
+	metricSite("gauge", func(m pmetric.Metric) pcommon.Map {
+		return m.SetEmptyGauge().DataPoints().AppendEmpty().Attributes()
+	}),
+	metricSite("sum", func(m pmetric.Metric) pcommon.Map {
+		return m.SetEmptySum().DataPoints().AppendEmpty().Attributes()
+	}),
+	metricSite("histogram", func(m pmetric.Metric) pcommon.Map {
+		return m.SetEmptyHistogram().DataPoints().AppendEmpty().Attributes()
+	}),
+	metricSite("exponential_histogram", func(m pmetric.Metric) pcommon.Map {
+		return m.SetEmptyExponentialHistogram().DataPoints().AppendEmpty().Attributes()
+	}),
+	metricSite("summary", func(m pmetric.Metric) pcommon.Map {
+		return m.SetEmptySummary().DataPoints().AppendEmpty().Attributes()
+	}),
+	metricSite("sum_exemplar", func(m pmetric.Metric) pcommon.Map {
+		return m.SetEmptySum().DataPoints().AppendEmpty().Exemplars().AppendEmpty().FilteredAttributes()
+	}),
+	metricSite("histogram_exemplar", func(m pmetric.Metric) pcommon.Map {
+		return m.SetEmptyHistogram().DataPoints().AppendEmpty().Exemplars().AppendEmpty().FilteredAttributes()
+	}),
+	metricSite("exponential_histogram_exemplar", func(m pmetric.Metric) pcommon.Map {
+		return m.SetEmptyExponentialHistogram().DataPoints().AppendEmpty().Exemplars().AppendEmpty().FilteredAttributes()
+	}),
+	logSite("resource", registry.LocationResource, func(_ plog.LogRecord, rl plog.ResourceLogs, _ plog.ScopeLogs) pcommon.Map {
+		return rl.Resource().Attributes()
+	}),
+	logSite("scope", registry.LocationScope, func(_ plog.LogRecord, _ plog.ResourceLogs, sl plog.ScopeLogs) pcommon.Map {
+		return sl.Scope().Attributes()
+	}),
+	logSite("log", registry.LocationLog, func(lr plog.LogRecord, _ plog.ResourceLogs, _ plog.ScopeLogs) pcommon.Map {
+		return lr.Attributes()
+	}),
+}
+
+// walkBatch runs one walk and returns the batch's tally.
+func walkBatch(g *governor, batch any) counts {
+	var w *walker
+	switch b := batch.(type) {
+	case ptrace.Traces:
+		w = g.walker(b.IsReadOnly())
+		w.traces(b)
+	case pmetric.Metrics:
+		w = g.walker(b.IsReadOnly())
+		w.metrics(b)
+	case plog.Logs:
+		w = g.walker(b.IsReadOnly())
+		w.logs(b)
+	}
+	c := w.counts
+	c.services = append([]serviceCount(nil), c.services...)
+	g.release(w)
+	return c
+}
+
+// outcomes sums a tally over locations, by outcome name, leaving out zeros.
+func outcomes(c counts) map[string]int64 {
+	out := map[string]int64{}
+	for l := range c.attrs {
+		for o, n := range c.attrs[l] {
+			if n > 0 {
+				out[outcome(o).String()] += n
+			}
+		}
+	}
+	return out
+}
+
+func withConfig(f func(*config)) *config {
+	cfg := defaultTestConfig()
+	if f != nil {
+		f(cfg)
+	}
+	return cfg
+}
+
+// TestOutcomesEverySite runs every attribute outcome at every location of
+// every signal.
+func TestOutcomesEverySite(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  func(*config)
+		in   map[string]any
+		want map[string]any
+		outs map[string]int64
+	}{
+		{
+			name: "conformant",
+			in:   map[string]any{"server.address": "shop.example.com", "server.port": int64(443)},
+			want: map[string]any{"server.address": "shop.example.com", "server.port": int64(443)},
+			outs: map[string]int64{"conformant": 2},
+		},
+		{
+			name: "template key",
+			in:   map[string]any{"http.request.header.x-request-id": []any{"abc"}},
+			want: map[string]any{"http.request.header.x-request-id": []any{"abc"}},
+			outs: map[string]int64{"conformant": 1},
+		},
+		{
+			name: "renamed",
+			in:   map[string]any{"http.method": "GET", "url.scheme": "https"},
+			want: map[string]any{"http.request.method": "GET", "url.scheme": "https"},
+			outs: map[string]int64{"renamed": 1, "conformant": 1},
+		},
+		{
+			name: "renamed keeps nested value",
+			in:   map[string]any{"http.url": "https://x/y", "acme.nested": map[string]any{"a": []any{int64(1), "b"}}},
+			want: map[string]any{"url.full": "https://x/y", "acme.nested": map[string]any{"a": []any{int64(1), "b"}}},
+			outs: map[string]int64{"renamed": 1, "unknown": 1},
+		},
+		{
+			name: "copied",
+			cfg:  func(c *config) { c.Deprecated = deprecatedCopy },
+			in:   map[string]any{"http.method": "GET"},
+			want: map[string]any{"http.method": "GET", "http.request.method": "GET"},
+			outs: map[string]int64{"copied": 1},
+		},
+		{
+			name: "deprecated off",
+			cfg:  func(c *config) { c.Deprecated = deprecatedOff },
+			in:   map[string]any{"http.method": "GET"},
+			want: map[string]any{"http.method": "GET"},
+			outs: map[string]int64{"deprecated_kept": 1},
+		},
+		{
+			name: "deprecated without target",
+			in:   map[string]any{"code.function": "main"},
+			want: map[string]any{"code.function": "main"},
+			outs: map[string]int64{"deprecated_kept": 1},
+		},
+		{
+			name: "conflict keeps current value",
+			in:   map[string]any{"http.method": "GET", "http.request.method": "POST"},
+			want: map[string]any{"http.request.method": "POST"},
+			outs: map[string]int64{"conflict": 1, "conformant": 1},
+		},
+		{
+			name: "conflict in copy mode keeps both",
+			cfg:  func(c *config) { c.Deprecated = deprecatedCopy },
+			in:   map[string]any{"http.method": "GET", "http.request.method": "POST"},
+			want: map[string]any{"http.method": "GET", "http.request.method": "POST"},
+			outs: map[string]int64{"conflict": 1, "conformant": 1},
+		},
+		{
+			name: "equal values deduplicate",
+			in:   map[string]any{"http.method": "GET", "http.request.method": "GET"},
+			want: map[string]any{"http.request.method": "GET"},
+			outs: map[string]int64{"renamed": 1, "conformant": 1},
+		},
+		{
+			name: "unknown kept",
+			in:   map[string]any{"acme.team": "cart"},
+			want: map[string]any{"acme.team": "cart"},
+			outs: map[string]int64{"unknown": 1},
+		},
+		{
+			name: "unknown dropped",
+			cfg:  func(c *config) { c.Unknown = unknownDrop },
+			in:   map[string]any{"acme.team": "cart", "server.port": int64(1)},
+			want: map[string]any{"server.port": int64(1)},
+			outs: map[string]int64{"dropped": 1, "conformant": 1},
+		},
+		{
+			name: "allowed by key and prefix",
+			cfg: func(c *config) {
+				c.Unknown = unknownDrop
+				c.Allow.Keys = []string{"team"}
+				c.Allow.Prefixes = []string{"acme."}
+			},
+			in:   map[string]any{"acme.team": "cart", "team": "x", "acmex": "y"},
+			want: map[string]any{"acme.team": "cart", "team": "x"},
+			outs: map[string]int64{"allowed": 2, "dropped": 1},
+		},
+		{
+			name: "type mismatch kept",
+			in:   map[string]any{"server.port": "443"},
+			want: map[string]any{"server.port": "443"},
+			outs: map[string]int64{"type_mismatch": 1},
+		},
+		{
+			name: "type mismatch of a template key",
+			in:   map[string]any{"http.request.header.x-request-id": "abc"},
+			want: map[string]any{"http.request.header.x-request-id": "abc"},
+			outs: map[string]int64{"type_mismatch": 1},
+		},
+		{
+			name: "type mismatch dropped",
+			cfg:  func(c *config) { c.TypeMismatch = typeMismatchDrop },
+			in:   map[string]any{"server.port": "443"},
+			want: map[string]any{},
+			outs: map[string]int64{"dropped": 1},
+		},
+		{
+			name: "type mismatch coerced where lossless",
+			cfg:  func(c *config) { c.TypeMismatch = typeMismatchCoerce },
+			in:   map[string]any{"server.port": "443", "network.peer.port": "0443", "url.path": int64(7)},
+			want: map[string]any{"server.port": int64(443), "network.peer.port": "0443", "url.path": "7"},
+			outs: map[string]int64{"coerced": 2, "type_mismatch": 1},
+		},
+		{
+			name: "enum violation kept",
+			in:   map[string]any{"http.request.method": "FETCH"},
+			want: map[string]any{"http.request.method": "FETCH"},
+			outs: map[string]int64{"enum_violation": 1},
+		},
+		{
+			name: "enum violation dropped",
+			cfg:  func(c *config) { c.EnumViolation = enumViolationDrop },
+			in:   map[string]any{"http.request.method": "FETCH"},
+			want: map[string]any{},
+			outs: map[string]int64{"dropped": 1},
+		},
+		{
+			name: "org registry keys",
+			cfg:  orgRegistry,
+			in:   map[string]any{"shop.tenant.id": "t-1", "shop.customer": "t-2", "shop.tier": "bronze", "shop.label.colour": "red"},
+			want: map[string]any{"shop.tenant.id": "t-1", "shop.tier": "bronze", "shop.label.colour": "red"},
+			outs: map[string]int64{"conformant": 2, "conflict": 1, "enum_violation": 1},
+		},
+		{
+			name: "empty map",
+			in:   map[string]any{},
+			want: map[string]any{},
+			outs: map[string]int64{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := withConfig(tt.cfg)
+			gs := map[signal]*governor{}
+			for _, s := range []signal{signalTraces, signalMetrics, signalLogs} {
+				gs[s] = newTestGovernor(t, cfg, s, nopTelemetry())
+			}
+			for _, st := range allSites {
+				t.Run(st.name, func(t *testing.T) {
+					batch, m := st.build()
+					require.NoError(t, m.FromRaw(tt.in))
+					c := walkBatch(gs[st.sig], batch)
+					assert.Equal(t, tt.want, m.AsRaw())
+					assert.Equal(t, tt.outs, outcomes(c))
+					var atLoc int64
+					for _, n := range c.attrs[st.loc] {
+						atLoc += n
+					}
+					assert.Equal(t, int64(len(tt.in)), atLoc, "every attribute counted once, at its location")
+				})
+			}
+		})
+	}
+}
+
+func orgRegistry(c *config) {
+	c.Registry.OrgRegistries = []string{"testdata/org"}
+	c.Registry.RulesFiles = []string{"testdata/rules.yaml"}
+}
+
+// TestContextualRenames covers renames that depend on span kind or metric.
+func TestContextualRenames(t *testing.T) {
+	tests := []struct {
+		name string
+		kind ptrace.SpanKind
+		in   map[string]any
+		want map[string]any
+		outs map[string]int64
+	}{
+		{
+			name: "net.peer.name on a client span",
+			kind: ptrace.SpanKindClient,
+			in:   map[string]any{"net.peer.name": "db.internal"},
+			want: map[string]any{"server.address": "db.internal"},
+			outs: map[string]int64{"renamed": 1},
+		},
+		{
+			name: "net.peer.name on a server span",
+			kind: ptrace.SpanKindServer,
+			in:   map[string]any{"net.peer.name": "10.0.0.1"},
+			want: map[string]any{"client.address": "10.0.0.1"},
+			outs: map[string]int64{"renamed": 1},
+		},
+		{
+			name: "net.peer.name on an internal span has no target",
+			kind: ptrace.SpanKindInternal,
+			in:   map[string]any{"net.peer.name": "x"},
+			want: map[string]any{"net.peer.name": "x"},
+			outs: map[string]int64{"deprecated_kept": 1},
+		},
+		{
+			name: "many-to-one with different values: first wins, conflict",
+			kind: ptrace.SpanKindClient,
+			in:   map[string]any{"net.peer.name": "a", "net.host.name": "b"},
+			outs: map[string]int64{"renamed": 1, "conflict": 1},
+		},
+		{
+			name: "many-to-one with equal values deduplicates",
+			kind: ptrace.SpanKindClient,
+			in:   map[string]any{"net.peer.name": "a", "net.host.name": "a"},
+			want: map[string]any{"server.address": "a"},
+			outs: map[string]int64{"renamed": 2},
+		},
+		{
+			name: "org rule renames a placeholder on client spans",
+			kind: ptrace.SpanKindClient,
+			in:   map[string]any{"shop.peer": "cart"},
+			want: map[string]any{"server.address": "cart"},
+			outs: map[string]int64{"renamed": 1},
+		},
+		{
+			name: "org rule placeholder is unknown elsewhere",
+			kind: ptrace.SpanKindServer,
+			in:   map[string]any{"shop.peer": "cart"},
+			want: map[string]any{"shop.peer": "cart"},
+			outs: map[string]int64{"unknown": 1},
+		},
+	}
+	g := newTestGovernor(t, withConfig(orgRegistry), signalTraces, nopTelemetry())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			td := ptrace.NewTraces()
+			s := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+			s.SetKind(tt.kind)
+			require.NoError(t, s.Attributes().FromRaw(tt.in))
+			c := walkBatch(g, td)
+			if tt.want != nil {
+				assert.Equal(t, tt.want, s.Attributes().AsRaw())
+			} else {
+				assert.Equal(t, 1, s.Attributes().Len())
+				v, ok := s.Attributes().Get("server.address")
+				require.True(t, ok)
+				assert.Contains(t, []string{"a", "b"}, v.Str())
+			}
+			assert.Equal(t, tt.outs, outcomes(c))
+		})
+	}
+}
+
+// TestMetricRenames covers scoped data-point renames and metric-name renames,
+// which happen only when the data fits the registry's target.
+func TestMetricRenames(t *testing.T) {
+	type metricSpec struct {
+		name, unit string
+		build      func(pmetric.Metric) pmetric.NumberDataPointSlice
+	}
+	upDown := func(m pmetric.Metric) pmetric.NumberDataPointSlice {
+		s := m.SetEmptySum()
+		s.SetIsMonotonic(false)
+		return s.DataPoints()
+	}
+	counter := func(m pmetric.Metric) pmetric.NumberDataPointSlice {
+		s := m.SetEmptySum()
+		s.SetIsMonotonic(true)
+		return s.DataPoints()
+	}
+	gauge := func(m pmetric.Metric) pmetric.NumberDataPointSlice { return m.SetEmptyGauge().DataPoints() }
+	tests := []struct {
+		name     string
+		cfg      func(*config)
+		metric   metricSpec
+		in       map[string]any
+		wantName string
+		want     map[string]any
+		attrOuts map[string]int64
+		nameOuts map[string]int64
+	}{
+		{
+			name:     "scoped attribute and metric rename",
+			metric:   metricSpec{"db.client.connections.usage", "{connection}", upDown},
+			in:       map[string]any{"state": "idle", "pool.name": "main"},
+			wantName: "db.client.connection.count",
+			want:     map[string]any{"db.client.connection.state": "idle", "db.client.connection.pool.name": "main"},
+			attrOuts: map[string]int64{"renamed": 2},
+			nameOuts: map[string]int64{"renamed": 1},
+		},
+		{
+			name:     "scoped attribute outside its metric",
+			metric:   metricSpec{"acme.queue.depth", "{item}", gauge},
+			in:       map[string]any{"state": "idle"},
+			wantName: "acme.queue.depth",
+			want:     map[string]any{"state": "idle"},
+			attrOuts: map[string]int64{"deprecated_kept": 1},
+			nameOuts: map[string]int64{"unknown": 1},
+		},
+		{
+			name:     "metric rename refused: monotonic sum is no updowncounter",
+			metric:   metricSpec{"db.client.connections.usage", "{connection}", counter},
+			in:       map[string]any{"state": "idle"},
+			wantName: "db.client.connections.usage",
+			want:     map[string]any{"db.client.connection.state": "idle"},
+			attrOuts: map[string]int64{"renamed": 1},
+			nameOuts: map[string]int64{"incompatible": 1},
+		},
+		{
+			name:     "metric rename refused: unit differs",
+			metric:   metricSpec{"db.client.connections.usage", "1", upDown},
+			in:       map[string]any{},
+			wantName: "db.client.connections.usage",
+			want:     map[string]any{},
+			nameOuts: map[string]int64{"incompatible": 1},
+		},
+		{
+			name:     "org metric rename",
+			cfg:      orgRegistry,
+			metric:   metricSpec{"shop.cart.item_count", "{item}", counter},
+			in:       map[string]any{"shop.customer": "t-1"},
+			wantName: "shop.cart.items",
+			want:     map[string]any{"shop.tenant.id": "t-1"},
+			attrOuts: map[string]int64{"renamed": 1},
+			nameOuts: map[string]int64{"renamed": 1},
+		},
+		{
+			name:     "deprecated off counts only",
+			cfg:      func(c *config) { c.Deprecated = deprecatedOff },
+			metric:   metricSpec{"db.client.connections.usage", "{connection}", upDown},
+			in:       map[string]any{},
+			wantName: "db.client.connections.usage",
+			want:     map[string]any{},
+			nameOuts: map[string]int64{"deprecated_kept": 1},
+		},
+		{
+			name:     "conformant metric",
+			metric:   metricSpec{"db.client.connection.count", "{connection}", upDown},
+			in:       map[string]any{"db.client.connection.state": "used"},
+			wantName: "db.client.connection.count",
+			want:     map[string]any{"db.client.connection.state": "used"},
+			attrOuts: map[string]int64{"conformant": 1},
+			nameOuts: map[string]int64{"conformant": 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newTestGovernor(t, withConfig(tt.cfg), signalMetrics, nopTelemetry())
+			md := pmetric.NewMetrics()
+			m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+			m.SetName(tt.metric.name)
+			m.SetUnit(tt.metric.unit)
+			dp := tt.metric.build(m).AppendEmpty()
+			dp.SetIntValue(3)
+			require.NoError(t, dp.Attributes().FromRaw(tt.in))
+			c := walkBatch(g, md)
+			assert.Equal(t, tt.wantName, m.Name())
+			assert.Equal(t, tt.want, dp.Attributes().AsRaw())
+			if tt.attrOuts == nil {
+				tt.attrOuts = map[string]int64{}
+			}
+			assert.Equal(t, tt.attrOuts, outcomes(c))
+			names := map[string]int64{}
+			for o, n := range c.names {
+				if n > 0 {
+					names[outcome(o).String()] = n
+				}
+			}
+			assert.Equal(t, tt.nameOuts, names)
+		})
+	}
+}
+
+// TestMetricCopy keeps the deprecated metric and adds a copy under the
+// current name.
+func TestMetricCopy(t *testing.T) {
+	g := newTestGovernor(t, withConfig(func(c *config) { c.Deprecated = deprecatedCopy }), signalMetrics, nopTelemetry())
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	m := ms.AppendEmpty()
+	m.SetName("db.client.connections.usage")
+	m.SetUnit("{connection}")
+	dp := m.SetEmptySum().DataPoints().AppendEmpty()
+	dp.SetIntValue(4)
+	dp.Attributes().PutStr("state", "idle")
+	c := walkBatch(g, md)
+	require.Equal(t, 2, ms.Len())
+	assert.Equal(t, "db.client.connections.usage", ms.At(0).Name())
+	assert.Equal(t, "db.client.connection.count", ms.At(1).Name())
+	want := map[string]any{"state": "idle", "db.client.connection.state": "idle"}
+	assert.Equal(t, want, ms.At(0).Sum().DataPoints().At(0).Attributes().AsRaw())
+	assert.Equal(t, want, ms.At(1).Sum().DataPoints().At(0).Attributes().AsRaw())
+	assert.Equal(t, int64(1), c.names[outcomeCopied])
+}
+
+// TestIncludeResources governs only the listed services.
+func TestIncludeResources(t *testing.T) {
+	g := newTestGovernor(t, withConfig(func(c *config) {
+		c.IncludeResources = map[string][]string{"service.name": {"checkout"}}
+	}), signalTraces, nopTelemetry())
+	td := ptrace.NewTraces()
+	for _, svc := range []string{"checkout", "payment"} {
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.Resource().Attributes().PutStr("service.name", svc)
+		rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty().Attributes().PutStr("http.method", "GET")
+	}
+	c := walkBatch(g, td)
+	spanAttrs := func(i int) map[string]any {
+		return td.ResourceSpans().At(i).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+	}
+	assert.Equal(t, map[string]any{"http.request.method": "GET"}, spanAttrs(0))
+	assert.Equal(t, map[string]any{"http.method": "GET"}, spanAttrs(1))
+	assert.Equal(t, map[string]int64{"conformant": 1, "renamed": 1}, outcomes(c))
+}
+
+// TestReadOnlyData observes without mutating, even when configured to mutate.
+func TestReadOnlyData(t *testing.T) {
+	g := newTestGovernor(t, withConfig(func(c *config) {
+		c.Unknown = unknownDrop
+		c.TypeMismatch = typeMismatchCoerce
+	}), signalTraces, nopTelemetry())
+	td := genTraces(3, attrMix{deprecated: 2, unknown: 2})
+	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().PutStr("server.port", "80")
+	before := ptrace.NewTraces()
+	td.CopyTo(before)
+	td.MarkReadOnly()
+	before.MarkReadOnly()
+	c := walkBatch(g, td)
+	assert.Equal(t, before, td)
+	outs := outcomes(c)
+	assert.Equal(t, int64(6), outs["deprecated_kept"])
+	assert.Equal(t, int64(6), outs["unknown"])
+	assert.Equal(t, int64(1), outs["type_mismatch"])
+}
+
+func TestCoerce(t *testing.T) {
+	tests := []struct {
+		in   any
+		want registry.Type
+		out  any // nil: not coercible
+	}{
+		{"200", registry.TypeInt, int64(200)},
+		{"-7", registry.TypeInt, int64(-7)},
+		{"0", registry.TypeInt, int64(0)},
+		{"-0", registry.TypeInt, nil},
+		{"007", registry.TypeInt, nil},
+		{"+7", registry.TypeInt, nil},
+		{"1e3", registry.TypeInt, nil},
+		{"99999999999999999999", registry.TypeInt, nil},
+		{"", registry.TypeInt, nil},
+		{"0.5", registry.TypeDouble, 0.5},
+		{"0.50", registry.TypeDouble, nil},
+		{"NaN", registry.TypeDouble, nil},
+		{int64(3), registry.TypeDouble, 3.0},
+		{int64(1<<53 + 1), registry.TypeDouble, nil},
+		{"true", registry.TypeBoolean, true},
+		{"True", registry.TypeBoolean, nil},
+		{int64(42), registry.TypeString, "42"},
+		{true, registry.TypeString, "true"},
+		{[]any{"a"}, registry.TypeString, nil},
+		{"a", registry.TypeStringArray, nil},
+	}
+	for _, tt := range tests {
+		v := pcommon.NewValueEmpty()
+		require.NoError(t, v.FromRaw(tt.in))
+		c, ok := coerce(v, tt.want)
+		if tt.out == nil {
+			assert.False(t, ok, "%v", tt.in)
+			continue
+		}
+		require.True(t, ok, "%v", tt.in)
+		c.set(v)
+		assert.Equal(t, tt.out, v.AsRaw())
+	}
+}

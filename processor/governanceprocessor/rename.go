@@ -49,24 +49,63 @@ func (c coerced) set(v pcommon.Value) {
 	}
 }
 
-// apply performs the queued changes on m, in map order.
+// apply performs the queued changes on m. Coercions and drops are matched to
+// their entries by position, in one pass each, so a huge map costs linear
+// time; both passes keep the map order the scan saw. Renames and copies come
+// last because they reorder the map.
 func (w *walker) apply(m pcommon.Map) {
-	for i := range w.ops {
-		o := &w.ops[i]
-		switch o.kind {
-		case opDrop:
-			m.Remove(o.key)
-		case opRename:
-			w.rename(m, o.key, o.target)
-		case opCopy:
-			w.copy(m, o.key, o.target)
-		case opCoerce:
-			if v, ok := m.Get(o.key); ok {
-				o.val.set(v)
+	if w.nCoerce > 0 {
+		j := w.next(0, opCoerce)
+		for k, v := range m.All() {
+			if j < len(w.ops) && w.ops[j].key == k {
+				w.ops[j].val.set(v)
+				j = w.next(j+1, opCoerce)
 			}
 		}
 	}
-	w.ops = w.ops[:0]
+	if w.nDrop > 0 {
+		j := w.next(0, opDrop)
+		m.RemoveIf(func(k string, _ pcommon.Value) bool {
+			if j < len(w.ops) && w.ops[j].key == k {
+				j = w.next(j+1, opDrop)
+				return true
+			}
+			return false
+		})
+	}
+	if w.nMove > 0 {
+		for i := range w.ops {
+			o := &w.ops[i]
+			switch o.kind {
+			case opRename:
+				w.rename(m, o.key, o.target)
+			case opCopy:
+				w.copy(m, o.key, o.target)
+			case opDrop, opCoerce:
+			}
+		}
+	}
+}
+
+// next returns the index of the first op of kind at or after i.
+func (w *walker) next(i int, kind opKind) int {
+	for i < len(w.ops) && w.ops[i].kind != kind {
+		i++
+	}
+	return i
+}
+
+// queue adds one change for the current map.
+func (w *walker) queue(o op) {
+	switch o.kind {
+	case opDrop:
+		w.nDrop++
+	case opCoerce:
+		w.nCoerce++
+	case opRename, opCopy:
+		w.nMove++
+	}
+	w.ops = append(w.ops, o)
 }
 
 // rename moves the value of oldKey to newKey.

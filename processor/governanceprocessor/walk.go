@@ -25,7 +25,8 @@ type walker struct {
 
 	// ops are the changes found in the current map, applied after the scan:
 	// pdata has no stable iteration under mutation.
-	ops []op
+	ops                   []op
+	nDrop, nCoerce, nMove int
 	// scratch carries a value from an old key to its new key without a copy.
 	scratch pcommon.Value
 	unused  [numOutcomes]int64
@@ -210,6 +211,7 @@ func (w *walker) attrs(m pcommon.Map) {
 		return
 	}
 	w.ops = w.ops[:0]
+	w.nDrop, w.nCoerce, w.nMove = 0, 0, 0
 	for k, v := range m.All() {
 		w.check(k, v)
 	}
@@ -257,7 +259,7 @@ func (w *walker) unknown(k string) {
 }
 
 func (w *walker) drop(k string, r dropReason) {
-	w.ops = append(w.ops, op{kind: opDrop, key: k})
+	w.queue(op{kind: opDrop, key: k})
 	w.counts.drops[r]++
 	w.count(outcomeDropped)
 }
@@ -277,7 +279,7 @@ func (w *walker) deprecated(k string, a, t *registry.Attribute) {
 		kind = opCopy
 	}
 	// Counted when applied: only then is a collision known.
-	w.ops = append(w.ops, op{kind: kind, key: k, target: newKey})
+	w.queue(op{kind: kind, key: k, target: newKey})
 }
 
 // value checks a current attribute's type and enum membership.
@@ -315,7 +317,7 @@ func (w *walker) mismatch(k string, v pcommon.Value, want registry.Type) {
 		return
 	case typeMismatchCoerce:
 		if c, ok := coerce(v, want); ok {
-			w.ops = append(w.ops, op{kind: opCoerce, key: k, val: c})
+			w.queue(op{kind: opCoerce, key: k, val: c})
 			w.count(outcomeCoerced)
 			return
 		}

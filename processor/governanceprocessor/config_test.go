@@ -1,0 +1,77 @@
+package governanceprocessor
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
+)
+
+func TestLoadConfig(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+
+	tests := []struct {
+		id       component.ID
+		expected component.Config
+		errIs    error
+		errMsg   string
+	}{
+		{
+			id:       component.NewID(metadata.Type),
+			expected: createDefaultConfig(),
+		},
+		{
+			id: component.NewIDWithName(metadata.Type, "full"),
+			expected: &config{
+				Registry: registryConfig{
+					Embedded:      true,
+					OrgRegistries: []string{"testdata/org"},
+					RulesFiles:    []string{"testdata/rules.yaml"},
+				},
+				Deprecated:       deprecatedCopy,
+				Unknown:          unknownDrop,
+				Allow:            allowConfig{Keys: []string{"team"}, Prefixes: []string{"acme."}},
+				TypeMismatch:     typeMismatchCoerce,
+				EnumViolation:    enumViolationDrop,
+				IncludeResources: map[string][]string{"service.name": {"checkout", "payment"}},
+				ServiceLimit:     20,
+			},
+		},
+		{id: component.NewIDWithName(metadata.Type, "bad_deprecated"), errIs: errInvalidMode, errMsg: `deprecated: invalid mode "move", want rename, copy or off`},
+		{id: component.NewIDWithName(metadata.Type, "bad_unknown"), errIs: errInvalidMode, errMsg: `unknown: invalid mode "hide"`},
+		{id: component.NewIDWithName(metadata.Type, "bad_type_mismatch"), errIs: errInvalidMode, errMsg: `type_mismatch: invalid mode "convert"`},
+		{id: component.NewIDWithName(metadata.Type, "bad_enum_violation"), errIs: errInvalidMode, errMsg: `enum_violation: invalid mode "coerce"`},
+		{id: component.NewIDWithName(metadata.Type, "negative_limit"), errIs: errNegativeLimit, errMsg: "service_limit: must not be negative"},
+		{id: component.NewIDWithName(metadata.Type, "empty_include"), errIs: errEmptyIncludeList, errMsg: `include_resources: "service.name": needs at least one value`},
+		{id: component.NewIDWithName(metadata.Type, "empty_allow_prefix"), errIs: errEmptyAllow, errMsg: "allow: prefixes[0]: allow entries must not be empty"},
+		{id: component.NewIDWithName(metadata.Type, "missing_org_registry"), errIs: errRegistryPath, errMsg: "registry: org_registries[0]: registry path not found"},
+		{id: component.NewIDWithName(metadata.Type, "missing_rules_file"), errIs: errRegistryPath, errMsg: "registry: rules_files[0]: registry path not found"},
+		{id: component.NewIDWithName(metadata.Type, "broken_rules_file"), errIs: errRegistryLoad, errMsg: "registry: registry does not load"},
+		{id: component.NewIDWithName(metadata.Type, "no_source"), errIs: errNoRegistry, errMsg: "registry: no registry source"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id.String(), func(t *testing.T) {
+			cfg := createDefaultConfig()
+			sub, err := cm.Sub(tt.id.String())
+			require.NoError(t, err)
+			require.NoError(t, sub.Unmarshal(cfg))
+
+			err = confmap.Validate(cfg)
+			if tt.errIs != nil {
+				require.ErrorIs(t, err, tt.errIs)
+				assert.ErrorContains(t, err, tt.errMsg)
+				assert.NotRegexp(t, `\.$`, err.Error(), "no trailing period")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.expected, cfg)
+		})
+	}
+}

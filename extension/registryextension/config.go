@@ -1,0 +1,154 @@
+package registryextension // import "github.com/otelgov/otelcol-governance/extension/registryextension"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// Sentinel errors returned by Validate; tests match them with errors.Is.
+var (
+	errRegistryPath  = errors.New("registry path not found")
+	errRegistryLoad  = errors.New("registry does not load")
+	errNegative      = errors.New("must not be negative")
+	errOutOfRange    = errors.New("out of range")
+	errPollTooShort  = errors.New("poll interval too short")
+	errEmptyEndpoint = errors.New("endpoint must not be empty")
+)
+
+// Limits checked by Validate.
+const (
+	minPollInterval = 100 * time.Millisecond
+	maxTopKeys      = 100
+	maxMaxServices  = 100_000
+)
+
+// Config is the configuration of the governance_registry extension.
+type Config struct {
+	// OrgRegistries are organisation registry directories, manifest files or
+	// model files, loaded on top of the embedded semantic conventions and
+	// watched for changes. Default: empty (the embedded registry only).
+	OrgRegistries []string `mapstructure:"org_registries"`
+
+	// RulesFiles are extra context-rule files, watched for changes.
+	// Default: empty.
+	RulesFiles []string `mapstructure:"rules_files"`
+
+	// PollInterval is how often the registry files are checked for a change
+	// of content. Default: 10s. Zero disables reloading: the registry loaded
+	// at start stays in force. Otherwise at least 100ms.
+	PollInterval time.Duration `mapstructure:"poll_interval"`
+
+	// HTTP is the endpoint serving /registry, /registry/attributes/{key} and
+	// /conformance. Default: localhost:13180. `enabled: false` turns the
+	// endpoint off; the registry and the report still work for processors.
+	HTTP configoptional.Optional[confighttp.ServerConfig] `mapstructure:"http"`
+
+	// Report bounds the conformance report.
+	Report ReportConfig `mapstructure:"report"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// ReportConfig bounds the memory of the conformance report.
+type ReportConfig struct {
+	// MaxServices is how many distinct service.name values get their own
+	// entry; later services are counted under "_other". Default: 100.
+	// Zero counts every service under "_other".
+	MaxServices int `mapstructure:"max_services"`
+
+	// TopKeys is how many unknown and how many deprecated keys are listed
+	// per service, the most frequent first (space-saving sketch). Default:
+	// 10. Zero lists none; the outcome counts are still kept. At most 100.
+	TopKeys int `mapstructure:"top_keys"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+var _ component.Config = (*Config)(nil)
+
+// Validate checks the options, that every registry path exists, and that
+// the registry loads, so that `otelcol validate` catches a bad registry.
+func (cfg *Config) Validate() error {
+	var errs []error
+	if cfg.PollInterval < 0 {
+		errs = append(errs, fmt.Errorf("poll_interval: %w, got %s", errNegative, cfg.PollInterval))
+	} else if cfg.PollInterval > 0 && cfg.PollInterval < minPollInterval {
+		errs = append(errs, fmt.Errorf("poll_interval: %w: %s, want 0 (off) or at least %s", errPollTooShort, cfg.PollInterval, minPollInterval))
+	}
+	if h := cfg.HTTP.Get(); h != nil && strings.TrimSpace(h.NetAddr.Endpoint) == "" {
+		errs = append(errs, fmt.Errorf("http: %w", errEmptyEndpoint))
+	}
+	check := func(key, p string) bool {
+		if strings.TrimSpace(p) == "" {
+			errs = append(errs, fmt.Errorf("%s: %w: empty path", key, errRegistryPath))
+			return false
+		}
+		if _, err := os.Stat(p); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w: %w", key, errRegistryPath, err))
+			return false
+		}
+		return true
+	}
+	pathsOK := true
+	for i, p := range cfg.OrgRegistries {
+		pathsOK = check(fmt.Sprintf("org_registries[%d]", i), p) && pathsOK
+	}
+	for i, p := range cfg.RulesFiles {
+		pathsOK = check(fmt.Sprintf("rules_files[%d]", i), p) && pathsOK
+	}
+	if pathsOK {
+		if _, err := cfg.load(); err != nil {
+			errs = append(errs, fmt.Errorf("%w: %w", errRegistryLoad, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks the report bounds.
+func (r *ReportConfig) Validate() error {
+	var errs []error
+	if r.MaxServices < 0 || r.MaxServices > maxMaxServices {
+		errs = append(errs, fmt.Errorf("max_services: %w: %d, want 0 to %d", errOutOfRange, r.MaxServices, maxMaxServices))
+	}
+	if r.TopKeys < 0 || r.TopKeys > maxTopKeys {
+		errs = append(errs, fmt.Errorf("top_keys: %w: %d, want 0 to %d", errOutOfRange, r.TopKeys, maxTopKeys))
+	}
+	return errors.Join(errs...)
+}
+
+// sources is what registry.Load reads.
+func (cfg *Config) sources() registry.Sources {
+	return registry.Sources{
+		Embedded:      true,
+		OrgRegistries: cfg.OrgRegistries,
+		RulesFiles:    cfg.RulesFiles,
+	}
+}
+
+// load resolves the configured sources into one index.
+func (cfg *Config) load() (*registry.Index, error) {
+	if len(cfg.OrgRegistries) == 0 && len(cfg.RulesFiles) == 0 {
+		return registry.Default()
+	}
+	ix, err := registry.Load(cfg.sources())
+	if err != nil {
+		return nil, fmt.Errorf("load registry: %w", err)
+	}
+	return ix, nil
+}
+
+// watched lists every path whose content is fingerprinted for reloads.
+func (cfg *Config) watched() []string {
+	return append(append([]string(nil), cfg.OrgRegistries...), cfg.RulesFiles...)
+}

@@ -1,0 +1,171 @@
+package registryapi // import "github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+
+import "time"
+
+// The JSON documents served by the governance_registry extension's HTTP
+// endpoint. The extension's README documents them field by field; these
+// structs are the machine-readable form, for clients and tests.
+
+// RegistryInfo is the body of GET /registry.
+type RegistryInfo struct {
+	SchemaURL  string    `json:"schema_url"`
+	Digest     string    `json:"digest"`     // hex SHA-256 of the resolved content
+	Generation int64     `json:"generation"` // successful loads: 1 at start, +1 per successful reload
+	LoadedAt   time.Time `json:"loaded_at"`  // when the registry in force was loaded
+	Sources    Sources   `json:"sources"`
+	// PollInterval is the reload poll interval ("0s": reloading is off).
+	PollInterval string         `json:"poll_interval"`
+	Counts       RegistryCounts `json:"counts"`
+	// LastCheck is when the files were last checked for a change.
+	LastCheck time.Time `json:"last_check"`
+	// LastReloadError is set while the files on disk do not load and the
+	// registry of Generation stays in force; cleared by the next good load.
+	LastReloadError *ReloadError `json:"last_reload_error,omitempty"`
+	// Status is the extension's component status as the collector last
+	// delivered it to status watchers.
+	Status *ComponentStatus `json:"status,omitempty"`
+}
+
+// Sources are the configured registry inputs.
+type Sources struct {
+	Embedded      bool     `json:"embedded"`
+	OrgRegistries []string `json:"org_registries"`
+	RulesFiles    []string `json:"rules_files"`
+}
+
+// RegistryCounts are the counts of the registry in force.
+type RegistryCounts struct {
+	Attributes        int `json:"attributes"` // defined attributes, templates included
+	Templates         int `json:"templates"`
+	Enums             int `json:"enums"`
+	Placeholders      int `json:"placeholders"` // keys only known for their scoped renames
+	Deprecated        int `json:"deprecated"`   // deprecated attributes, any reason
+	Renames           int `json:"renames"`      // keys with a rename target in some context
+	ContextualRenames int `json:"contextual_renames"`
+	ManyToOneTargets  int `json:"many_to_one_targets"`
+	Metrics           int `json:"metrics"`
+	MetricRenames     int `json:"metric_renames"`
+	Rules             int `json:"rules"`
+	Disagreements     int `json:"disagreements"`
+}
+
+// ReloadError describes the last failed reload.
+type ReloadError struct {
+	At time.Time `json:"at"`
+	// Error names the file, line and key where the registry reports them.
+	Error string `json:"error"`
+	// Files are the watched files whose content changed since the last
+	// good load (the likely culprits).
+	Files []string `json:"files"`
+}
+
+// ComponentStatus is one component status event.
+type ComponentStatus struct {
+	Status string    `json:"status"` // e.g. StatusOK, StatusRecoverableError
+	Error  string    `json:"error,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// AttributeInfo is the body of GET /registry/attributes/{key}.
+type AttributeInfo struct {
+	Key        string `json:"key"`        // the key asked about
+	Generation int64  `json:"generation"` // of the registry that answered
+	// Known: some registry defines the key or a template covering it.
+	Known bool `json:"known"`
+	// Entry is the registry entry that matched: the key itself, or the
+	// template it falls under; "" when nothing matched.
+	Entry       string       `json:"entry,omitempty"`
+	Template    bool         `json:"template"`
+	Placeholder bool         `json:"placeholder"` // only known for scoped renames
+	Type        string       `json:"type,omitempty"`
+	Stability   string       `json:"stability,omitempty"`
+	EnumStrings []string     `json:"enum_strings,omitempty"`
+	EnumInts    []int64      `json:"enum_ints,omitempty"`
+	Deprecated  *Deprecation `json:"deprecated,omitempty"`
+	Source      string       `json:"source,omitempty"` // defining file; "" for the embedded semconv
+	// CurrentNames is the key's name after renaming, per context.
+	CurrentNames []ContextName `json:"current_names"`
+}
+
+// Deprecation as declared in the registry.
+type Deprecation struct {
+	Reason    string `json:"reason"` // renamed, obsoleted, uncategorized, unspecified
+	RenamedTo string `json:"renamed_to,omitempty"`
+	Note      string `json:"note,omitempty"`
+}
+
+// ContextName is a key's current name in one context.
+type ContextName struct {
+	Location string `json:"location"`
+	// SpanKind is set when the name depends on the span kind.
+	SpanKind string `json:"span_kind,omitempty"`
+	// MetricName / SpanName echo the ?metric= / ?span_name= query, which
+	// selects renames scoped to a metric or span name.
+	MetricName string `json:"metric_name,omitempty"`
+	SpanName   string `json:"span_name,omitempty"`
+	Name       string `json:"name"`
+	Renamed    bool   `json:"renamed"`
+}
+
+// ConformanceReport is the body of GET /conformance.
+type ConformanceReport struct {
+	Generation  int64     `json:"generation"` // of the registry in force
+	Digest      string    `json:"digest"`
+	SchemaURL   string    `json:"schema_url"`
+	Since       time.Time `json:"since"` // when the report started counting
+	GeneratedAt time.Time `json:"generated_at"`
+	Limits      Limits    `json:"limits"`
+	Totals      Totals    `json:"totals"`
+	// Services, sorted by name. Fixed entries: "_other" (services beyond
+	// max_services) and "_missing" (no string service.name). With
+	// ?service=NAME only that entry is listed (totals stay global).
+	Services []ServiceReport `json:"services"`
+}
+
+// Limits are the report's bounds.
+type Limits struct {
+	MaxServices  int `json:"max_services"`
+	TopKeys      int `json:"top_keys"`
+	MaxKeyLength int `json:"max_key_length"` // longer keys are cut to this many bytes
+}
+
+// Totals are over all services, in the spirit of Weaver live-check
+// statistics.
+type Totals struct {
+	// Attributes counts every attribute by outcome.
+	Attributes map[string]int64 `json:"attributes"`
+	// SeenRegistryAttributes is how many distinct registry attributes have
+	// been seen.
+	SeenRegistryAttributes int `json:"seen_registry_attributes"`
+	// SeenNonRegistryAttributes is how many attributes no registry defines
+	// were seen (occurrences, kept or dropped; allowed keys not included).
+	SeenNonRegistryAttributes int64 `json:"seen_non_registry_attributes"`
+	// RegistryCoverage is the share of the registry in force's attributes
+	// that have been seen, 0 to 1.
+	RegistryCoverage float64 `json:"registry_coverage"`
+	// Services is how many services have their own entry.
+	Services int `json:"services"`
+	// ServicesOverflow counts batch tallies counted under "_other".
+	ServicesOverflow int64 `json:"services_overflow"`
+}
+
+// ServiceReport is one service's conformance.
+type ServiceReport struct {
+	Service   string           `json:"service"`
+	FirstSeen time.Time        `json:"first_seen"`
+	LastSeen  time.Time        `json:"last_seen"`
+	Attributes map[string]int64 `json:"attributes"` // by outcome
+	// UnknownKeys and DeprecatedKeys are the top_keys most frequent, most
+	// frequent first.
+	UnknownKeys    []KeyCount `json:"unknown_keys"`
+	DeprecatedKeys []KeyCount `json:"deprecated_keys"`
+}
+
+// KeyCount is one key of a top-N list. Count may overestimate by at most
+// MaxError (space-saving sketch); MaxError is 0 while the list has never
+// been full.
+type KeyCount struct {
+	Key      string `json:"key"`
+	Count    int64  `json:"count"`
+	MaxError int64  `json:"max_error"`
+}

@@ -1,0 +1,287 @@
+package registryextension // import "github.com/otelgov/otelcol-governance/extension/registryextension"
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+)
+
+// Bounds of the report that are not configurable.
+const (
+	// maxKeyLength cuts longer keys and service names (in bytes), so that a
+	// client sending huge keys cannot grow the report.
+	maxKeyLength = 256
+	// sketchFactor sizes each space-saving sketch at sketchFactor*top_keys
+	// counters: the extra counters keep the top keys' counts exact unless
+	// the key distribution is very flat.
+	sketchFactor = 4
+	// maxRegistrySeen bounds the set of distinct registry keys seen. Keys
+	// come from the registry, never from telemetry, so this is only a
+	// backstop across many reloads.
+	maxRegistrySeen = 1 << 16
+
+	serviceOther   = "_other"
+	serviceMissing = "_missing"
+)
+
+// report is the live conformance report. Processors feed it once per batch
+// through Report; one mutex acquisition per batch, never per attribute.
+type report struct {
+	mu          sync.Mutex
+	since       time.Time
+	maxServices int
+	topKeys     int
+
+	services map[string]*serviceReport
+	other    *serviceReport
+	missing  *serviceReport
+	overflow int64
+
+	totals       [registryapi.NumOutcomes]int64
+	nonRegistry  int64
+	registrySeen map[string]struct{}
+
+	slots []*serviceReport // scratch for one batch, reused under mu
+}
+
+type serviceReport struct {
+	name        string
+	first, last time.Time
+	outcomes    [registryapi.NumOutcomes]int64
+	unknown     sketch
+	deprecated  sketch
+}
+
+func newReport(cfg ReportConfig, now time.Time) *report {
+	r := &report{
+		since:        now,
+		maxServices:  cfg.MaxServices,
+		topKeys:      cfg.TopKeys,
+		services:     make(map[string]*serviceReport, min(cfg.MaxServices, 1024)),
+		registrySeen: map[string]struct{}{},
+	}
+	r.other = r.newService(serviceOther)
+	r.missing = r.newService(serviceMissing)
+	return r
+}
+
+func (r *report) newService(name string) *serviceReport {
+	c := sketchFactor * r.topKeys
+	return &serviceReport{name: name, unknown: sketch{capacity: c}, deprecated: sketch{capacity: c}}
+}
+
+// add merges one batch and returns how many of its service tallies were
+// counted under "_other".
+func (r *report) add(b *registryapi.Batch, now time.Time) (overflow int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.slots = r.slots[:0]
+	for i := range b.Services {
+		s := &b.Services[i]
+		sr, over := r.service(s.Service)
+		if over {
+			overflow++
+		}
+		if sr.first.IsZero() {
+			sr.first = now
+		}
+		sr.last = now
+		for o, n := range s.Outcomes {
+			sr.outcomes[o] += n
+			r.totals[o] += n
+		}
+		r.slots = append(r.slots, sr)
+	}
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		switch k.Kind {
+		case registryapi.KeyRegistry:
+			if _, ok := r.registrySeen[k.Key]; !ok && len(r.registrySeen) < maxRegistrySeen {
+				r.registrySeen[strings.Clone(cut(k.Key))] = struct{}{}
+			}
+			continue
+		case registryapi.KeyUnknown:
+			r.nonRegistry += k.Count
+		case registryapi.KeyDeprecated:
+		default:
+			continue
+		}
+		if k.Service < 0 || k.Service >= len(r.slots) {
+			continue
+		}
+		sr := r.slots[k.Service]
+		if k.Kind == registryapi.KeyUnknown {
+			sr.unknown.add(k.Key, k.Count)
+		} else {
+			sr.deprecated.add(k.Key, k.Count)
+		}
+	}
+	r.overflow += overflow
+	return overflow
+}
+
+// service returns the entry of a service name, adding it while there is
+// room; over reports that the name was folded into "_other".
+func (r *report) service(name string) (sr *serviceReport, over bool) {
+	if name == "" {
+		return r.missing, false
+	}
+	name = cut(name)
+	if sr, ok := r.services[name]; ok {
+		return sr, false
+	}
+	if len(r.services) >= r.maxServices {
+		return r.other, true
+	}
+	sr = r.newService(strings.Clone(name))
+	r.services[sr.name] = sr
+	return sr, false
+}
+
+// snapshot renders the report. service filters the listed services ("" for
+// all); totals stay global.
+func (r *report) snapshot(snap *registryapi.Snapshot, service string, now time.Time) registryapi.ConformanceReport {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ix := snap.Index
+	out := registryapi.ConformanceReport{
+		Generation:  snap.Generation,
+		Digest:      ix.Digest(),
+		SchemaURL:   ix.SchemaURL(),
+		Since:       r.since,
+		GeneratedAt: now,
+		Limits:      registryapi.Limits{MaxServices: r.maxServices, TopKeys: r.topKeys, MaxKeyLength: maxKeyLength},
+		Totals: registryapi.Totals{
+			Attributes:                outcomeMap(&r.totals),
+			SeenNonRegistryAttributes: r.nonRegistry,
+			Services:                  len(r.services),
+			ServicesOverflow:          r.overflow,
+		},
+		Services: []registryapi.ServiceReport{},
+	}
+	seen := 0
+	for k := range r.registrySeen {
+		if a := ix.Lookup(k); a != nil && !a.Placeholder && a.Key == k {
+			seen++
+		}
+	}
+	out.Totals.SeenRegistryAttributes = seen
+	if known := ix.Stats().Known; known > 0 {
+		out.Totals.RegistryCoverage = float64(seen) / float64(known)
+	}
+	emit := func(sr *serviceReport) {
+		if sr.first.IsZero() || (service != "" && sr.name != service) {
+			return
+		}
+		out.Services = append(out.Services, registryapi.ServiceReport{
+			Service:        sr.name,
+			FirstSeen:      sr.first,
+			LastSeen:       sr.last,
+			Attributes:     outcomeMap(&sr.outcomes),
+			UnknownKeys:    sr.unknown.top(r.topKeys),
+			DeprecatedKeys: sr.deprecated.top(r.topKeys),
+		})
+	}
+	if service != "" {
+		// One map lookup instead of a scan.
+		switch service {
+		case serviceOther:
+			emit(r.other)
+		case serviceMissing:
+			emit(r.missing)
+		default:
+			if sr, ok := r.services[service]; ok {
+				emit(sr)
+			}
+		}
+		return out
+	}
+	for _, sr := range r.services {
+		emit(sr)
+	}
+	emit(r.other)
+	emit(r.missing)
+	slices.SortFunc(out.Services, func(a, b registryapi.ServiceReport) int { return strings.Compare(a.Service, b.Service) })
+	return out
+}
+
+func outcomeMap(c *[registryapi.NumOutcomes]int64) map[string]int64 {
+	m := make(map[string]int64, registryapi.NumOutcomes)
+	for o, n := range c {
+		m[registryapi.Outcome(o).String()] = n
+	}
+	return m
+}
+
+// cut shortens s to at most maxKeyLength bytes, on a rune boundary.
+func cut(s string) string {
+	if len(s) <= maxKeyLength {
+		return s
+	}
+	n := maxKeyLength
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// sketch is a weighted space-saving sketch (Metwally et al.): at most
+// capacity counters; a new key evicts the smallest counter and inherits its
+// count as its error bound. Every key whose true count exceeds
+// total/capacity is in the sketch, and no count is underestimated.
+type sketch struct {
+	capacity int
+	entries  []sketchEntry
+}
+
+type sketchEntry struct {
+	key   string
+	count int64
+	err   int64
+}
+
+func (s *sketch) add(key string, n int64) {
+	if s.capacity == 0 || n <= 0 {
+		return
+	}
+	key = cut(key)
+	for i := range s.entries {
+		if s.entries[i].key == key {
+			s.entries[i].count += n
+			return
+		}
+	}
+	if len(s.entries) < s.capacity {
+		s.entries = append(s.entries, sketchEntry{key: strings.Clone(key), count: n})
+		return
+	}
+	m := 0
+	for i := 1; i < len(s.entries); i++ {
+		if s.entries[i].count < s.entries[m].count {
+			m = i
+		}
+	}
+	floor := s.entries[m].count
+	s.entries[m] = sketchEntry{key: strings.Clone(key), count: floor + n, err: floor}
+}
+
+// top returns the n largest counters, largest first, ties by key.
+func (s *sketch) top(n int) []registryapi.KeyCount {
+	es := slices.Clone(s.entries)
+	slices.SortFunc(es, func(a, b sketchEntry) int {
+		if c := cmp.Compare(b.count, a.count); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	out := make([]registryapi.KeyCount, 0, min(n, len(es)))
+	for _, e := range es[:min(n, len(es))] {
+		out = append(out, registryapi.KeyCount{Key: e.key, Count: e.count, MaxError: e.err})
+	}
+	return out
+}

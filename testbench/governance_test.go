@@ -1,0 +1,218 @@
+//go:build e2e
+
+package testbench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelgov/otelcol-governance/internal/e2e"
+)
+
+// These scenarios run the built otelcol-governance binary. In -short mode
+// (CI) each takes a few seconds per signal; without -short they run longer at
+// higher rates. They never skip: a missing binary fails with how to build it.
+
+// size is a CI-sized or full-sized load.
+func size(short, full time.Duration) time.Duration {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+func rate(short, full int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// TestZeroLossAndCorrect sends every signal over gRPC and HTTP through the
+// governance processor in keep and drop mode, drawing deprecated keys from
+// every rename in the registry, and fails if a single item is lost or
+// duplicated or a single value differs from what the registry says.
+func TestZeroLossAndCorrect(t *testing.T) {
+	dist := Governance(t)
+	w := testWorkload(t, Mix{})
+	t.Logf("workload: %d renames (every usable rename in the registry), %d registry keys, %d unknown keys",
+		len(w.Renames), len(w.RegistryKeys), len(w.UnknownKeys))
+	for _, drop := range []bool{false, true} {
+		cfg := GovernanceConfig(drop)
+		for _, sig := range []Signal{Traces, Metrics, Logs} {
+			t.Run(cfg.Name+"/"+string(sig), func(t *testing.T) {
+				res := Run{
+					Dist: dist, Config: cfg, Workload: w, Signal: sig,
+					Load: LoadOptions{
+						Rate: rate(5000, 20000), BatchSize: 100, Workers: 2,
+						Protocols: []e2e.Protocol{e2e.GRPC, e2e.HTTP},
+					},
+					Duration:   size(2*time.Second, 20*time.Second),
+					MaxPeakRSS: 512 << 20,
+				}.Execute(t)
+				t.Log(res)
+				require.Positive(t, res.Items)
+				Check(t, res)
+			})
+		}
+	}
+}
+
+// TestPrometheusRemoteWrite sends data points with deprecated attribute keys
+// through governance into a real Prometheus over remote write, then asks
+// Prometheus' HTTP API: every series has its current label names and its
+// exact sample count, and no series has a deprecated label name.
+func TestPrometheusRemoteWrite(t *testing.T) {
+	dist := Governance(t)
+	prom := StartPrometheus(t)
+	w := testWorkload(t, Mix{Services: 4, Profiles: 16})
+	cfg := GovernanceConfig(false)
+	ports := FreePorts(t)
+	col := dist.Start(t, cfg.YAML(ports, PRWExporter(prom.WriteURL()), Metrics), ports, e2e.Options{})
+	client, err := e2e.NewClient(ports.GRPCEndpoint(), ports.HTTPEndpoint())
+	require.NoError(t, err)
+	defer client.Close()
+
+	// Samples are 1 ms apart from a recent start; Prometheus must hold them.
+	start := time.Now().Add(-10 * time.Minute).Truncate(time.Second)
+	gen := NewGenerator(w, client, LoadOptions{
+		Signal: Metrics, Rate: rate(5000, 10000), BatchSize: 100,
+		Protocols: []e2e.Protocol{e2e.GRPC, e2e.HTTP}, Start: start,
+	})
+	st := gen.Run(context.Background(), size(2*time.Second, 10*time.Second))
+	require.Zero(t, st.Failed, st.LastError)
+	require.Positive(t, st.Sent)
+	end := start.Add(time.Duration(st.Sent+1) * time.Millisecond)
+
+	want := w.PromSeries(gen, cfg.Expect)
+	query := fmt.Sprintf("count_over_time({__name__=%q}[1h])", PromLabel(MetricName))
+	var got map[string]int
+	var total int
+	ctx := context.Background()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		series, err := prom.Query(ctx, query, end.Add(time.Second))
+		require.NoError(t, err)
+		got, total = map[string]int{}, 0
+		for _, s := range series {
+			got["job="+s.Labels["job"]+","+CanonicalLabels(s.Labels)] += int(s.Value)
+			total += int(s.Value)
+		}
+		if uint64(total) >= st.Sent || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("sent %d data points; Prometheus holds %d samples in %d series (want %d series)", st.Sent, total, len(got), len(want))
+	assert.Equal(t, st.Sent, uint64(total), "samples in Prometheus")
+	assert.Equal(t, want, got, "series (label set -> sample count)")
+
+	// No deprecated label name exists anywhere in Prometheus.
+	names, err := prom.LabelNames(ctx)
+	require.NoError(t, err)
+	current := map[string]bool{}
+	for _, r := range w.Renames {
+		if r.MetricTo != "" {
+			current[PromLabel(r.MetricTo)] = true
+		}
+	}
+	var found int
+	for _, r := range w.Renames {
+		if r.MetricTo == "" || current[PromLabel(r.From)] {
+			continue
+		}
+		for _, n := range names {
+			if n == PromLabel(r.From) {
+				t.Errorf("Prometheus has label %q from deprecated key %q", n, r.From)
+			}
+		}
+	}
+	for _, n := range names {
+		if current[n] {
+			found++
+		}
+	}
+	assert.Positive(t, found, "no current (renamed-to) label names in Prometheus")
+	assert.False(t, col.Exited())
+}
+
+// TestMemoryLimiterOverload holds data in the collector by refusing it at the
+// backend, until the memory limiter refuses new data. The collector must stay
+// up, the generator's retries must recover, and the final count must be exact.
+func TestMemoryLimiterOverload(t *testing.T) {
+	dist := Governance(t)
+	w := testWorkload(t, Mix{})
+	backend := StartBackend(t, w, Expectation{Rename: true})
+	ports := FreePorts(t)
+	cfg := Config{
+		Name: "memory-limiter-overload", Distribution: "governance", Expect: Expectation{Rename: true},
+		Processors: "  memory_limiter:\n    check_interval: 50ms\n    limit_mib: 100\n    spike_limit_mib: 40\n" +
+			"  governance:\n    unknown: keep\n",
+		Pipeline: []string{"memory_limiter", "governance"},
+	}
+	exp := OTLPExporter(backend.Endpoint)
+	exp.YAML = strings.Replace(exp.YAML, "      max_elapsed_time: 0\n",
+		"      max_elapsed_time: 0\n      initial_interval: 100ms\n      max_interval: 500ms\n", 1)
+	col := dist.Start(t, cfg.YAML(ports, exp, Traces), ports, e2e.Options{})
+	mon, err := StartMonitor(col.PID(), 100*time.Millisecond)
+	require.NoError(t, err)
+	defer mon.Stop()
+	client, err := e2e.NewClient(ports.GRPCEndpoint(), ports.HTTPEndpoint())
+	require.NoError(t, err)
+	defer client.Close()
+
+	backend.SetRefusing(true)
+	gen := NewGenerator(w, client, LoadOptions{
+		Signal: Traces, Rate: 20000, BatchSize: 500, Workers: 4,
+		Protocols: []e2e.Protocol{e2e.GRPC, e2e.HTTP}, RetryBackoff: 50 * time.Millisecond,
+	})
+	done := make(chan LoadStats)
+	go func() { done <- gen.Run(context.Background(), size(8*time.Second, 30*time.Second)) }()
+	// Refuse until the memory limiter has refused for a while.
+	deadline := time.Now().Add(size(6*time.Second, 20*time.Second))
+	for time.Now().Before(deadline) && gen.Stats().Retries < 20 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	retriesAtRecovery := gen.Stats().Retries
+	backend.SetRefusing(false)
+	st := <-done
+	require.True(t, backend.WaitDrained(Traces, st.Sent, 90*time.Second, 500*time.Millisecond),
+		"received %d of %d", backend.Received(Traces), st.Sent)
+	win, err := mon.Read()
+	require.NoError(t, err)
+	rep := backend.Verify(Traces, gen)
+	fams := e2e.MustScrape(t, col.MetricsPort)
+	refused, _ := fams.Sum("otelcol_receiver_refused_spans", nil)
+	t.Logf("sent %d spans, %d refused attempts retried (%d before the backend recovered), backend refused %d exports; receiver refused %.0f spans; peak RSS %.1f MiB",
+		st.Sent, st.Retries, retriesAtRecovery, backend.Refused(), refused, float64(win.PeakRSS)/(1<<20))
+	assert.True(t, rep.OK(), rep.String())
+	assert.Zero(t, st.Failed, st.LastError)
+	assert.Positive(t, retriesAtRecovery, "the memory limiter never refused")
+	assert.Positive(t, refused, "otelcol_receiver_refused_spans")
+	assert.False(t, col.Exited(), "the collector died")
+	assert.Less(t, win.PeakRSS, uint64(400<<20), "peak RSS")
+}
+
+// TestStartupAndIdle measures the sidecar case: time from process start until
+// health_check answers, and the footprint of an idle collector.
+func TestStartupAndIdle(t *testing.T) {
+	dist := Governance(t)
+	res := MeasureStartup(t, dist, SidecarConfig(), rateInt(testing.Short(), 3, 7), size(2*time.Second, 10*time.Second))
+	t.Log(res)
+	assert.Less(t, res.StartupMedian, 5*time.Second)
+	assert.Less(t, res.IdleRSSMiB, 200.0)
+}
+
+func rateInt(short bool, s, f int) int {
+	if short {
+		return s
+	}
+	return f
+}
+

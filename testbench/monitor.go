@@ -1,0 +1,177 @@
+package testbench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat. It
+// is 100 on every Linux architecture the collector ships for.
+const clockTicks = 100
+
+// Usage is one reading of a process's resource use.
+type Usage struct {
+	// CPU is user plus system time of all threads.
+	CPU time.Duration
+	// RSS is the current resident set (VmRSS), PeakRSS the high-water mark
+	// since the process started (VmHWM), both in bytes.
+	RSS, PeakRSS uint64
+	At           time.Time
+}
+
+// ReadUsage reads /proc/<pid>/stat and /proc/<pid>/status.
+func ReadUsage(pid int) (Usage, error) {
+	u := Usage{At: time.Now()}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return u, err
+	}
+	// Fields after the command name, which is in parentheses and may hold
+	// spaces: state is field 3, utime 14 and stime 15 (1-based).
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return u, fmt.Errorf("parse /proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 13 {
+		return u, fmt.Errorf("parse /proc/%d/stat: %d fields", pid, len(f))
+	}
+	ut, err1 := strconv.ParseUint(f[11], 10, 64)
+	st, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return u, fmt.Errorf("parse /proc/%d/stat utime %q stime %q", pid, f[11], f[12])
+	}
+	u.CPU = time.Duration(ut+st) * time.Second / clockTicks
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return u, err
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		name, val, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		var dst *uint64
+		switch name {
+		case "VmRSS":
+			dst = &u.RSS
+		case "VmHWM":
+			dst = &u.PeakRSS
+		default:
+			continue
+		}
+		kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
+		if err != nil {
+			return u, fmt.Errorf("parse /proc/%d/status %s: %w", pid, name, err)
+		}
+		*dst = kb << 10
+	}
+	return u, nil
+}
+
+// Monitor samples a process's usage periodically and keeps the peak RSS seen
+// and the CPU time between Mark and the latest sample.
+type Monitor struct {
+	pid  int
+	stop chan struct{}
+	done chan struct{}
+
+	mu      sync.Mutex
+	mark    Usage
+	last    Usage
+	maxRSS  uint64
+	samples int
+	err     error
+}
+
+// StartMonitor samples pid every interval until Stop.
+func StartMonitor(pid int, interval time.Duration) (*Monitor, error) {
+	u, err := ReadUsage(pid)
+	if err != nil {
+		return nil, err
+	}
+	m := &Monitor{pid: pid, stop: make(chan struct{}), done: make(chan struct{}), mark: u, last: u, maxRSS: u.RSS}
+	go m.loop(interval)
+	return m, nil
+}
+
+func (m *Monitor) loop(interval time.Duration) {
+	defer close(m.done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+			m.sample()
+		}
+	}
+}
+
+func (m *Monitor) sample() Usage {
+	u, err := ReadUsage(m.pid)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		m.err = err
+		return m.last
+	}
+	m.last = u
+	m.maxRSS = max(m.maxRSS, u.RSS)
+	m.samples++
+	return u
+}
+
+// Mark starts the measured window now.
+func (m *Monitor) Mark() {
+	u := m.sample()
+	m.mu.Lock()
+	m.mark = u
+	m.mu.Unlock()
+}
+
+// Window is the resource use over a measured window.
+type Window struct {
+	CPU      time.Duration // CPU time used in the window
+	Wall     time.Duration
+	PeakRSS  uint64 // VmHWM at the end: the process's high-water mark
+	RSS      uint64 // VmRSS at the end
+	MaxRSS   uint64 // the largest VmRSS sampled
+	Samples  int
+	CPUShare float64 // CPU / Wall: cores used on average
+}
+
+// Read samples now and returns the window since Mark.
+func (m *Monitor) Read() (Window, error) {
+	u := m.sample()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w := Window{
+		CPU:     u.CPU - m.mark.CPU,
+		Wall:    u.At.Sub(m.mark.At),
+		PeakRSS: u.PeakRSS,
+		RSS:     u.RSS,
+		MaxRSS:  m.maxRSS,
+		Samples: m.samples,
+	}
+	if w.Wall > 0 {
+		w.CPUShare = w.CPU.Seconds() / w.Wall.Seconds()
+	}
+	return w, m.err
+}
+
+// Stop ends sampling.
+func (m *Monitor) Stop() {
+	select {
+	case <-m.stop:
+	default:
+		close(m.stop)
+	}
+	<-m.done
+}

@@ -177,7 +177,7 @@ func FuzzTraces(f *testing.F) {
 		mustMarshal[ptrace.Traces](m.MarshalTraces(dup)),
 		mustMarshal[ptrace.Traces](m.MarshalTraces(genTraces(3, mixDeprecated))),
 		mustMarshal[ptrace.Traces](m.MarshalTraces(genTraces(3, mixUnknown))),
-		mustMarshal[ptrace.Traces](m.MarshalTraces(bigTraces())),
+		mustMarshal[ptrace.Traces](m.MarshalTraces(smallMixedTraces())),
 		nil,
 	)
 	gs := fuzzGovernors(f, signalTraces)
@@ -199,7 +199,7 @@ func FuzzMetrics(f *testing.F) {
 	m := &pmetric.ProtoMarshaler{}
 	fuzzSeeds(f,
 		mustMarshal[pmetric.Metrics](m.MarshalMetrics(genMetrics(3, mixDeprecated))),
-		mustMarshal[pmetric.Metrics](m.MarshalMetrics(bigMetrics())),
+		mustMarshal[pmetric.Metrics](m.MarshalMetrics(smallMixedMetrics())),
 		nil,
 	)
 	gs := fuzzGovernors(f, signalMetrics)
@@ -221,7 +221,7 @@ func FuzzLogs(f *testing.F) {
 	m := &plog.ProtoMarshaler{}
 	fuzzSeeds(f,
 		mustMarshal[plog.Logs](m.MarshalLogs(genLogs(3, mixDeprecated))),
-		mustMarshal[plog.Logs](m.MarshalLogs(bigLogs())),
+		mustMarshal[plog.Logs](m.MarshalLogs(smallMixedLogs())),
 		nil,
 	)
 	gs := fuzzGovernors(f, signalLogs)
@@ -249,3 +249,40 @@ func fuzzGovernors(f *testing.F, sig signal) []*governor {
 	return gs
 }
 
+
+// Small seeds keep fuzzing fast; the large batches run in TestNoDataLoss.
+func smallMixedTraces() ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	putMixed(rs.Resource().Attributes(), 1)
+	s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	s.SetKind(ptrace.SpanKindClient)
+	putMixed(s.Attributes(), 2)
+	putMixed(s.Events().AppendEmpty().Attributes(), 3)
+	putMixed(s.Links().AppendEmpty().Attributes(), 4)
+	return td
+}
+
+func smallMixedMetrics() pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	m := ms.AppendEmpty()
+	m.SetName("db.client.connections.usage")
+	m.SetUnit("{connection}")
+	dp := m.SetEmptySum().DataPoints().AppendEmpty()
+	dp.Attributes().PutStr("state", "idle")
+	putMixed(dp.Exemplars().AppendEmpty().FilteredAttributes(), 1)
+	h := ms.AppendEmpty()
+	h.SetName("http.server.request.duration")
+	putMixed(h.SetEmptyExponentialHistogram().DataPoints().AppendEmpty().Attributes(), 2)
+	putMixed(ms.AppendEmpty().SetEmptySummary().DataPoints().AppendEmpty().Attributes(), 3)
+	return md
+}
+
+func smallMixedLogs() plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "checkout")
+	putMixed(rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes(), 1)
+	return ld
+}

@@ -18,6 +18,11 @@ type Sources struct {
 	SemconvDir    string   // a semconv checkout root (has model/ and optionally schemas/)
 	OrgRegistries []string // each a registry_manifest.yaml path or a directory holding one (or plain YAML files)
 	RulesFiles    []string // extra context-rule files
+	// SkipShippedRules leaves out registry/rules/semconv.yaml. The shipped
+	// rules are written for semconv v1.44.0 and are applied by default
+	// whenever Embedded or SemconvDir is set; skip them to load a semconv
+	// checkout of another version.
+	SkipShippedRules bool
 }
 
 // ErrSources is returned when Sources is contradictory or empty.
@@ -100,7 +105,7 @@ func Load(src Sources) (*Index, error) {
 		}
 		in.rules = append(in.rules, rules...)
 	}
-	if haveSemconv {
+	if haveSemconv && !src.SkipShippedRules {
 		rules, err := parseRulesFile(shippedRulesName, shippedRules)
 		if err != nil {
 			return nil, fmt.Errorf("shipped rules: %w", err)

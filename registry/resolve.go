@@ -550,21 +550,24 @@ type hop struct {
 }
 
 // resolveFrom returns, first match wins, what key becomes within sc. path
-// holds the chain so far, for cycle detection.
-func (r *resolver) resolveFrom(key string, sc scope, path []string, _ []hop) ([]hop, error) {
+// holds the chain so far (keys, and the file:line of each hop between them)
+// for cycle detection and messages.
+func (r *resolver) resolveFrom(key string, sc scope, path, wheres []string) ([]hop, error) {
 	var out []hop
 	for _, rr := range r.raw[key] {
 		in := sc.intersect(rr.scope)
 		if in.empty() {
 			continue
 		}
+		nextPath := append(slices.Clip(path), rr.to)
+		nextWheres := append(slices.Clip(wheres), rr.where)
 		if slices.Contains(path, rr.to) {
-			return nil, fmt.Errorf("%w: rename cycle %s -> %s (%s)", ErrInvalid, strings.Join(path, " -> "), rr.to, rr.where)
+			return nil, fmt.Errorf("%w: rename cycle: %s", ErrInvalid, chainString(nextPath, nextWheres))
 		}
 		if len(path) > 32 {
-			return nil, fmt.Errorf("%w: rename chain too long: %s", ErrInvalid, strings.Join(path, " -> "))
+			return nil, fmt.Errorf("%w: rename chain too long: %s", ErrInvalid, chainString(nextPath, nextWheres))
 		}
-		sub, err := r.resolveFrom(rr.to, in, append(slices.Clip(path), rr.to), nil)
+		sub, err := r.resolveFrom(rr.to, in, nextPath, nextWheres)
 		if err != nil {
 			return nil, err
 		}
@@ -572,6 +575,16 @@ func (r *resolver) resolveFrom(key string, sc scope, path []string, _ []hop) ([]
 		out = append(out, hop{scope: in, to: rr.to, origin: rr.origin, where: rr.where})
 	}
 	return out, nil
+}
+
+// chainString renders "a -(file:line)-> b -(file:line)-> c".
+func chainString(keys, wheres []string) string {
+	var b strings.Builder
+	b.WriteString(keys[0])
+	for i, w := range wheres {
+		b.WriteString(" -(" + w + ")-> " + keys[i+1])
+	}
+	return b.String()
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -166,7 +166,7 @@ func TransformConfig(w *Workload) Config {
 	}
 	for _, sec := range []struct {
 		name, context string
-		to          func(Rename) string
+		to            func(Rename) string
 	}{
 		{"log_statements", "log", func(r Rename) string { return r.LogTo }},
 		{"metric_statements", "datapoint", func(r Rename) string { return r.MetricTo }},

@@ -215,4 +215,3 @@ func rateInt(short bool, s, f int) int {
 	}
 	return f
 }
-

@@ -11,8 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -246,7 +246,8 @@ func (w *Workload) PromSeries(gen *Generator, e Expectation) map[string]int {
 	profiles := w.profiles[Metrics]
 	labels := make([]string, len(profiles))
 	for i := range profiles {
-		m := map[string]string{}
+		// The exporter adds the instrumentation scope as a label.
+		m := map[string]string{"otel_scope_name": scopeName}
 		for _, a := range profiles[i].want[expectationIndex(e)] {
 			m[PromLabel(a.key)] = a.val.AsString()
 		}

@@ -43,13 +43,13 @@ type Result struct {
 	AchievedRate float64 `json:"achieved_rate"`
 	// CPUPerItemUS is the collector's user+system CPU over the measured
 	// window, drain included, per item sent in it, in microseconds.
-	CPUPerItemUS float64 `json:"cpu_per_item_us"`
-	CPUShare     float64 `json:"cpu_share"` // cores used on average
-	PeakRSSMiB   float64 `json:"peak_rss_mib"`
-	Retries      uint64  `json:"retries"`
-	BehindMS     float64 `json:"behind_ms"`
-	Report       Report  `json:"-"`
-	Violations   []string `json:"violations,omitempty"`
+	CPUPerItemUS float64   `json:"cpu_per_item_us"`
+	CPUShare     float64   `json:"cpu_share"` // cores used on average
+	PeakRSSMiB   float64   `json:"peak_rss_mib"`
+	Retries      uint64    `json:"retries"`
+	BehindMS     float64   `json:"behind_ms"`
+	Report       Report    `json:"-"`
+	Violations   []string  `json:"violations,omitempty"`
 	Start        time.Time `json:"start"`
 }
 

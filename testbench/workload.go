@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -272,7 +273,9 @@ func buildPools(ix *registry.Index, mix Mix) (pools, error) {
 		case a.Renamed() || a.Deprecation.Reason != registry.NotDeprecated:
 		case a.Template:
 			p.templates = append(p.templates, a)
-		case a.Key == serviceNameKey || a.Key == seqKey:
+		case a.Key == serviceNameKey || a.Key == seqKey || strings.HasPrefix(a.Key, "otel."):
+			// otel.* keys (otel.scope.name, ...) are what exporters derive
+			// labels from; sending them would make the data ambiguous.
 		default:
 			p.current = append(p.current, a)
 		}

@@ -249,7 +249,6 @@ func fuzzGovernors(f *testing.F, sig signal) []*governor {
 	return gs
 }
 
-
 // Small seeds keep fuzzing fast; the large batches run in TestNoDataLoss.
 func smallMixedTraces() ptrace.Traces {
 	td := ptrace.NewTraces()

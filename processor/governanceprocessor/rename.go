@@ -115,38 +115,59 @@ func (w *walker) queue(o op) {
 // values are counted as conflict. Nothing is ever overwritten. With several
 // old keys for one new key, the first in map order provides the value.
 //
-// pdata has no in-place key rename. Moving the value through the walker's
-// scratch value, then Remove (which swaps the last entry into the hole) and
-// PutEmpty (which appends into the capacity just freed) allocates nothing.
+// pdata has no in-place key rename. The value moves to the walker's scratch
+// value, Remove takes the old entry out (swapping the last entry into the
+// hole), and GetOrPutEmpty either finds the current key or appends it into
+// the capacity just freed. Nothing is allocated, and the map is scanned about
+// twice: once to the old key (Get, then Remove from the same place), once in
+// full (GetOrPutEmpty).
 func (w *walker) rename(m pcommon.Map, oldKey, newKey string) {
 	old, ok := m.Get(oldKey)
 	if !ok {
 		return
 	}
-	if cur, exists := m.Get(newKey); exists {
-		if cur.Equal(old) {
-			w.count(outcomeRenamed)
-		} else {
-			w.count(outcomeConflict)
-		}
-		m.Remove(oldKey)
-		return
-	}
 	old.MoveTo(w.scratch)
 	m.Remove(oldKey)
-	w.scratch.MoveTo(m.PutEmpty(newKey))
-	w.count(outcomeRenamed)
+	dst, exists := m.GetOrPutEmpty(newKey)
+	if !exists {
+		w.scratch.MoveTo(dst)
+		w.count(outcomeRenamed)
+		return
+	}
+	if dst.Equal(w.scratch) {
+		w.count(outcomeRenamed)
+	} else {
+		w.count(outcomeConflict)
+	}
+	// Let go of the dropped value.
+	w.empty.MoveTo(w.scratch)
+}
+
+// find looks up the first entries of two keys in one pass over m.
+func find(m pcommon.Map, oldKey, newKey string) (old, cur pcommon.Value, hasOld, hasCur bool) {
+	for k, v := range m.All() {
+		switch {
+		case !hasOld && k == oldKey:
+			old, hasOld = v, true
+		case !hasCur && k == newKey:
+			cur, hasCur = v, true
+		}
+		if hasOld && hasCur {
+			break
+		}
+	}
+	return old, cur, hasOld, hasCur
 }
 
 // copy adds newKey with a copy of oldKey's value and keeps oldKey. An existing
 // newKey is kept: equal values count as copied, different ones as conflict.
 // Unlike rename, copy allocates: the map grows and the value is duplicated.
 func (w *walker) copy(m pcommon.Map, oldKey, newKey string) {
-	old, ok := m.Get(oldKey)
-	if !ok {
+	old, cur, hasOld, hasCur := find(m, oldKey, newKey)
+	if !hasOld {
 		return
 	}
-	if cur, exists := m.Get(newKey); exists {
+	if hasCur {
 		if cur.Equal(old) {
 			w.count(outcomeCopied)
 		} else {
@@ -156,7 +177,7 @@ func (w *walker) copy(m pcommon.Map, oldKey, newKey string) {
 	}
 	dst := m.PutEmpty(newKey)
 	// PutEmpty may have moved the entries; look the old value up again.
-	if old, ok = m.Get(oldKey); ok {
+	if old, ok := m.Get(oldKey); ok {
 		old.CopyTo(dst)
 	}
 	w.count(outcomeCopied)

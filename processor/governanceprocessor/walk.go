@@ -29,11 +29,12 @@ type walker struct {
 	nDrop, nCoerce, nMove int
 	// scratch carries a value from an old key to its new key without a copy.
 	scratch pcommon.Value
+	empty   pcommon.Value // always empty; clears scratch without allocating
 	unused  [numOutcomes]int64
 }
 
 func newWalker(g *governor) *walker {
-	w := &walker{g: g, ix: g.ix, ops: make([]op, 0, 16), scratch: pcommon.NewValueEmpty()}
+	w := &walker{g: g, ix: g.ix, ops: make([]op, 0, 16), scratch: pcommon.NewValueEmpty(), empty: pcommon.NewValueEmpty()}
 	w.svc = &w.unused
 	return w
 }

@@ -14,6 +14,7 @@ import (
 type Index struct {
 	attrs         []*Attribute // every entry, sorted by key
 	table         table
+	prefixes      prefixTable
 	metrics       map[string]*Metric
 	metricList    []*Metric // sorted by name
 	sources       map[string][]string
@@ -78,6 +79,7 @@ func (r *resolver) build() (*Index, error) {
 		ix.metricList = append(ix.metricList, r.metrics[k])
 	}
 	ix.table = newTable(ix.attrs)
+	ix.prefixes = newPrefixTable(ix.attrs)
 
 	st := &ix.stats
 	for _, a := range ix.attrs {
@@ -160,26 +162,7 @@ func (ix *Index) Lookup(key string) *Attribute {
 	if a := ix.table.get(key); a != nil {
 		return a
 	}
-	t := &ix.table
-	if t.tmplLens == 0 && !t.tmplLong {
-		return nil
-	}
-	for i := len(key) - 1; i > 0; i-- {
-		if key[i] != '.' {
-			continue
-		}
-		if i < 64 {
-			if t.tmplLens&(1<<uint(i)) == 0 {
-				continue
-			}
-		} else if !t.tmplLong {
-			continue
-		}
-		if a := t.get(key[:i]); a != nil && a.Template {
-			return a
-		}
-	}
-	return nil
+	return ix.prefixes.match(key)
 }
 
 // Metric returns the metric definition for name, or nil if unknown.

@@ -91,18 +91,13 @@ func (s *scope) matches(ctx *Context) bool {
 	return true
 }
 
-// containsName is a binary search over a short sorted list; no allocation.
+// containsName reports whether name is in list. Lists are short (a few
+// metric or span names), so a linear scan comparing lengths first beats a
+// binary search. It does not allocate.
 func containsName(list []string, name string) bool {
-	lo, hi := 0, len(list)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		switch c := strings.Compare(list[m], name); {
-		case c == 0:
+	for _, x := range list {
+		if len(x) == len(name) && x == name {
 			return true
-		case c < 0:
-			lo = m + 1
-		default:
-			hi = m
 		}
 	}
 	return false

@@ -1,6 +1,9 @@
 package registry
 
-import "math/bits"
+import (
+	"math/bits"
+	"strings"
+)
 
 // table is an open-addressing hash table from key to *Attribute, built once
 // and never modified. The hash reads the length and at most 16 bytes of the
@@ -13,11 +16,113 @@ type table struct {
 	mask     uint64
 	seed     uint64
 	maxProbe int // longest probe sequence of any stored key
-	// tmplLens has bit n set when a template key of length n < 64 exists;
-	// tmplLong when one of length >= 64 exists. Lookup skips prefixes whose
-	// length no template has.
-	tmplLens uint64
-	tmplLong bool
+}
+
+// prefixTable holds every '.'-prefix of every template key: "http",
+// "http.request" and "http.request.header" for template http.request.header.
+// Template matching walks a key's prefixes left to right and stops at the
+// first prefix that leads to no template, so a key outside every template
+// namespace costs one probe however many dots it has.
+type prefixTable struct {
+	slots    []prefixSlot
+	mask     uint64
+	seed     uint64
+	maxProbe int
+}
+
+type prefixSlot struct {
+	key  string
+	tmpl *Attribute // non-nil when key itself is a template
+	used bool
+}
+
+func newPrefixTable(attrs []*Attribute) prefixTable {
+	entries := map[string]*Attribute{}
+	for _, a := range attrs {
+		if !a.Template {
+			continue
+		}
+		entries[a.Key] = a
+		for i := range len(a.Key) {
+			if a.Key[i] == '.' {
+				if _, ok := entries[a.Key[:i]]; !ok {
+					entries[a.Key[:i]] = nil
+				}
+			}
+		}
+	}
+	size := 16
+	for size < 4*len(entries) {
+		size <<= 1
+	}
+	t := prefixTable{mask: uint64(size - 1)}
+	keys := sortedKeys(entries)
+	best := -1
+	for seed := range uint64(32) {
+		slots := make([]prefixSlot, size)
+		worst := 0
+		for _, k := range keys {
+			i := hashKey(k, seed) & t.mask
+			p := 1
+			for slots[i].used {
+				i = (i + 1) & t.mask
+				p++
+			}
+			slots[i] = prefixSlot{key: k, tmpl: entries[k], used: true}
+			worst = max(worst, p)
+		}
+		if best < 0 || worst < best {
+			best, t.slots, t.seed = worst, slots, seed
+		}
+		if worst <= 2 {
+			break
+		}
+	}
+	t.maxProbe = max(best, 0)
+	return t
+}
+
+// get returns the slot for prefix p, or nil.
+func (t *prefixTable) get(p string) *prefixSlot {
+	if len(t.slots) == 0 {
+		return nil
+	}
+	i := hashKey(p, t.seed) & t.mask
+	for range t.maxProbe {
+		s := &t.slots[i]
+		if !s.used {
+			return nil
+		}
+		if len(s.key) == len(p) && s.key == p {
+			return s
+		}
+		i = (i + 1) & t.mask
+	}
+	return nil
+}
+
+// match returns the longest template that is a '.'-bounded proper prefix of
+// key, or nil. The first segment is checked once: a key outside every
+// template namespace costs one probe. Otherwise the '.' positions are walked
+// right to left, so the longest template is found first. No allocation.
+func (t *prefixTable) match(key string) *Attribute {
+	first := strings.IndexByte(key, '.')
+	if first <= 0 {
+		return nil
+	}
+	s := t.get(key[:first])
+	if s == nil {
+		return nil
+	}
+	for i := len(key) - 1; i > first; i-- {
+		if key[i] != '.' {
+			continue
+		}
+		if p := t.get(key[:i]); p != nil && p.tmpl != nil {
+			return p.tmpl
+		}
+	}
+	return s.tmpl
 }
 
 // load64 reads 8 bytes of s at off little-endian. The compiler merges the
@@ -61,16 +166,6 @@ func newTable(attrs []*Attribute) table {
 		size <<= 1
 	}
 	t := table{mask: uint64(size - 1)}
-	for _, a := range attrs {
-		if !a.Template {
-			continue
-		}
-		if n := len(a.Key); n < 64 {
-			t.tmplLens |= 1 << uint(n)
-		} else {
-			t.tmplLong = true
-		}
-	}
 	best := -1
 	var bestSlots []*Attribute
 	var bestSeed uint64

@@ -34,7 +34,7 @@ func TestEmbeddedEqualsFreshLoad(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, fresh.Digest(), emb.Digest())
-	assert.Equal(t, fresh.canonical(), emb.canonical())
+	assert.Equal(t, string(fresh.canonical()), string(emb.canonical()))
 	assert.Equal(t, fresh.Stats(), emb.Stats())
 	assert.Equal(t, fresh.SchemaURL(), emb.SchemaURL())
 

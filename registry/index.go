@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
+	"strconv"
 )
 
 // Index is the resolved, immutable registry. All methods are safe for
@@ -198,34 +198,79 @@ func (ix *Index) Attributes() []*Attribute { return slices.Clone(ix.attrs) }
 func (ix *Index) Metrics() []*Metric { return slices.Clone(ix.metricList) }
 
 // canonical writes the resolved content in a stable text form: one line per
-// attribute, rename rule and metric. Sources (file names) are excluded.
-func (ix *Index) canonical() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "schema_url %s\n", ix.schemaURL)
+// attribute, rename rule, metric and disagreement. File names are excluded.
+func (ix *Index) canonical() []byte {
+	b := make([]byte, 0, 256*1024)
+	str := func(s string) { b = strconv.AppendQuote(b, s) }
+	num := func(n int64) { b = strconv.AppendInt(b, n, 10) }
+	b = append(b, "schema_url "...)
+	str(ix.schemaURL)
+	b = append(b, '\n')
 	for _, a := range ix.attrs {
-		fmt.Fprintf(&b, "attr %s type=%d template=%t stability=%d placeholder=%t enum_s=%q enum_i=%v dep=%d/%q/%q\n",
-			a.Key, a.Type, a.Template, a.Stability, a.Placeholder, a.EnumStrings, a.EnumInts,
-			a.Deprecation.Reason, a.Deprecation.RenamedTo, a.Deprecation.Note)
+		b = append(b, "attr "...)
+		str(a.Key)
+		b = append(b, ' ')
+		num(int64(a.Type))
+		b = append(b, ' ')
+		b = strconv.AppendBool(b, a.Template)
+		b = append(b, ' ')
+		num(int64(a.Stability))
+		b = append(b, ' ')
+		b = strconv.AppendBool(b, a.Placeholder)
+		b = append(b, " s["...)
+		for _, e := range a.EnumStrings {
+			str(e)
+			b = append(b, ',')
+		}
+		b = append(b, "] i["...)
+		for _, e := range a.EnumInts {
+			num(e)
+			b = append(b, ',')
+		}
+		b = append(b, "] dep "...)
+		num(int64(a.Deprecation.Reason))
+		b = append(b, ' ')
+		str(a.Deprecation.RenamedTo)
+		b = append(b, ' ')
+		str(a.Deprecation.Note)
+		b = append(b, '\n')
 		for _, rr := range a.rename.rules {
-			t := "-"
+			b = append(b, "  rename "...)
+			b = append(b, rr.scope.String()...)
+			b = append(b, " -> "...)
 			if rr.target != nil {
-				t = rr.target.Key
+				b = append(b, rr.target.Key...)
+			} else {
+				b = append(b, '-')
 			}
-			fmt.Fprintf(&b, "  rename %s -> %s\n", rr.scope, t)
+			b = append(b, '\n')
 		}
 	}
 	for _, m := range ix.metricList {
-		fmt.Fprintf(&b, "metric %s instrument=%s unit=%q stability=%d placeholder=%t dep=%d/%q/%q renamed_to=%s\n",
-			m.Name, m.Instrument, m.Unit, m.Stability, m.Placeholder,
-			m.Deprecation.Reason, m.Deprecation.RenamedTo, m.Deprecation.Note, m.RenamedTo)
+		b = append(b, "metric "...)
+		for _, f := range []string{m.Name, m.Instrument, m.Unit, m.Deprecation.RenamedTo, m.Deprecation.Note, m.RenamedTo} {
+			str(f)
+			b = append(b, ' ')
+		}
+		num(int64(m.Stability))
+		b = append(b, ' ')
+		num(int64(m.Deprecation.Reason))
+		b = append(b, ' ')
+		b = strconv.AppendBool(b, m.Placeholder)
+		b = append(b, '\n')
 	}
 	for _, d := range ix.disagreements {
-		fmt.Fprintf(&b, "disagreement %s %s %q %q %q\n", d.Kind, d.Key, d.Registry, d.Schema, d.Resolution)
+		b = append(b, "disagreement"...)
+		for _, f := range []string{d.Kind, d.Key, d.Registry, d.Schema, d.Resolution} {
+			b = append(b, ' ')
+			str(f)
+		}
+		b = append(b, '\n')
 	}
-	return b.String()
+	return b
 }
 
 func (ix *Index) computeDigest() string {
-	sum := sha256.Sum256([]byte(ix.canonical()))
+	sum := sha256.Sum256(ix.canonical())
 	return hex.EncodeToString(sum[:])
 }

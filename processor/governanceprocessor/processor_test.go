@@ -435,3 +435,34 @@ func TestNoDataLoss(t *testing.T) {
 		assert.Equal(t, before, out)
 	})
 }
+
+// TestConcurrentBatches shares one processor between goroutines, as a
+// receiver with many connections does. Run with -race.
+func TestConcurrentBatches(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	g := newTestGovernor(t, withConfig(func(c *config) { c.ServiceLimit = 3 }), signalTraces, tel.NewTelemetrySettings())
+	const workers, batches = 4, 20
+	done := make(chan struct{})
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range batches {
+				td := genTraces(5, mixDeprecated)
+				td.ResourceSpans().At(0).Resource().Attributes().PutStr("service.name", fmt.Sprintf("svc-%d", (w+i)%6))
+				_, err := g.processTraces(context.Background(), td)
+				assert.NoError(t, err)
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	var total int64
+	m, err := tel.GetMetric("otelcol_processor_governance_attributes")
+	require.NoError(t, err)
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		total += dp.Value
+	}
+	assert.Equal(t, int64(workers*batches*(5*attrsPerItem+6)), total)
+}

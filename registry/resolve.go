@@ -501,6 +501,9 @@ func (r *resolver) collapse() error {
 		}
 		var rules []renameRule
 		for _, h := range out {
+			if shadowed(rules, h.scope) {
+				continue // an earlier rule already decides every context of h
+			}
 			t := r.attrs[h.to]
 			if t == nil || t.Placeholder {
 				if h.origin == fromSchema {
@@ -513,9 +516,7 @@ func (r *resolver) collapse() error {
 				}
 				t = nil
 			}
-			if !shadowed(rules, h.scope) {
-				rules = append(rules, renameRule{scope: h.scope, target: t})
-			}
+			rules = append(rules, renameRule{scope: h.scope, target: t})
 		}
 		// Trailing "keeps its name" rules are no-ops.
 		for len(rules) > 0 && rules[len(rules)-1].target == nil {

@@ -1,7 +1,5 @@
 package registry
 
-//go:generate go run ../cmd/registrygen -semconv ../../shared/semconv/v1.44.0 -out embedded_gen.go
-
 import (
 	"bytes"
 	"fmt"

@@ -101,6 +101,14 @@ attributes:
 			want: []string{"a.yaml:8", `attribute "x.b": renamed_to "x.nope" is not a known attribute`},
 		},
 		{
+			name: "template renamed to a non-template",
+			files: map[string]string{"a.yaml": goodAttr + `      - id: x.t
+        type: template[string]
+        deprecated: {reason: renamed, renamed_to: x.a}
+`},
+			want: []string{"a.yaml:8", `attribute "x.t": renamed_to "x.a": a template and a non-template cannot rename to each other`},
+		},
+		{
 			name: "rename cycle",
 			files: map[string]string{"a.yaml": `groups:
   - id: registry.x

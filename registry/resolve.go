@@ -145,6 +145,9 @@ func (r *resolver) mergeAttributes() error {
 		if _, ok := r.attrs[d.Deprecation.RenamedTo]; !ok {
 			return fmt.Errorf("%w: %s: attribute %q: renamed_to %q is not a known attribute", ErrInvalid, d.File, d.Key, d.Deprecation.RenamedTo)
 		}
+		if t := r.attrs[d.Deprecation.RenamedTo]; t.Template != d.Template {
+			return fmt.Errorf("%w: %s: attribute %q: renamed_to %q: a template and a non-template cannot rename to each other", ErrInvalid, d.File, d.Key, d.Deprecation.RenamedTo)
+		}
 		if d.Deprecation.RenamedTo == d.Key {
 			return fmt.Errorf("%w: %s: attribute %q is renamed to itself", ErrInvalid, d.File, d.Key)
 		}
@@ -505,7 +508,20 @@ func (r *resolver) collapse() error {
 				continue // an earlier rule already decides every context of h
 			}
 			t := r.attrs[h.to]
-			if t == nil || t.Placeholder {
+			if t != nil && t.Template != r.attrs[k].Template {
+				if h.origin == fromRule {
+					return fmt.Errorf("%w: %s: rule for %q: template and non-template keys cannot rename to each other", ErrInvalid, h.where, k)
+				}
+				if h.origin == fromSchema {
+					r.disagree = append(r.disagree, Disagreement{
+						Kind: "unknown_target", Key: k,
+						Schema:     fmt.Sprintf("%s -> %s in %s", k, h.to, h.scope),
+						Resolution: "not renamed there: template and non-template do not rename to each other",
+						Where:      h.where,
+					})
+				}
+				t = nil
+			} else if t == nil || t.Placeholder {
 				if h.origin == fromSchema {
 					r.disagree = append(r.disagree, Disagreement{
 						Kind: "unknown_target", Key: k,

@@ -197,7 +197,10 @@ type renameSet struct {
 }
 
 // Target returns the final (chain-collapsed) rename target of a in ctx, or
-// nil if a keeps its name there. It does not allocate.
+// nil if a keeps its name there. It does not allocate. Templates only rename
+// to templates: for a key matched by template a, the new key is
+// Target(ctx).Key + key[len(a.Key):] (e.g. container.labels.app ->
+// container.label.app).
 func (a *Attribute) Target(ctx Context) *Attribute {
 	if a == nil {
 		return nil

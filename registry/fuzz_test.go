@@ -111,3 +111,25 @@ func FuzzSchemaFile(f *testing.F) {
 		}
 	})
 }
+
+func FuzzLookup(f *testing.F) {
+	for _, k := range []string{"", ".", "http.request.header.", "http.request.header.x", "http..request", "net.peer.name", "a.b.c.d.e.f.g"} {
+		f.Add(k)
+	}
+	ix, err := Default()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		a := ix.Lookup(key)
+		if a == nil {
+			return
+		}
+		if a.Key == key {
+			return
+		}
+		if !a.Template || len(key) <= len(a.Key) || key[:len(a.Key)] != a.Key || key[len(a.Key)] != '.' {
+			t.Fatalf("Lookup(%q) = %q", key, a.Key)
+		}
+	})
+}

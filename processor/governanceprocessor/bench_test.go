@@ -209,3 +209,32 @@ func BenchmarkRename(b *testing.B) {
 		b.Fatalf("map has %d entries", m.Len())
 	}
 }
+
+// BenchmarkLookupOnly is the registry's share of the conforming walk: the
+// same keys, only Index.Lookup. The difference to BenchmarkTraces/conformant
+// is the processor's own cost per attribute.
+func BenchmarkLookupOnly(b *testing.B) {
+	g := newTestGovernor(b, defaultTestConfig(), signalTraces, nopTelemetry())
+	td := wireTraces(genTraces(benchItems, mixConformant))
+	var keys []string
+	for _, s := range td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().All() {
+		for k := range s.Attributes().All() {
+			keys = append(keys, k)
+		}
+	}
+	found := 0
+	clock := startCPU()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, k := range keys {
+			if g.ix.Lookup(k) != nil {
+				found++
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(keys)), "ns/attribute")
+	clock.report(b, float64(len(keys)))
+	if found == 0 {
+		b.Fatal("no key found")
+	}
+}

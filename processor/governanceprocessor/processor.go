@@ -94,6 +94,7 @@ func (g *governor) start(ctx context.Context, _ component.Host) error {
 
 func (g *governor) shutdown(context.Context) error {
 	g.tel.shutdown()
+	g.logger.Info("Governance processor stopped", zap.String("signal", g.sig.String()))
 	return nil
 }
 

@@ -18,6 +18,9 @@ type walker struct {
 	g      *governor
 	ix     *registry.Index
 	mutate bool // the configuration mutates and the batch is writable
+	// renamesCurrent is copied from the governor: the hot path reads it per
+	// attribute.
+	renamesCurrent bool
 
 	ctx    registry.Context
 	svc    *[numOutcomes]int64 // tally of the current resource's service
@@ -34,7 +37,7 @@ type walker struct {
 }
 
 func newWalker(g *governor) *walker {
-	w := &walker{g: g, ix: g.ix, ops: make([]op, 0, 16), scratch: pcommon.NewValueEmpty(), empty: pcommon.NewValueEmpty()}
+	w := &walker{g: g, ix: g.ix, renamesCurrent: g.renamesCurrent, ops: make([]op, 0, 16), scratch: pcommon.NewValueEmpty(), empty: pcommon.NewValueEmpty()}
 	w.svc = &w.unused
 	return w
 }
@@ -228,9 +231,15 @@ func (w *walker) check(k string, v pcommon.Value) {
 		w.unknown(k)
 		return
 	}
-	if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder && !w.g.renamesCurrent {
+	if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder && !w.renamesCurrent {
 		// The common case: a current key, and no registry rule renames
-		// current keys, so Target need not be asked.
+		// current keys, so Target need not be asked. A scalar of the right
+		// type outside any enum is conformant without further calls.
+		if want := scalarType[a.Type&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want &&
+			a.EnumStrings == nil && a.EnumInts == nil {
+			w.count(outcomeConformant)
+			return
+		}
 		w.value(k, v, a)
 		return
 	}
@@ -326,6 +335,18 @@ func (w *walker) mismatch(k string, v pcommon.Value, want registry.Type) {
 	}
 	w.count(outcomeTypeMismatch)
 }
+
+// scalarType maps scalar registry types to their pdata value type; every
+// other type maps to ValueTypeEmpty and takes the full check.
+var scalarType = [typeMask + 1]pcommon.ValueType{
+	registry.TypeString:  pcommon.ValueTypeStr,
+	registry.TypeInt:     pcommon.ValueTypeInt,
+	registry.TypeDouble:  pcommon.ValueTypeDouble,
+	registry.TypeBoolean: pcommon.ValueTypeBool,
+}
+
+// typeMask bounds the scalarType index without a bounds check.
+const typeMask = 15
 
 // typeMatches reports whether a value has the declared type. Arrays must be
 // homogeneous; an empty array matches any array type.

@@ -14,6 +14,22 @@ import (
 
 const allocRuns = 50
 
+// TestZeroAllocsDrop covers unknown: drop, where RemoveIf takes the keys out.
+func TestZeroAllocsDrop(t *testing.T) {
+	g := newTestGovernor(t, withConfig(func(c *config) { c.Unknown = unknownDrop }), signalTraces, nopTelemetry())
+	batches := make([]ptrace.Traces, allocRuns+1)
+	for i := range batches {
+		batches[i] = genTraces(100, mixUnknown)
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(allocRuns, func() {
+		_, _ = g.processTraces(context.Background(), batches[i])
+		i++
+	})
+	assert.Zero(t, allocs)
+	assert.Equal(t, attrsPerItem-mixUnknown.unknown, batches[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Len())
+}
+
 // TestZeroAllocs proves that a whole batch, walk plus telemetry recording
 // through a real SDK meter provider, allocates nothing: for conforming data,
 // for 30% unknown keys in keep mode, and for 30% deprecated keys that are
@@ -45,6 +61,12 @@ func TestZeroAllocs(t *testing.T) {
 					i++
 				})
 				assert.Zero(t, allocs)
+				if tt.mix.deprecated > 0 {
+					attrs := batches[allocRuns].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(99).Attributes()
+					_, renamed := attrs.Get("http.request.method")
+					_, old := attrs.Get("http.method")
+					assert.True(t, renamed && !old, "the measured runs renamed")
+				}
 			})
 			t.Run("metrics", func(t *testing.T) {
 				g := newTestGovernor(t, defaultTestConfig(), signalMetrics, tel.NewTelemetrySettings())

@@ -205,6 +205,7 @@ func TestStartupAndIdle(t *testing.T) {
 	dist := Governance(t)
 	res := MeasureStartup(t, dist, SidecarConfig(), rateInt(testing.Short(), 3, 7), size(2*time.Second, 10*time.Second))
 	t.Log(res)
+	SaveResult(t, "startup", res)
 	assert.Less(t, res.StartupMedian, 5*time.Second)
 	assert.Less(t, res.IdleRSSMiB, 200.0)
 }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs the hot-path microbenchmarks and the testbench's measured scenarios
+# (fixed-rate comparison against the baseline distribution, logs, maximum
+# throughput, start-up and idle), then renders benchmarks/results/results.md
+# and cpu_per_item.png. Needs _build/otelcol-governance and
+# _baseline/otelcol-baseline (`make build baseline`).
+#
+# Knobs (environment): BENCH_COUNT (6), BENCH_TIME (1s), and the testbench's
+# TESTBENCH_ROUNDS (5), TESTBENCH_DURATION (8s), TESTBENCH_RATES
+# (10000,50000), TESTBENCH_POOL (24).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/benchmarks/results}
+mkdir -p "$OUT" "$OUT/tmp"
+
+echo "== microbenchmarks -> $OUT/micro.txt"
+go test -run '^$' -bench . -benchmem -count "${BENCH_COUNT:-6}" -benchtime "${BENCH_TIME:-1s}" \
+  ./processor/governanceprocessor/ ./registry/ | tee "$OUT/micro.txt"
+
+echo "== testbench scenarios -> $OUT/*.json (log: $OUT/tmp/loadtest.log)"
+status=0
+TESTBENCH_RESULTS="$OUT" \
+TESTBENCH_ROUNDS="${TESTBENCH_ROUNDS:-5}" \
+TESTBENCH_DURATION="${TESTBENCH_DURATION:-8s}" \
+  go test -count=1 -tags 'e2e loadtest' -timeout 90m -v \
+    -run 'TestLoadCompare|TestLoadLogs|TestLoadMaxThroughput|TestStartupAndIdle' ./testbench/ \
+  >"$OUT/tmp/loadtest.log" 2>&1 || status=$?
+grep -E '^(--- |ok|FAIL)|rate +[0-9]+:|sustained|start-up' "$OUT/tmp/loadtest.log" || true
+
+# Render what was measured even when a scenario failed, then report the failure.
+echo "== report -> $OUT/results.md, $OUT/cpu_per_item.png"
+(cd benchmarks/report && go run . -results "$OUT")
+if [ "$status" -ne 0 ]; then
+  echo "testbench scenarios failed (exit $status); see $OUT/tmp/loadtest.log" >&2
+fi
+exit "$status"

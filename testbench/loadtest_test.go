@@ -1,0 +1,204 @@
+//go:build loadtest
+
+package testbench
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/otelgov/otelcol-governance/internal/e2e"
+)
+
+// Full-sized measured scenarios (`make loadtest`, `make bench`). They need
+// both distributions: _build/otelcol-governance and _baseline/otelcol-baseline.
+// Knobs, all optional:
+//   TESTBENCH_ROUNDS    interleaved rounds per configuration (default 3)
+//   TESTBENCH_DURATION  measured load per run (default 10s)
+//   TESTBENCH_RATES     fixed rates in items/s (default 10000,50000)
+//   TESTBENCH_POOL      distinct renames the workload draws (default 24; 0 = all)
+//   TESTBENCH_RESULTS   directory for the JSON results
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func envRates(name string, def []int) []int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Comparison is a results set of interleaved fixed-rate runs.
+type Comparison struct {
+	Scenario  string        `json:"scenario"`
+	Machine   Machine       `json:"machine"`
+	Mix       Mix           `json:"mix"`
+	Renames   int           `json:"renames"`
+	Rounds    int           `json:"rounds"`
+	Duration  time.Duration `json:"duration_ns"`
+	Warmup    time.Duration `json:"warmup_ns"`
+	Rates     []int         `json:"rates"`
+	BatchSize int           `json:"batch_size"`
+	Workers   int           `json:"workers"`
+	Configs   []Config      `json:"configs"`
+	Runs      []Result      `json:"runs"`
+	Failures  []string      `json:"failures,omitempty"`
+}
+
+// interleaved runs every config once per round and rate, rotating the order
+// each round, so that each configuration's runs are spread over the session
+// (A B C, B C A, ...) and slow drifts of the machine hit all alike.
+func interleaved(t *testing.T, name string, sig Signal, configs []Config, rates []int) Comparison {
+	dists := map[string]Distribution{"governance": Governance(t)}
+	for _, c := range configs {
+		if c.Distribution == "baseline" {
+			dists["baseline"] = Baseline(t)
+		}
+	}
+	w := testWorkload(t, Mix{DeprecatedPool: envInt("TESTBENCH_POOL", 24)})
+	cmp := Comparison{
+		Scenario: name, Machine: DescribeMachine(), Mix: w.Mix, Renames: len(w.Renames),
+		Rounds: envInt("TESTBENCH_ROUNDS", 3), Duration: envDuration("TESTBENCH_DURATION", 10*time.Second),
+		Warmup: 2 * time.Second, Rates: rates, BatchSize: 200, Workers: 8, Configs: configs,
+	}
+	for round := range cmp.Rounds {
+		for _, rate := range rates {
+			for i := range configs {
+				c := configs[(i+round)%len(configs)]
+				t.Run(fmt.Sprintf("round%d/%d/%s", round, rate, c.Name), func(t *testing.T) {
+					res := Run{
+						Dist: dists[c.Distribution], Config: c, Workload: w, Signal: sig,
+						Load:     LoadOptions{Rate: rate, BatchSize: cmp.BatchSize, Workers: cmp.Workers},
+						Warmup:   cmp.Warmup,
+						Duration: cmp.Duration,
+						// Ceilings: an order of magnitude above what a sane
+						// pipeline uses here, to catch runaways only.
+						MaxCPUPerItem: 200 * time.Microsecond,
+						MaxPeakRSS:    1 << 30,
+					}.Execute(t)
+					res.Round = round
+					t.Log(res)
+					if !res.OK() {
+						cmp.Failures = append(cmp.Failures, fmt.Sprintf("%s round %d rate %d: %s %v", c.Name, round, rate, res.Report, res.Violations))
+					}
+					if float64(res.Items) < 0.95*float64(rate)*cmp.Duration.Seconds() {
+						cmp.Failures = append(cmp.Failures, fmt.Sprintf("%s round %d rate %d: generator reached only %.0f items/s", c.Name, round, rate, res.AchievedRate))
+					}
+					cmp.Runs = append(cmp.Runs, res)
+					Check(t, res)
+				})
+			}
+		}
+	}
+	cmp.Machine.Finish()
+	SaveResult(t, name, cmp)
+	return cmp
+}
+
+// TestLoadCompare is scenario 1: spans at fixed rates through the bare
+// pipeline and each processor of both distributions.
+func TestLoadCompare(t *testing.T) {
+	w := testWorkload(t, Mix{DeprecatedPool: envInt("TESTBENCH_POOL", 24)})
+	configs := []Config{
+		Bare("governance"), GovernanceConfig(false), GovernanceConfig(true),
+		Bare("baseline"), TransformConfig(w), AttributesConfig(w), RedactionConfig(w),
+	}
+	interleaved(t, "comparison", Traces, configs, envRates("TESTBENCH_RATES", []int{10000, 50000}))
+}
+
+// TestLoadLogs is scenario 4: log records at a fixed rate.
+func TestLoadLogs(t *testing.T) {
+	configs := []Config{Bare("governance"), GovernanceConfig(false), GovernanceConfig(true)}
+	interleaved(t, "logs", Logs, configs, envRates("TESTBENCH_LOG_RATES", []int{10000}))
+}
+
+// Throughput is scenario 2's result for one configuration.
+type Throughput struct {
+	Config string `json:"config"`
+	// Sustained is the highest rate that passed: the generator reached 97%
+	// of it, nothing was lost, and the backlog drained within 2s.
+	Sustained int      `json:"sustained"`
+	Steps     []Result `json:"steps"`
+	// GeneratorCPUShare is the test process's cores used at the last step:
+	// near its share of the machine, the figure is the generator's limit.
+	GeneratorCPUShare float64 `json:"generator_cpu_share"`
+	StoppedBy         string  `json:"stopped_by"`
+}
+
+// TestLoadMaxThroughput is scenario 2: the highest sustained span rate of
+// the collector at GOMAXPROCS=1, no loss allowed.
+func TestLoadMaxThroughput(t *testing.T) {
+	w := testWorkload(t, Mix{DeprecatedPool: envInt("TESTBENCH_POOL", 24)})
+	gov := Governance(t)
+	ladder := []int{20000, 40000, 60000, 80000, 100000, 120000, 150000}
+	step := envDuration("TESTBENCH_STEP", 5*time.Second)
+	out := struct {
+		Machine Machine       `json:"machine"`
+		Step    time.Duration `json:"step_ns"`
+		Configs []Throughput  `json:"configs"`
+	}{Machine: DescribeMachine(), Step: step}
+	for _, c := range []Config{Bare("governance"), GovernanceConfig(false), GovernanceConfig(true)} {
+		tp := Throughput{Config: c.Name}
+		for _, rate := range ladder {
+			var res Result
+			var genCPU float64
+			t.Run(fmt.Sprintf("%s/%d", c.Name, rate), func(t *testing.T) {
+				self0, _ := ReadUsage(os.Getpid())
+				res = Run{
+					Dist: gov, Config: c, Workload: w, Signal: Traces,
+					Load:         LoadOptions{Rate: rate, BatchSize: 500, Workers: 6, Protocols: []e2e.Protocol{e2e.GRPC}},
+					Warmup:       time.Second,
+					Duration:     step,
+					Env:          []string{"GOMAXPROCS=1"},
+					DrainTimeout: 2 * time.Second,
+				}.Execute(t)
+				self1, _ := ReadUsage(os.Getpid())
+				genCPU = (self1.CPU - self0.CPU).Seconds() / self1.At.Sub(self0.At).Seconds()
+				t.Log(res)
+			})
+			tp.Steps = append(tp.Steps, res)
+			tp.GeneratorCPUShare = genCPU
+			switch {
+			case !res.OK():
+				tp.StoppedBy = fmt.Sprintf("rate %d: %s %v", rate, res.Report, res.Violations)
+			case res.AchievedRate < 0.97*float64(rate):
+				tp.StoppedBy = fmt.Sprintf("rate %d: reached %.0f/s", rate, res.AchievedRate)
+			default:
+				tp.Sustained = rate
+				continue
+			}
+			break
+		}
+		t.Logf("%s: sustained %d spans/s at GOMAXPROCS=1 (stopped by %s; generator used %.2f cores)", c.Name, tp.Sustained, tp.StoppedBy, tp.GeneratorCPUShare)
+		out.Configs = append(out.Configs, tp)
+	}
+	out.Machine.Finish()
+	SaveResult(t, "throughput", out)
+	if slices.ContainsFunc(out.Configs, func(tp Throughput) bool { return tp.Sustained == 0 }) {
+		t.Errorf("a configuration sustained no rate at all")
+	}
+}

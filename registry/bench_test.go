@@ -38,6 +38,33 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 	assert.Zero(t, allocs)
 }
 
+// TestConcurrentUse reads one index from many goroutines (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	ix, err := Default()
+	require.NoError(t, err)
+	done := make(chan struct{})
+	for range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 1000 {
+				for _, tc := range lookupCases {
+					if a := ix.Lookup(tc.key); a != nil {
+						_ = a.Target(Context{Location: LocationSpan, SpanKind: SpanKindClient})
+					}
+				}
+				_ = ix.Sources("server.address")
+				_ = ix.Metric("http.server.duration")
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	again, err := Default()
+	require.NoError(t, err)
+	assert.Same(t, ix, again)
+}
+
 // BenchmarkLookup: go test ./registry -run '^$' -bench 'Lookup|Target' -benchmem
 func BenchmarkLookup(b *testing.B) {
 	ix, err := Default()

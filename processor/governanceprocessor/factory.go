@@ -85,7 +85,7 @@ func (f *factory) newGovernor(set processor.Settings, cfg component.Config, sig 
 	if err != nil {
 		return nil, err
 	}
-	return newGovernor(set.TelemetrySettings, pCfg, ix, sig)
+	return newGovernor(set.TelemetrySettings, set.ID, pCfg, ix, sig)
 }
 
 func capabilities(cfg component.Config) processorhelper.Option {

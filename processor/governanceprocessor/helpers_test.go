@@ -18,7 +18,7 @@ func newTestGovernor(tb testing.TB, cfg *config, sig signal, set component.Telem
 	tb.Helper()
 	ix, err := cfg.Registry.load()
 	require.NoError(tb, err)
-	g, err := newGovernor(set, cfg, ix, sig)
+	g, err := newGovernor(set, component.MustNewID("governance"), cfg, ix, sig)
 	require.NoError(tb, err)
 	return g
 }

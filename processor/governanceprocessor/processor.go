@@ -45,8 +45,8 @@ type includeRule struct {
 	values map[string]struct{}
 }
 
-func newGovernor(set component.TelemetrySettings, cfg *config, ix *registry.Index, sig signal) (*governor, error) {
-	tel, err := newTelemetry(set, sig, cfg.ServiceLimit)
+func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, sig signal) (*governor, error) {
+	tel, err := newTelemetry(set, id, sig, cfg.ServiceLimit)
 	if err != nil {
 		return nil, err
 	}

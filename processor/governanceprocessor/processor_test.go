@@ -96,33 +96,34 @@ func TestTelemetry(t *testing.T) {
 	ix, err := registry.Default()
 	require.NoError(t, err)
 	set := func(kvs ...attribute.KeyValue) attribute.Set { return attribute.NewSet(kvs...) }
-	sig := attribute.String("signal", "traces")
+	proc := attribute.String("processor", "governance")
+	sig := attribute.String("otel.signal", "traces")
 	loc := func(l string) attribute.KeyValue { return attribute.String("location", l) }
 	out := func(o string) attribute.KeyValue { return attribute.String("outcome", o) }
 	svc := func(s string) attribute.KeyValue { return attribute.String("service.name", s) }
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
 
 	metadatatest.AssertEqualProcessorGovernanceAttributes(t, tel, []metricdata.DataPoint[int64]{
-		{Attributes: set(sig, loc("resource"), out("conformant")), Value: 2},
-		{Attributes: set(sig, loc("span"), out("renamed")), Value: 2},
-		{Attributes: set(sig, loc("span"), out("dropped")), Value: 2},
+		{Attributes: set(proc, sig, loc("resource"), out("conformant")), Value: 2},
+		{Attributes: set(proc, sig, loc("span"), out("renamed")), Value: 2},
+		{Attributes: set(proc, sig, loc("span"), out("dropped")), Value: 2},
 	}, opts...)
 	metadatatest.AssertEqualProcessorGovernanceAttributesDropped(t, tel, []metricdata.DataPoint[int64]{
-		{Attributes: set(sig, attribute.String("reason", "unknown")), Value: 2},
+		{Attributes: set(proc, sig, attribute.String("reason", "unknown")), Value: 2},
 	}, opts...)
 	metadatatest.AssertEqualProcessorGovernanceServiceAttributes(t, tel, []metricdata.DataPoint[int64]{
-		{Attributes: set(svc("checkout"), out("conformant")), Value: 1},
-		{Attributes: set(svc("checkout"), out("renamed")), Value: 1},
-		{Attributes: set(svc("checkout"), out("dropped")), Value: 1},
-		{Attributes: set(svc("_other"), out("conformant")), Value: 1},
-		{Attributes: set(svc("_other"), out("renamed")), Value: 1},
-		{Attributes: set(svc("_other"), out("dropped")), Value: 1},
+		{Attributes: set(proc, sig, svc("checkout"), out("conformant")), Value: 1},
+		{Attributes: set(proc, sig, svc("checkout"), out("renamed")), Value: 1},
+		{Attributes: set(proc, sig, svc("checkout"), out("dropped")), Value: 1},
+		{Attributes: set(proc, sig, svc("_other"), out("conformant")), Value: 1},
+		{Attributes: set(proc, sig, svc("_other"), out("renamed")), Value: 1},
+		{Attributes: set(proc, sig, svc("_other"), out("dropped")), Value: 1},
 	}, opts...)
 	metadatatest.AssertEqualProcessorGovernanceServiceOverflow(t, tel, []metricdata.DataPoint[int64]{
-		{Value: 1},
+		{Attributes: set(proc, sig), Value: 1},
 	}, opts...)
 	metadatatest.AssertEqualProcessorGovernanceRegistryInfo(t, tel, []metricdata.DataPoint[int64]{
-		{Attributes: set(
+		{Attributes: set(proc, sig,
 			attribute.String("schema_url", ix.SchemaURL()),
 			attribute.String("digest", ix.Digest()),
 			attribute.Int64("generation", 1),
@@ -148,9 +149,11 @@ func TestMetricNamesTelemetry(t *testing.T) {
 	h.SetUnit("ms")
 	h.SetEmptyHistogram().DataPoints().AppendEmpty()
 	require.NoError(t, mp.ConsumeMetrics(context.Background(), md))
+	proc := attribute.String("processor", "governance")
+	sig := attribute.String("otel.signal", "metrics")
 	metadatatest.AssertEqualProcessorGovernanceMetricNames(t, tel, []metricdata.DataPoint[int64]{
-		{Attributes: attribute.NewSet(attribute.String("outcome", "renamed")), Value: 1},
-		{Attributes: attribute.NewSet(attribute.String("outcome", "incompatible")), Value: 1},
+		{Attributes: attribute.NewSet(proc, sig, attribute.String("outcome", "renamed")), Value: 1},
+		{Attributes: attribute.NewSet(proc, sig, attribute.String("outcome", "incompatible")), Value: 1},
 	}, metricdatatest.IgnoreTimestamp())
 	assert.Equal(t, "db.client.connection.count", m.Name())
 	assert.Equal(t, "http.server.duration", h.Name(), "unit ms differs from the target's s")

@@ -121,45 +121,60 @@ const (
 // once, here, so that recording a batch allocates nothing.
 type telemetry struct {
 	tb       *metadata.TelemetryBuilder
+	base     []attribute.KeyValue // processor and otel.signal, on every series
 	attrs    [numLocations][numOutcomes][]metric.AddOption
 	drops    [numReasons][]metric.AddOption
 	names    [numOutcomes][]metric.AddOption
+	overflow []metric.AddOption
 	services *serviceTable
 }
 
-func newTelemetry(set component.TelemetrySettings, sig signal, serviceLimit int) (*telemetry, error) {
+// The attribute keys of processor and signal are those of the collector's own
+// processor metrics (otelcol_processor_incoming_items), so that one PromQL
+// selector matches both.
+const (
+	processorKey = "processor"
+	signalKey    = "otel.signal"
+)
+
+func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, serviceLimit int) (*telemetry, error) {
 	tb, err := metadata.NewTelemetryBuilder(set)
 	if err != nil {
 		return nil, fmt.Errorf("create telemetry: %w", err)
 	}
-	t := &telemetry{tb: tb, services: newServiceTable(serviceLimit)}
-	sigAttr := attribute.String("signal", sig.String())
+	base := []attribute.KeyValue{
+		attribute.String(processorKey, id.String()),
+		attribute.String(signalKey, sig.String()),
+	}
+	t := &telemetry{tb: tb, base: base, services: newServiceTable(base, serviceLimit)}
 	for l := range numLocations {
 		loc := attribute.String("location", registry.Location(l).String())
 		for o := range numOutcomes {
-			t.attrs[l][o] = addOpts(sigAttr, loc, attribute.String("outcome", o.String()))
+			t.attrs[l][o] = addOpts(base, loc, attribute.String("outcome", o.String()))
 		}
 	}
 	for r := range numReasons {
-		t.drops[r] = addOpts(sigAttr, attribute.String("reason", r.String()))
+		t.drops[r] = addOpts(base, attribute.String("reason", r.String()))
 	}
 	for o := range numOutcomes {
-		t.names[o] = addOpts(attribute.String("outcome", o.String()))
+		t.names[o] = addOpts(base, attribute.String("outcome", o.String()))
 	}
+	t.overflow = addOpts(base)
 	return t, nil
 }
 
-func addOpts(kvs ...attribute.KeyValue) []metric.AddOption {
-	return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(kvs...))}
+func addOpts(base []attribute.KeyValue, kvs ...attribute.KeyValue) []metric.AddOption {
+	all := append(append(make([]attribute.KeyValue, 0, len(base)+len(kvs)), base...), kvs...)
+	return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(all...))}
 }
 
 // recordRegistry records the info gauge naming the registry in force.
 func (t *telemetry) recordRegistry(ctx context.Context, ix *registry.Index, generation int64) {
-	t.tb.ProcessorGovernanceRegistryInfo.Record(ctx, 1, metric.WithAttributes(
+	t.tb.ProcessorGovernanceRegistryInfo.Record(ctx, 1, metric.WithAttributes(append(t.base[:len(t.base):len(t.base)],
 		attribute.String("schema_url", ix.SchemaURL()),
 		attribute.String("digest", ix.Digest()),
 		attribute.Int64("generation", generation),
-	))
+	)...))
 }
 
 // record adds one batch's counts to the instruments.
@@ -190,7 +205,7 @@ func (t *telemetry) record(ctx context.Context, c *counts) {
 		}
 	}
 	if c.overflow > 0 {
-		t.tb.ProcessorGovernanceServiceOverflow.Add(ctx, c.overflow)
+		t.tb.ProcessorGovernanceServiceOverflow.Add(ctx, c.overflow, t.overflow...)
 	}
 }
 
@@ -236,11 +251,11 @@ type serviceSlot struct {
 	opts [numOutcomes][]metric.AddOption
 }
 
-func newServiceSlot(name string) *serviceSlot {
+func newServiceSlot(base []attribute.KeyValue, name string) *serviceSlot {
 	s := &serviceSlot{}
 	svc := attribute.String("service.name", name)
 	for o := range numOutcomes {
-		s.opts[o] = addOpts(svc, attribute.String("outcome", o.String()))
+		s.opts[o] = addOpts(base, svc, attribute.String("outcome", o.String()))
 	}
 	return s
 }
@@ -249,18 +264,20 @@ func newServiceSlot(name string) *serviceSlot {
 // limit distinct names get their own series, later ones share "_other".
 type serviceTable struct {
 	mu      sync.Mutex
+	base    []attribute.KeyValue
 	limit   int
 	slots   map[string]*serviceSlot
 	other   *serviceSlot
 	missing *serviceSlot
 }
 
-func newServiceTable(limit int) *serviceTable {
+func newServiceTable(base []attribute.KeyValue, limit int) *serviceTable {
 	return &serviceTable{
+		base:    base,
 		limit:   limit,
 		slots:   make(map[string]*serviceSlot, min(limit, 1024)),
-		other:   newServiceSlot(serviceOther),
-		missing: newServiceSlot(serviceMissing),
+		other:   newServiceSlot(base, serviceOther),
+		missing: newServiceSlot(base, serviceMissing),
 	}
 }
 
@@ -275,7 +292,7 @@ func (st *serviceTable) slot(name string) (s *serviceSlot, overflow bool) {
 	if len(st.slots) >= st.limit {
 		return st.other, true
 	}
-	s = newServiceSlot(name)
+	s = newServiceSlot(st.base, name)
 	// Clone so the table does not pin the batch that carried the name.
 	st.slots[strings.Clone(name)] = s
 	return s, false

@@ -65,7 +65,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	var err, errs error
 	builder.ProcessorGovernanceAttributes, err = builder.meter.Int64Counter(
 		"otelcol_processor_governance_attributes",
-		metric.WithDescription("Attributes seen by the governance processor, by signal, location and outcome. Every attribute is counted exactly once. [Alpha]"),
+		metric.WithDescription("Attributes seen by the governance processor, by processor, signal, location and outcome. Every attribute is counted exactly once. [Alpha]"),
 		metric.WithUnit("{attribute}"),
 	)
 	errs = errors.Join(errs, err)

@@ -24,7 +24,7 @@ func NewSettings(tt *componenttest.Telemetry) processor.Settings {
 func AssertEqualProcessorGovernanceAttributes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_governance_attributes",
-		Description: "Attributes seen by the governance processor, by signal, location and outcome. Every attribute is counted exactly once. [Alpha]",
+		Description: "Attributes seen by the governance processor, by processor, signal, location and outcome. Every attribute is counted exactly once. [Alpha]",
 		Unit:        "{attribute}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

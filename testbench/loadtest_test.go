@@ -205,3 +205,23 @@ func TestLoadMaxThroughput(t *testing.T) {
 		t.Errorf("a configuration sustained no rate at all")
 	}
 }
+
+// TestBaselineCorrect is the CI-sized check of the baseline configurations:
+// transform and attributes must rename exactly like governance keep mode,
+// redaction must drop exactly the unknown keys, on the same workload. Without
+// it, a faster baseline could be one that does less.
+func TestBaselineCorrect(t *testing.T) {
+	base := Baseline(t)
+	w := testWorkload(t, Mix{DeprecatedPool: envInt("TESTBENCH_POOL", 24)})
+	for _, c := range []Config{Bare("baseline"), TransformConfig(w), AttributesConfig(w), RedactionConfig(w)} {
+		t.Run(c.Name, func(t *testing.T) {
+			res := Run{
+				Dist: base, Config: c, Workload: w, Signal: Traces,
+				Load:     LoadOptions{Rate: 5000, Protocols: []e2e.Protocol{e2e.GRPC, e2e.HTTP}},
+				Duration: 2 * time.Second,
+			}.Execute(t)
+			t.Log(res)
+			Check(t, res)
+		})
+	}
+}

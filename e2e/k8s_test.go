@@ -5,9 +5,11 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -158,7 +160,7 @@ func TestK8sPromtoolRules(t *testing.T) {
 	rules := promtoolRules(t, filepath.Join(k8sDir(t), "monitoring/governance-rules.yaml"), dir)
 	out, err := runPromtool(t, dir, "check", "rules", rules)
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "SUCCESS: 5 rules found")
+	assert.Contains(t, out, "SUCCESS: 6 rules found")
 
 	writeFile(t, filepath.Join(dir, "governance-rules_test.yaml"), mustRead(t, filepath.Join(k8sDir(t), "monitoring/governance-rules_test.yaml")))
 	out, err = runPromtool(t, dir, "test", "rules", "governance-rules_test.yaml")
@@ -201,6 +203,8 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 	p.Processors = "  memory_limiter:\n    check_interval: 1s\n    limit_mib: 256\n" +
 		"  governance:\n    deprecated: rename\n    unknown: drop\n    service_limit: 1\n"
 	p.ProcessorNames = []string{"memory_limiter", "governance"}
+	p.Extensions = fmt.Sprintf("  governance_registry:\n    poll_interval: 1s\n    http:\n      endpoint: 127.0.0.1:%d\n", e2e.FreePort(t))
+	p.ExtensionNames = []string{"governance_registry"}
 	col := e2e.StartCollector(t, p.YAML(), p.HealthPort, p.MetricsPort, e2e.Options{})
 	client, err := e2e.NewClient(p.GRPCEndpoint(), p.HTTPEndpoint())
 	require.NoError(t, err)
@@ -222,6 +226,7 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 		"otelcol_processor_governance_registry_info",
 		"otelcol_processor_governance_service_attributes",
 		"otelcol_processor_governance_service_overflow",
+		"otelcol_extension_governance_registry_reload_failing",
 	}
 	var fams e2e.Families
 	deadline := time.Now().Add(15 * time.Second)
@@ -248,11 +253,12 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 			}
 		}
 		exported[name] = ls
-		if strings.HasPrefix(name, "otelcol_processor_governance") {
+		if slices.Contains(want, name) {
 			governance = append(governance, name)
 		}
 	}
 	sort.Strings(governance)
+	sort.Strings(want)
 	require.Equal(t, want, governance, "the governance metrics on :8888 after known traffic")
 	return exported
 }
@@ -263,12 +269,19 @@ func TestK8sPromQLReferencesExportedNames(t *testing.T) {
 	root := e2e.RepoRoot(t)
 	exported := scrapeGovernance(t)
 	for name, ls := range exported {
-		if strings.HasPrefix(name, "otelcol_processor_governance") {
+		if strings.Contains(name, "governance") {
 			t.Logf("exported: %s {%s}", name, strings.Join(sortedLabels(ls), ","))
 		}
 	}
-	_, enums, err := manifestlint.DeclaredTelemetry([]byte(mustRead(t, filepath.Join(root, "processor/governanceprocessor/metadata.yaml"))))
-	require.NoError(t, err)
+	// Matchers on enum labels (outcome, reason, result) must use declared values.
+	enums := map[string][]string{}
+	for _, md := range []string{"processor/governanceprocessor/metadata.yaml", "extension/registryextension/metadata.yaml"} {
+		_, en, err := manifestlint.DeclaredTelemetry([]byte(mustRead(t, filepath.Join(root, md))))
+		require.NoError(t, err)
+		for k, v := range en {
+			enums[k] = v
+		}
+	}
 
 	check := func(t *testing.T, rulesPath, dashboardPath string) map[string][]string {
 		t.Helper()

@@ -14,10 +14,22 @@ var targetLabels = []string{"job", "instance", "pod", "namespace", "service", "c
 
 func declaredCheck(t *testing.T) PromQLCheck {
 	t.Helper()
-	md, err := os.ReadFile("../../processor/governanceprocessor/metadata.yaml")
-	require.NoError(t, err)
-	exported, enums, err := DeclaredTelemetry(md)
-	require.NoError(t, err)
+	exported, enums := Exported{}, map[string][]string{}
+	for _, path := range []string{
+		"../../processor/governanceprocessor/metadata.yaml",
+		"../../extension/registryextension/metadata.yaml",
+	} {
+		md, err := os.ReadFile(path)
+		require.NoError(t, err)
+		e, en, err := DeclaredTelemetry(md)
+		require.NoError(t, err)
+		for k, v := range e {
+			exported[k] = v
+		}
+		for k, v := range en {
+			enums[k] = v
+		}
+	}
 	require.Contains(t, exported, "otelcol_processor_governance_service_attributes")
 	require.True(t, exported["otelcol_processor_governance_service_attributes"]["service_name"])
 	return PromQLCheck{Exported: exported, TargetLabels: targetLabels, Enums: enums}
@@ -29,7 +41,7 @@ func shippedExprs(t *testing.T) (map[string]string, Exported) {
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	exprs, recorded := RuleExprs(objs[0].Doc)
-	require.Len(t, exprs, 5)
+	require.Len(t, exprs, 6)
 	data, err := os.ReadFile("../../distribution/k8s/monitoring/governance-dashboard.json")
 	require.NoError(t, err)
 	dash, err := DashboardExprs(data)

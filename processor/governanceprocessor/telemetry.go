@@ -147,8 +147,8 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, 
 		attribute.String(signalKey, sig.String()),
 	}
 	t := &telemetry{tb: tb, base: base, services: newServiceTable(base, serviceLimit)}
-	for l := range numLocations {
-		loc := attribute.String("location", registry.Location(l).String())
+	for l := registry.LocationResource; l <= registry.LocationLog; l++ {
+		loc := attribute.String("location", l.String())
 		for o := range numOutcomes {
 			t.attrs[l][o] = addOpts(base, loc, attribute.String("outcome", o.String()))
 		}

@@ -101,7 +101,7 @@ func (w *walker) traces(td ptrace.Traces) {
 }
 
 func (w *walker) span(span ptrace.Span) {
-	kind := registry.SpanKind(span.Kind())
+	kind := spanKind(span.Kind())
 	w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: kind}
 	w.attrs(span.Attributes())
 	events := span.Events()
@@ -117,6 +117,24 @@ func (w *walker) span(span ptrace.Span) {
 		for i := 0; i < links.Len(); i++ {
 			w.attrs(links.At(i).Attributes())
 		}
+	}
+}
+
+// spanKind maps pdata's span kind to the registry's.
+func spanKind(k ptrace.SpanKind) registry.SpanKind {
+	switch k {
+	case ptrace.SpanKindInternal:
+		return registry.SpanKindInternal
+	case ptrace.SpanKindServer:
+		return registry.SpanKindServer
+	case ptrace.SpanKindClient:
+		return registry.SpanKindClient
+	case ptrace.SpanKindProducer:
+		return registry.SpanKindProducer
+	case ptrace.SpanKindConsumer:
+		return registry.SpanKindConsumer
+	default:
+		return registry.SpanKindUnspecified
 	}
 }
 

@@ -172,15 +172,20 @@ func TestMemoryLimiterOverload(t *testing.T) {
 		Signal: Traces, Rate: 20000, BatchSize: 500, Workers: 4,
 		Protocols: []e2e.Protocol{e2e.GRPC, e2e.HTTP}, RetryBackoff: 50 * time.Millisecond,
 	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan LoadStats)
-	go func() { done <- gen.Run(context.Background(), size(8*time.Second, 30*time.Second)) }()
-	// Refuse until the memory limiter has refused for a while.
-	deadline := time.Now().Add(size(6*time.Second, 20*time.Second))
+	go func() { done <- gen.Run(ctx, 5*time.Minute) }()
+	// Refuse until the memory limiter has refused for a while (the
+	// generator's retries show it), then recover and keep the load on.
+	deadline := time.Now().Add(45 * time.Second)
 	for time.Now().Before(deadline) && gen.Stats().Retries < 20 {
 		time.Sleep(50 * time.Millisecond)
 	}
 	retriesAtRecovery := gen.Stats().Retries
 	backend.SetRefusing(false)
+	time.Sleep(size(3*time.Second, 15*time.Second))
+	cancel()
 	st := <-done
 	require.True(t, backend.WaitDrained(Traces, st.Sent, 90*time.Second, 500*time.Millisecond),
 		"received %d of %d", backend.Received(Traces), st.Sent)

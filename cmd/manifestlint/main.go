@@ -14,6 +14,8 @@ import (
 	"os"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/otelgov/otelcol-governance/internal/manifestlint"
 )
 
@@ -26,6 +28,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	governed := fs.String("governed-namespaces", "", "comma-separated namespaces whose workloads must be governed, besides Namespaces labelled "+manifestlint.GovernedLabel+"=true")
 	image := fs.String("image-contains", "otelcol-governance", "substring every OpenTelemetryCollector spec.image must contain (empty: no check)")
+	printConfig := fs.String("print-config", "", "print the spec.config of collector CR NAMESPACE/NAME as YAML (what the Operator writes to /conf/collector.yaml) instead of linting")
 	crds := fs.String("crds", "", "directory of CustomResourceDefinition YAML (e.g. the Operator's) to validate CRs against; empty: no schema check")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: manifestlint [flags] PATH... (file, directory, kustomization directory, or - for stdin)\n")
@@ -63,6 +66,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "manifestlint: no Kubernetes objects in %s\n", strings.Join(fs.Args(), " "))
 		return 2
 	}
+	if *printConfig != "" {
+		return printCollectorConfig(objs, *printConfig, stdout, stderr)
+	}
 	opts := manifestlint.Options{ImageContains: *image}
 	if *governed != "" {
 		opts.GovernedNamespaces = strings.Split(*governed, ",")
@@ -85,4 +91,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "manifestlint: %d objects, all checks pass\n", len(objs))
 	return 0
+}
+
+// printCollectorConfig writes the spec.config of the collector CR ref
+// (namespace/name) as YAML.
+func printCollectorConfig(objs []manifestlint.Object, ref string, stdout, stderr io.Writer) int {
+	for _, o := range objs {
+		if o.Kind() != "OpenTelemetryCollector" || o.Namespace()+"/"+o.Name() != ref {
+			continue
+		}
+		cfg, err := manifestlint.CollectorConfig(o)
+		if err == nil {
+			var out []byte
+			out, err = yaml.Marshal(cfg)
+			if err == nil {
+				_, err = stdout.Write(out)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "manifestlint: %s: %v\n", o.Ref(), err)
+			return 2
+		}
+		return 0
+	}
+	fmt.Fprintf(stderr, "manifestlint: no OpenTelemetryCollector %s in the input\n", ref)
+	return 2
 }

@@ -46,3 +46,14 @@ func TestStdin(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stdout.String(), "Service shop/s (<stdin>#0): [selector-matches-nothing]")
 }
+
+func TestPrintConfig(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-print-config", "shop/governance", "../../distribution/k8s"}, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "endpoint: gateway-collector.observability.svc:4317")
+	stdout.Reset()
+	code = run([]string{"-print-config", "shop/nope", "../../distribution/k8s"}, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr.String(), "no OpenTelemetryCollector shop/nope")
+}

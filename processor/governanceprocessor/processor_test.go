@@ -3,6 +3,7 @@ package governanceprocessor
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -177,7 +178,7 @@ func putMixed(m pcommon.Map, i int) {
 	m.PutStr("server.address", "shop.example.com")
 	m.PutDouble("acme.ratio", float64(i)/3)
 	m.PutBool("acme.flag", i%2 == 0)
-	m.PutEmptyBytes("acme.blob").FromRaw([]byte{0, 0xff, byte(i), 0x80, 'x'})
+	m.PutEmptyBytes("acme.blob").FromRaw(append([]byte{0, 0xff, 0x80}, strconv.Itoa(i)...))
 	s := m.PutEmptySlice("acme.list")
 	s.AppendEmpty().SetStr("a")
 	s.AppendEmpty().SetInt(int64(i))

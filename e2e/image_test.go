@@ -102,6 +102,36 @@ func TestImageTarball(t *testing.T) {
 	assert.Equal(t, imageFiles, df.copies, "COPY destinations of the final stage")
 }
 
+// TestImageReadByContainersTooling reads the tarball with skopeo, which uses
+// containers/image's docker-archive reader, the one `podman load` uses: an
+// implementation independent of go-containerregistry that wrote it.
+func TestImageReadByContainersTooling(t *testing.T) {
+	skopeo, err := exec.LookPath("skopeo")
+	if err != nil {
+		t.Fatalf("skopeo not found: the image tarball cannot be checked by an independent reader (Debian: apt-get install -y skopeo): %v", err)
+	}
+	path, log, err := buildImage(t, e2e.Binary(t))
+	require.NoError(t, err, log)
+	out, err := exec.Command(skopeo, "inspect", "--config", "docker-archive:"+path).CombinedOutput()
+	require.NoError(t, err, string(out))
+	var cf v1.ConfigFile
+	require.NoError(t, json.Unmarshal(out, &cf), string(out))
+	assert.Equal(t, []string{"/otelcol-governance"}, cf.Config.Entrypoint)
+	assert.Equal(t, "10001", cf.Config.User)
+	assert.Len(t, cf.Config.ExposedPorts, 4)
+	// And copies it into an OCI layout, which reads every layer blob.
+	out, err = exec.Command(skopeo, "copy", "-q", "docker-archive:"+path, "oci:"+filepath.Join(t.TempDir(), "oci")+":latest").CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	// The same reader rejects a tarball cut short (a failed write, a full disk).
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	cut := filepath.Join(t.TempDir(), "cut.tar")
+	require.NoError(t, os.WriteFile(cut, data[:len(data)/2], 0o600))
+	out, err = exec.Command(skopeo, "copy", "-q", "docker-archive:"+cut, "oci:"+filepath.Join(t.TempDir(), "oci-cut")+":latest").CombinedOutput()
+	require.Error(t, err, "skopeo accepted a truncated tarball: %s", out)
+}
+
 // TestImageRefusesDynamicBinary: the image has no libc, so a dynamically
 // linked binary would fail at start with "no such file or directory" and no
 // other message; mkimage refuses it instead.

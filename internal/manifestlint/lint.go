@@ -172,6 +172,10 @@ func (l *linter) checkWorkload(o Object) {
 		l.report(o, RuleAppNotGoverned, "namespace %s is governed but the pod template has no %s annotation: its telemetry bypasses the governance sidecar", ns, sidecarAnnotation)
 	case sidecar == "false":
 		l.report(o, RuleAppNotGoverned, "namespace %s is governed but the pod template sets %s: \"false\"", ns, sidecarAnnotation)
+	case sidecar == "true":
+		if len(l.collectors) > 0 && !l.hasSidecar(ns) {
+			l.report(o, RuleAppNotGoverned, "%s: \"true\" needs an OpenTelemetryCollector in mode sidecar in namespace %s, and there is none", sidecarAnnotation, ns)
+		}
 	case sidecar != "true":
 		cr, found := l.findCR(l.collectors, ns, sidecar)
 		switch {
@@ -209,6 +213,16 @@ func (l *linter) checkWorkload(o Object) {
 			}
 		}
 	}
+}
+
+// hasSidecar reports whether namespace ns has a collector CR in mode sidecar.
+func (l *linter) hasSidecar(ns string) bool {
+	for _, cr := range l.collectors {
+		if namespaceOf(cr) == ns && str(cr.Doc, "spec", "mode") == "sidecar" {
+			return true
+		}
+	}
+	return false
 }
 
 // findCR finds ref ("name" in namespace ns, or "other-ns/name") among crs;

@@ -44,6 +44,10 @@ func TestBrokenInputs(t *testing.T) {
 			`instrumentation.opentelemetry.io/inject-python: "python" names no Instrumentation`,
 			`sidecar.opentelemetry.io/inject: "governence" names no OpenTelemetryCollector`,
 		}, RuleAppNotGoverned},
+		{"app-true-without-crs.yaml", []string{
+			`instrumentation.opentelemetry.io/inject-nodejs: "true" needs an Instrumentation in namespace payments`,
+			`sidecar.opentelemetry.io/inject: "true" needs an OpenTelemetryCollector in mode sidecar in namespace payments`,
+		}, RuleAppNotGoverned},
 		{"collector-pipeline-ungoverned.yaml", []string{
 			"pipeline logs: memory_limiter must be the first processor",
 			"pipeline metrics has no governance processor",

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,7 +128,7 @@ func TestImageReadByContainersTooling(t *testing.T) {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	cut := filepath.Join(t.TempDir(), "cut.tar")
-	require.NoError(t, os.WriteFile(cut, data[:len(data)/2], 0o600))
+	require.NoError(t, os.WriteFile(cut, data[:len(data)/2], 0o600)) //nolint:gosec // a path under t.TempDir()
 	out, err = exec.Command(skopeo, "copy", "-q", "docker-archive:"+cut, "oci:"+filepath.Join(t.TempDir(), "oci-cut")+":latest").CombinedOutput()
 	require.Error(t, err, "skopeo accepted a truncated tarball: %s", out)
 }
@@ -282,8 +283,8 @@ func extract(t *testing.T, img v1.Image, dir string) map[string]string {
 		clean := filepath.Clean(h.Name)
 		require.False(t, strings.HasPrefix(clean, ".."), h.Name)
 		dst := filepath.Join(dir, clean)
-		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
-		f, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode).Perm())
+		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o750))
+		f, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, fs.FileMode(h.Mode&0o777)) //nolint:gosec // masked to permission bits
 		require.NoError(t, err)
 		_, err = io.Copy(f, tr) //nolint:gosec // our own image, bounded by its size
 		require.NoError(t, f.Close())

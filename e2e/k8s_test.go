@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -338,7 +339,8 @@ func TestK8sManifestLintCommand(t *testing.T) {
 		cmd := exec.Command("go", append(args, paths...)...)
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
-		if exitErr, ok := err.(*exec.ExitError); ok {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
 			return string(out), exitErr.ExitCode()
 		}
 		require.NoError(t, err, string(out))

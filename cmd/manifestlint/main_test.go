@@ -17,10 +17,18 @@ func TestExitCodes(t *testing.T) {
 		stderrPart string
 	}{
 		{"shipped kustomization passes", []string{"../../distribution/k8s"}, 0, "", "all checks pass"},
-		{"broken input fails", []string{"../../distribution/k8s", "../../internal/manifestlint/testdata/broken/app-missing-sidecar.yaml"}, 1,
-			"[app-not-governed] namespace shop is governed but the pod template has no sidecar.opentelemetry.io/inject annotation", "1 finding(s)"},
-		{"governed namespace by flag", []string{"-governed-namespaces", "shop", "../../internal/manifestlint/testdata/broken/app-missing-sidecar.yaml"}, 1,
-			"[app-not-governed]", "2 finding(s)"},
+		{
+			"broken input fails",
+			[]string{"../../distribution/k8s", "../../internal/manifestlint/testdata/broken/app-missing-sidecar.yaml"},
+			1,
+			"[app-not-governed] namespace shop is governed but the pod template has no sidecar.opentelemetry.io/inject annotation", "1 finding(s)",
+		},
+		{
+			"governed namespace by flag",
+			[]string{"-governed-namespaces", "shop", "../../internal/manifestlint/testdata/broken/app-missing-sidecar.yaml"},
+			1,
+			"[app-not-governed]", "2 finding(s)",
+		},
 		{"missing path", []string{"does-not-exist"}, 2, "", "does-not-exist"},
 		{"no arguments", nil, 2, "", "usage"},
 	}

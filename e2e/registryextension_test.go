@@ -268,13 +268,13 @@ func TestRegistryHotReload(t *testing.T) {
 	fam := e2e.MustScrape(t, rc.metrics)
 	v, ok := fam.Sum("otelcol_extension_governance_registry_info", map[string]string{"generation": "2", "digest": gen2.Digest})
 	assert.True(t, ok)
-	assert.Equal(t, 1.0, v)
+	assert.InDelta(t, 1.0, v, 0)
 	_, ok = fam.Sum("otelcol_extension_governance_registry_info", map[string]string{"generation": "1"})
 	assert.False(t, ok, "only the generation in force is exported")
 	v, _ = fam.Sum("otelcol_extension_governance_registry_reloads", map[string]string{"result": "success"})
-	assert.Equal(t, 1.0, v)
+	assert.InDelta(t, 1.0, v, 0)
 	v, _ = fam.Sum("otelcol_processor_governance_registry_info", map[string]string{"generation": "2"})
-	assert.Equal(t, 1.0, v, "the processor's info gauge moved too")
+	assert.InDelta(t, 1.0, v, 0, "the processor's info gauge moved too")
 	assert.Contains(t, rc.col.Log(), "Registry reloaded")
 }
 
@@ -320,9 +320,9 @@ func TestRegistryBadReload(t *testing.T) {
 
 	fam := e2e.MustScrape(t, rc.metrics)
 	v, _ := fam.Sum("otelcol_extension_governance_registry_reload_failing", nil)
-	assert.Equal(t, 1.0, v)
+	assert.InDelta(t, 1.0, v, 0)
 	v, _ = fam.Sum("otelcol_extension_governance_registry_reloads", map[string]string{"result": "failure"})
-	assert.Equal(t, 1.0, v)
+	assert.InDelta(t, 1.0, v, 0)
 	assert.Contains(t, rc.col.Log(), "Registry reload failed")
 	assert.Contains(t, rc.col.Log(), file+": yaml: line 5")
 
@@ -343,9 +343,9 @@ func TestRegistryBadReload(t *testing.T) {
 	assert.True(t, attr.Known)
 	fam = e2e.MustScrape(t, rc.metrics)
 	v, _ = fam.Sum("otelcol_extension_governance_registry_reload_failing", nil)
-	assert.Equal(t, 0.0, v)
+	assert.InDelta(t, 0.0, v, 0)
 	v, _ = fam.Sum("otelcol_extension_governance_registry_reloads", map[string]string{"result": "success"})
-	assert.Equal(t, 1.0, v)
+	assert.InDelta(t, 1.0, v, 0)
 }
 
 // TestConformanceReport checks /conformance to the count after known

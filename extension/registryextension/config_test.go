@@ -62,7 +62,7 @@ func TestLoadConfig(t *testing.T) {
 			err = confmap.Validate(cfg)
 			if tt.errIs != nil {
 				require.ErrorIs(t, err, tt.errIs)
-				assert.ErrorContains(t, err, tt.errMsg)
+				require.ErrorContains(t, err, tt.errMsg)
 				assert.NotRegexp(t, `\.$`, err.Error(), "no trailing period")
 				return
 			}

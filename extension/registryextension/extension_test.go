@@ -167,7 +167,7 @@ func TestStartFailsOnBrokenRegistry(t *testing.T) {
 	require.NoError(t, err)
 	err = e.Start(context.Background(), componenttest.NewNopHost())
 	require.ErrorIs(t, err, registry.ErrInvalid)
-	assert.ErrorContains(t, err, "cart.yaml: yaml: line 5")
+	require.ErrorContains(t, err, "cart.yaml: yaml: line 5")
 	require.NoError(t, e.Shutdown(context.Background()))
 }
 

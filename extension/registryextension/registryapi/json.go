@@ -151,9 +151,9 @@ type Totals struct {
 
 // ServiceReport is one service's conformance.
 type ServiceReport struct {
-	Service   string           `json:"service"`
-	FirstSeen time.Time        `json:"first_seen"`
-	LastSeen  time.Time        `json:"last_seen"`
+	Service    string           `json:"service"`
+	FirstSeen  time.Time        `json:"first_seen"`
+	LastSeen   time.Time        `json:"last_seen"`
 	Attributes map[string]int64 `json:"attributes"` // by outcome
 	// UnknownKeys and DeprecatedKeys are the top_keys most frequent, most
 	// frequent first.

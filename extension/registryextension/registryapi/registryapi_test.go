@@ -36,12 +36,12 @@ func TestLookup(t *testing.T) {
 
 	_, err = registryapi.Lookup(h, component.MustNewIDWithName("governance_registry", "missing"))
 	require.ErrorIs(t, err, registryapi.ErrNotFound)
-	assert.NotErrorIs(t, err, registryapi.ErrWrongType)
-	assert.ErrorContains(t, err, `"governance_registry/missing": registry extension not found`)
+	require.NotErrorIs(t, err, registryapi.ErrWrongType)
+	require.ErrorContains(t, err, `"governance_registry/missing": registry extension not found`)
 
 	_, err = registryapi.Lookup(h, other)
 	require.ErrorIs(t, err, registryapi.ErrWrongType)
-	assert.NotErrorIs(t, err, registryapi.ErrNotFound)
+	require.NotErrorIs(t, err, registryapi.ErrNotFound)
 }
 
 func TestOutcomeNames(t *testing.T) {

@@ -284,7 +284,7 @@ func (b *Backend) metrics(md pmetric.Metrics) {
 						b.fail("data point value %v: want a non-negative int sequence number", dp.DoubleValue())
 						continue
 					}
-					seq := uint64(dp.IntValue())
+					seq := uint64(dp.IntValue()) //nolint:gosec // checked non-negative above
 					b.mark(Metrics, seq)
 					c.service(seq, si)
 					c.attrs("data point", seq, dp.Attributes(), &profiles[b.w.ProfileOf(seq)], false)

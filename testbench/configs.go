@@ -35,7 +35,7 @@ func Baseline(tb testing.TB) Distribution {
 	if path == "" {
 		path = filepath.Join(e2e.RepoRoot(tb), "_baseline", "otelcol-baseline")
 	}
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err != nil { //nolint:gosec // the operator names the binary on purpose
 		tb.Fatalf("baseline binary not found at %s (run `make baseline`, or set %s): %v", path, BaselineBinaryEnv, err)
 	}
 	return Distribution{Name: "baseline", Path: path}

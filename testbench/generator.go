@@ -153,6 +153,8 @@ func (g *Generator) AcceptedSet() bitset {
 
 func (g *Generator) worker(ctx context.Context, base uint64, start, end time.Time) {
 	o := g.opts
+	bs := uint64(o.BatchSize)           //nolint:gosec // positive
+	nProtos := uint64(len(o.Protocols)) //nolint:gosec // positive
 	for ctx.Err() == nil {
 		k := g.next.Add(1) - 1
 		var due time.Time
@@ -173,16 +175,16 @@ func (g *Generator) worker(ctx context.Context, base uint64, start, end time.Tim
 		} else if !time.Now().Before(end) {
 			return
 		}
-		first := o.FirstSeq + k*uint64(o.BatchSize)
-		proto := o.Protocols[int(k%uint64(len(o.Protocols)))]
+		first := o.FirstSeq + k*bs
+		proto := o.Protocols[k%nProtos]
 		if err := g.send(proto, first); err != nil {
-			g.failed.Add(uint64(o.BatchSize))
+			g.failed.Add(bs)
 			g.setErr(err)
 			continue
 		}
-		g.sent.Add(uint64(o.BatchSize))
+		g.sent.Add(bs)
 		g.mu.Lock()
-		g.accepted.setRange(first, uint64(o.BatchSize))
+		g.accepted.setRange(first, bs)
 		g.mu.Unlock()
 	}
 }
@@ -222,7 +224,7 @@ func (g *Generator) send(proto e2e.Protocol, first uint64) error {
 		}
 		g.setErr(err)
 		if time.Now().After(giveUp) {
-			return fmt.Errorf("request of items %d..%d given up after %s: %w", first, first+uint64(n)-1, o.GiveUpAfter, err)
+			return fmt.Errorf("request of %d items from %d given up after %s: %w", n, first, o.GiveUpAfter, err)
 		}
 		g.retries.Add(1)
 		// A refused request is owed even when the load stops: it is retried
@@ -235,7 +237,7 @@ func (g *Generator) send(proto e2e.Protocol, first uint64) error {
 type bitset struct{ w []uint64 }
 
 func (b *bitset) grow(i uint64) {
-	if need := int(i/64) + 1; need > len(b.w) {
+	if need := int(i/64) + 1; need > len(b.w) { //nolint:gosec // bounded by memory long before overflow
 		nw := make([]uint64, max(need, 2*len(b.w)))
 		copy(nw, b.w)
 		b.w = nw
@@ -258,7 +260,7 @@ func (b *bitset) setRange(first, n uint64) {
 }
 
 func (b *bitset) has(i uint64) bool {
-	if int(i/64) >= len(b.w) {
+	if i/64 >= uint64(len(b.w)) {
 		return false
 	}
 	return b.w[i/64]&(uint64(1)<<(i%64)) != 0

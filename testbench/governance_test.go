@@ -88,7 +88,7 @@ func TestPrometheusRemoteWrite(t *testing.T) {
 	st := gen.Run(context.Background(), size(2*time.Second, 10*time.Second))
 	require.Zero(t, st.Failed, st.LastError)
 	require.Positive(t, st.Sent)
-	end := start.Add(time.Duration(st.Sent+1) * time.Millisecond)
+	end := start.Add(time.Duration(st.Sent+1) * time.Millisecond) //nolint:gosec // a few thousand
 
 	want := w.PromSeries(gen, cfg.Expect)
 	query := fmt.Sprintf("count_over_time({__name__=%q}[1h])", PromLabel(MetricName))

@@ -51,13 +51,13 @@ func (w *Workload) Traces(first uint64, n int, start time.Time) ptrace.Traces {
 	g := newGroups(len(w.services))
 	var buf []byte
 	profiles := w.profiles[Traces]
-	for seq := first; seq < first+uint64(n); seq++ {
+	for seq := first; seq < first+uint64(n); seq++ { //nolint:gosec // n > 0
 		si := w.ServiceOf(seq)
 		if g.idx[si] < 0 {
 			rs := td.ResourceSpans().AppendEmpty()
 			rs.Resource().Attributes().PutStr(serviceNameKey, w.services[si])
 			rs.ScopeSpans().AppendEmpty().Scope().SetName(scopeName)
-			g.idx[si] = int32(td.ResourceSpans().Len() - 1)
+			g.idx[si] = int32(td.ResourceSpans().Len() - 1) //nolint:gosec // at most one per service
 		}
 		spans := td.ResourceSpans().At(int(g.idx[si])).ScopeSpans().At(0).Spans()
 		pr := &profiles[w.ProfileOf(seq)]
@@ -66,7 +66,7 @@ func (w *Workload) Traces(first uint64, n int, start time.Time) ptrace.Traces {
 		s.SetSpanID(spanID(seq))
 		s.SetName(spanName(pr.kind))
 		s.SetKind(pr.kind)
-		ts := pcommon.NewTimestampFromTime(start.Add(time.Duration(seq) * time.Microsecond))
+		ts := pcommon.NewTimestampFromTime(start.Add(time.Duration(seq) * time.Microsecond)) //nolint:gosec // seq < 2^63
 		s.SetStartTimestamp(ts)
 		s.SetEndTimestamp(ts + 1000)
 		buf = putAttrs(s.Attributes(), pr.attrs, seq, true, buf)
@@ -81,7 +81,7 @@ func (w *Workload) Metrics(first uint64, n int, start time.Time) pmetric.Metrics
 	md := pmetric.NewMetrics()
 	g := newGroups(len(w.services))
 	profiles := w.profiles[Metrics]
-	for seq := first; seq < first+uint64(n); seq++ {
+	for seq := first; seq < first+uint64(n); seq++ { //nolint:gosec // n > 0
 		si := w.ServiceOf(seq)
 		if g.idx[si] < 0 {
 			rm := md.ResourceMetrics().AppendEmpty()
@@ -91,12 +91,12 @@ func (w *Workload) Metrics(first uint64, n int, start time.Time) pmetric.Metrics
 			m := sm.Metrics().AppendEmpty()
 			m.SetName(MetricName)
 			m.SetEmptyGauge()
-			g.idx[si] = int32(md.ResourceMetrics().Len() - 1)
+			g.idx[si] = int32(md.ResourceMetrics().Len() - 1) //nolint:gosec // at most one per service
 		}
 		dps := md.ResourceMetrics().At(int(g.idx[si])).ScopeMetrics().At(0).Metrics().At(0).Gauge().DataPoints()
 		dp := dps.AppendEmpty()
-		dp.SetIntValue(int64(seq)) //nolint:gosec // seq < 2^63
-		dp.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(seq) * time.Millisecond)))
+		dp.SetIntValue(int64(seq))                                                                      //nolint:gosec // seq < 2^63
+		dp.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(seq) * time.Millisecond))) //nolint:gosec // seq < 2^63
 		putAttrs(dp.Attributes(), profiles[w.ProfileOf(seq)].attrs, seq, false, nil)
 	}
 	return md
@@ -108,18 +108,18 @@ func (w *Workload) Logs(first uint64, n int, start time.Time) plog.Logs {
 	g := newGroups(len(w.services))
 	var buf []byte
 	profiles := w.profiles[Logs]
-	for seq := first; seq < first+uint64(n); seq++ {
+	for seq := first; seq < first+uint64(n); seq++ { //nolint:gosec // n > 0
 		si := w.ServiceOf(seq)
 		if g.idx[si] < 0 {
 			rl := ld.ResourceLogs().AppendEmpty()
 			rl.Resource().Attributes().PutStr(serviceNameKey, w.services[si])
 			rl.ScopeLogs().AppendEmpty().Scope().SetName(scopeName)
-			g.idx[si] = int32(ld.ResourceLogs().Len() - 1)
+			g.idx[si] = int32(ld.ResourceLogs().Len() - 1) //nolint:gosec // at most one per service
 		}
 		lr := ld.ResourceLogs().At(int(g.idx[si])).ScopeLogs().At(0).LogRecords().AppendEmpty()
 		lr.SetTraceID(traceID(seq))
 		lr.SetSpanID(spanID(seq))
-		lr.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(seq) * time.Microsecond)))
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(seq) * time.Microsecond))) //nolint:gosec // seq < 2^63
 		lr.SetSeverityNumber(plog.SeverityNumberInfo)
 		lr.Body().SetStr(logBody)
 		buf = putAttrs(lr.Attributes(), profiles[w.ProfileOf(seq)].attrs, seq, true, buf)

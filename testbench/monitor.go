@@ -46,7 +46,7 @@ func ReadUsage(pid int) (Usage, error) {
 	if err1 != nil || err2 != nil {
 		return u, fmt.Errorf("parse /proc/%d/stat utime %q stime %q", pid, f[11], f[12])
 	}
-	u.CPU = time.Duration(ut+st) * time.Second / clockTicks
+	u.CPU = time.Duration(ut+st) * time.Second / clockTicks //nolint:gosec // ticks of one process
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return u, err

@@ -81,7 +81,7 @@ func StartPrometheus(tb testing.TB) *Prometheus {
 	}
 	port := e2e.FreePort(tb)
 	p := &Prometheus{URL: "http://127.0.0.1:" + strconv.Itoa(port), log: &lockedBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin,
+	p.cmd = exec.Command(bin, //nolint:gosec // the prometheus binary from PATH or the operator
 		"--config.file="+cfg,
 		"--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address=127.0.0.1:"+strconv.Itoa(port),
@@ -211,7 +211,7 @@ func (p *Prometheus) LabelNames(ctx context.Context) ([]string, error) {
 func PromLabel(key string) string {
 	b := []byte(key)
 	for i, c := range b {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
 			b[i] = '_'
 		}
 	}

@@ -82,7 +82,7 @@ func SaveResult(tb testing.TB, name string, v any) {
 	if dir == "" {
 		return
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o750); err != nil { //nolint:gosec // the operator names the results directory
 		tb.Fatalf("results dir: %v", err)
 	}
 	b, err := json.MarshalIndent(v, "", "  ")

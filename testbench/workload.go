@@ -309,7 +309,7 @@ func buildPools(ix *registry.Index, mix Mix) (pools, error) {
 func contextTarget(a *registry.Attribute, sig Signal, kind ptrace.SpanKind) *registry.Attribute {
 	switch sig {
 	case Traces:
-		return a.Target(registry.Context{Location: registry.LocationSpan, SpanKind: registry.SpanKind(kind)})
+		return a.Target(registry.Context{Location: registry.LocationSpan, SpanKind: registry.SpanKind(kind)}) //nolint:gosec // span kinds are 0-5
 	case Logs:
 		return a.Target(registry.Context{Location: registry.LocationLog})
 	case Metrics:
@@ -469,12 +469,12 @@ func valueFor(a *registry.Attribute, pi, i int) pcommon.Value {
 
 // ProfileOf is the profile index of item seq.
 func (w *Workload) ProfileOf(seq uint64) int {
-	return int(splitmix(w.Mix.Seed^seq) % uint64(len(w.profiles[Traces])))
+	return int(splitmix(w.Mix.Seed^seq) % uint64(len(w.profiles[Traces]))) //nolint:gosec // less than the profile count
 }
 
 // ServiceOf is the service index of item seq.
 func (w *Workload) ServiceOf(seq uint64) int {
-	return int((splitmix(w.Mix.Seed^seq) >> 32) % uint64(len(w.services)))
+	return int((splitmix(w.Mix.Seed^seq) >> 32) % uint64(len(w.services))) //nolint:gosec // less than the service count
 }
 
 // Service is the service.name of service index i.
@@ -544,4 +544,4 @@ func (r *rand) next() uint64 {
 	return splitmix(r.s)
 }
 
-func (r *rand) intn(n int) int { return int(r.next() % uint64(n)) }
+func (r *rand) intn(n int) int { return int(r.next() % uint64(n)) } //nolint:gosec // 0 < n

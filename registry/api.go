@@ -40,8 +40,9 @@ func (l Location) String() string {
 		return "data_point"
 	case LocationLog:
 		return "log"
+	default:
+		return "unknown"
 	}
-	return "unknown"
 }
 
 // SpanKind mirrors ptrace.SpanKind numbering, so a caller converts with a cast.

@@ -15,7 +15,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o750))
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
 	}
 	return dir
@@ -223,7 +223,7 @@ attributes:
 			ix, err := Load(src)
 			require.Error(t, err)
 			assert.Nil(t, ix, "never a half-loaded index")
-			assert.ErrorIs(t, err, ErrInvalid)
+			require.ErrorIs(t, err, ErrInvalid)
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w)
 			}

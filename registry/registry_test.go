@@ -198,7 +198,7 @@ func TestOrgRegistryAlone(t *testing.T) {
 	// Without semconv, refs to semconv keys do not resolve.
 	_, err := Load(Sources{OrgRegistries: []string{filepath.Join("testdata", "acme")}})
 	require.ErrorIs(t, err, ErrInvalid)
-	assert.ErrorContains(t, err, `ref "http.request.method" is not a known attribute`)
+	require.ErrorContains(t, err, `ref "http.request.method" is not a known attribute`)
 
 	// A plain YAML file needs nothing else.
 	ix, err := Load(Sources{OrgRegistries: []string{filepath.Join("testdata", "acme", "model", "payment.yaml")}})

@@ -55,7 +55,7 @@ func newPrefixTable(attrs []*Attribute) prefixTable {
 	for size < 4*len(entries) {
 		size <<= 1
 	}
-	t := prefixTable{mask: uint64(size - 1)}
+	t := prefixTable{mask: uint64(size - 1)} //nolint:gosec // size is a positive power of two
 	keys := sortedKeys(entries)
 	best := -1
 	for seed := range uint64(32) {
@@ -165,7 +165,7 @@ func newTable(attrs []*Attribute) table {
 	for size < 4*len(attrs) {
 		size <<= 1
 	}
-	t := table{mask: uint64(size - 1)}
+	t := table{mask: uint64(size - 1)} //nolint:gosec // size is a positive power of two
 	best := -1
 	var bestSlots []*Attribute
 	var bestSeed uint64

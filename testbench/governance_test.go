@@ -221,3 +221,22 @@ func rateInt(short bool, s, f int) int {
 	}
 	return f
 }
+
+// TestValidatorCatchesAWrongPipeline runs the real binary with renaming off
+// while expecting renames: the backend must flag the items, so that the
+// scenarios above cannot pass by validating nothing.
+func TestValidatorCatchesAWrongPipeline(t *testing.T) {
+	dist := Governance(t)
+	w := testWorkload(t, Mix{})
+	cfg := GovernanceConfig(false)
+	cfg.Processors = strings.Replace(cfg.Processors, "deprecated: rename", "deprecated: off", 1)
+	res := Run{
+		Dist: dist, Config: cfg, Workload: w, Signal: Traces,
+		Load:     LoadOptions{Rate: 2000, Protocols: []e2e.Protocol{e2e.GRPC}},
+		Duration: time.Second,
+	}.Execute(t)
+	require.Positive(t, res.Items)
+	assert.False(t, res.OK())
+	assert.Equal(t, res.Items, res.Report.Invalid, "every span carries a deprecated key, so every span must be flagged")
+	assert.Zero(t, res.Report.Lost)
+}

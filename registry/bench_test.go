@@ -150,3 +150,33 @@ func BenchmarkBuild(b *testing.B) {
 		}
 	})
 }
+
+// TestTargetBloomAgreesWithScan checks the metric-name filter against a
+// plain first-match scan over every rule, for every metric name any scope
+// mentions plus names no scope mentions.
+func TestTargetBloomAgreesWithScan(t *testing.T) {
+	ix, err := Default()
+	require.NoError(t, err)
+	names := []string{"", "x", "system.cpu.time.extra"}
+	for _, a := range ix.attrs {
+		for _, r := range a.rename.rules {
+			names = append(names, r.scope.metrics...)
+		}
+	}
+	for _, a := range ix.attrs {
+		if !a.rename.byMetric {
+			continue
+		}
+		for _, m := range names {
+			ctx := Context{Location: LocationDataPoint, MetricName: m}
+			var want *Attribute
+			for i := range a.rename.rules {
+				if a.rename.rules[i].scope.matches(&ctx) {
+					want = a.rename.rules[i].target
+					break
+				}
+			}
+			assert.Same(t, want, a.Target(ctx), "%s on %s", a.Key, m)
+		}
+	}
+}

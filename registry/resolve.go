@@ -539,7 +539,7 @@ func (r *resolver) collapse() error {
 			rules = rules[:len(rules)-1]
 		}
 		a := r.attrs[k]
-		a.rename = renameSet{rules: rules}
+		a.rename = newRenameSet(rules)
 		if a.Placeholder && len(rules) == 0 {
 			delete(r.attrs, k)
 		}

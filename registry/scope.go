@@ -194,6 +194,37 @@ type renameRule struct {
 // renameSet is an attribute's ordered rename rules; the first match wins.
 type renameSet struct {
 	rules []renameRule
+	// blooms[i] is a two-bit-per-name Bloom filter of rules[i].scope.metrics
+	// (0 when the rule has no metric list); byMetric is set when any rule
+	// has one. Target hashes ctx.MetricName once and skips rules whose
+	// filter rules the name out, before comparing strings.
+	blooms   []uint64
+	byMetric bool
+}
+
+// metricBloom returns the filter bits of one metric name.
+func metricBloom(name string) uint64 {
+	h := hashKey(name, 0)
+	return 1<<(h&63) | 1<<((h>>6)&63)
+}
+
+func newRenameSet(rules []renameRule) renameSet {
+	rs := renameSet{rules: rules}
+	for _, r := range rules {
+		if r.scope.metrics != nil {
+			rs.byMetric = true
+		}
+	}
+	if !rs.byMetric {
+		return rs
+	}
+	rs.blooms = make([]uint64, len(rules))
+	for i, r := range rules {
+		for _, m := range r.scope.metrics {
+			rs.blooms[i] |= metricBloom(m)
+		}
+	}
+	return rs
 }
 
 // Target returns the final (chain-collapsed) rename target of a in ctx, or
@@ -205,8 +236,25 @@ func (a *Attribute) Target(ctx Context) *Attribute {
 	if a == nil {
 		return nil
 	}
-	for i := range a.rename.rules {
-		r := &a.rename.rules[i]
+	rs := &a.rename
+	if rs.byMetric {
+		var bloom uint64
+		if ctx.Location == LocationDataPoint {
+			bloom = metricBloom(ctx.MetricName)
+		}
+		for i := range rs.rules {
+			r := &rs.rules[i]
+			if r.scope.metrics != nil && rs.blooms[i]&bloom != bloom {
+				continue // definitely not in the rule's metric list
+			}
+			if r.scope.matches(&ctx) {
+				return r.target
+			}
+		}
+		return nil
+	}
+	for i := range rs.rules {
+		r := &rs.rules[i]
 		if r.scope.matches(&ctx) {
 			return r.target
 		}

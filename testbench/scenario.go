@@ -43,14 +43,17 @@ type Result struct {
 	AchievedRate float64 `json:"achieved_rate"`
 	// CPUPerItemUS is the collector's user+system CPU over the measured
 	// window, drain included, per item sent in it, in microseconds.
-	CPUPerItemUS float64   `json:"cpu_per_item_us"`
-	CPUShare     float64   `json:"cpu_share"` // cores used on average
-	PeakRSSMiB   float64   `json:"peak_rss_mib"`
-	Retries      uint64    `json:"retries"`
-	BehindMS     float64   `json:"behind_ms"`
-	Report       Report    `json:"-"`
-	Violations   []string  `json:"violations,omitempty"`
-	Start        time.Time `json:"start"`
+	CPUPerItemUS float64 `json:"cpu_per_item_us"`
+	CPUShare     float64 `json:"cpu_share"` // cores used on average
+	PeakRSSMiB   float64 `json:"peak_rss_mib"`
+	Retries      uint64  `json:"retries"`
+	BehindMS     float64 `json:"behind_ms"`
+	// DrainMS is the time from the end of the load until the backend had
+	// every item: the backlog the collector built.
+	DrainMS    float64   `json:"drain_ms"`
+	Report     Report    `json:"-"`
+	Violations []string  `json:"violations,omitempty"`
+	Start      time.Time `json:"start"`
 }
 
 // OK reports whether the run lost nothing, changed nothing and stayed under
@@ -95,7 +98,9 @@ func (r Run) Execute(tb testing.TB) Result {
 	mon.Mark()
 	start := time.Now()
 	st := gen.Run(ctx, r.Duration)
+	loadEnd := time.Now()
 	drained := backend.WaitDrained(r.Signal, st.Sent, r.DrainTimeout, 0)
+	drain := time.Since(loadEnd)
 	win, merr := mon.Read()
 	// Settle after the measurement so that duplicates would show.
 	time.Sleep(300 * time.Millisecond)
@@ -113,6 +118,7 @@ func (r Run) Execute(tb testing.TB) Result {
 		PeakRSSMiB:   float64(win.PeakRSS) / (1 << 20),
 		Retries:      st.Retries,
 		BehindMS:     float64(st.Behind) / float64(time.Millisecond),
+		DrainMS:      float64(drain) / float64(time.Millisecond),
 		Report:       rep,
 		Start:        start,
 	}

@@ -342,7 +342,7 @@ func writeRatios(md *strings.Builder, cmp comparison, stats map[key]*configStats
 
 func writeThroughput(md *strings.Builder, tp throughput) {
 	md.WriteString("## Scenario 2: maximum sustained throughput, collector at GOMAXPROCS=1\n\n")
-	fmt.Fprintf(md, "Rates stepped up (%s per step, fresh collector each step); a step passes when the generator reached 97%% of the rate, nothing was lost or changed, and the backlog drained within 2 s.\n\n", time.Duration(tp.Step))
+	fmt.Fprintf(md, "Rates stepped up (%s per step, 100 spans per request, 8 workers, fresh collector each step); a step passes when the load reached 95%% of the rate, nothing was lost or changed, and the backlog drained within 2 s.\n\n", time.Duration(tp.Step))
 	md.WriteString("| configuration | sustained spans/s | CPU µs/span at that rate | stopped by | test process cores at the last step |\n|---|---|---|---|---|\n")
 	for _, c := range tp.Configs {
 		cpu := "n/a"

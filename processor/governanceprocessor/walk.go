@@ -30,6 +30,11 @@ type walker struct {
 	// pdata has no stable iteration under mutation.
 	ops                   []op
 	nDrop, nCoerce, nMove int
+	// keys remembers, per location and position in the map, the last key
+	// seen there and what the registry said about it. Items of one
+	// instrumentation carry their keys in the same order, so most lookups
+	// become one string comparison.
+	keys [numLocations]keyCache
 	// scratch carries a value from an old key to its new key without a copy.
 	scratch pcommon.Value
 	empty   pcommon.Value // always empty; clears scratch without allocating
@@ -42,7 +47,32 @@ func newWalker(g *governor) *walker {
 	return w
 }
 
+// keyCacheSize is the number of map positions remembered per location.
+const keyCacheSize = 32
+
+type keyCache struct {
+	keys  [keyCacheSize]string
+	attrs [keyCacheSize]*registry.Attribute
+}
+
+// lookup is Index.Lookup through the positional cache. The zero entry ("",
+// nil) is correct too: the registry defines no empty key.
+func (w *walker) lookup(k string, pos int) *registry.Attribute {
+	if pos >= keyCacheSize {
+		return w.ix.Lookup(k)
+	}
+	c := &w.keys[w.ctx.Location]
+	if c.keys[pos] == k {
+		return c.attrs[pos]
+	}
+	a := w.ix.Lookup(k)
+	c.keys[pos], c.attrs[pos] = k, a
+	return a
+}
+
 func (w *walker) reset() {
+	// Do not keep the batch's key strings alive in the pool.
+	w.keys = [numLocations]keyCache{}
 	w.counts.reset()
 	w.ops = w.ops[:0]
 	w.svc = &w.unused
@@ -234,8 +264,10 @@ func (w *walker) attrs(m pcommon.Map) {
 	}
 	w.ops = w.ops[:0]
 	w.nDrop, w.nCoerce, w.nMove = 0, 0, 0
+	pos := 0
 	for k, v := range m.All() {
-		w.check(k, v)
+		w.check(k, v, pos)
+		pos++
 	}
 	if len(w.ops) > 0 {
 		w.apply(m)
@@ -243,8 +275,8 @@ func (w *walker) attrs(m pcommon.Map) {
 }
 
 // check classifies one attribute; changes are queued in w.ops.
-func (w *walker) check(k string, v pcommon.Value) {
-	a := w.ix.Lookup(k)
+func (w *walker) check(k string, v pcommon.Value, pos int) {
+	a := w.lookup(k, pos)
 	if a == nil {
 		w.unknown(k)
 		return

@@ -645,3 +645,24 @@ func TestCoerce(t *testing.T) {
 		assert.Equal(t, tt.out, v.AsRaw())
 	}
 }
+
+// TestKeyCachePositions varies the key at one map position from item to
+// item: the positional cache must never answer for a different key.
+func TestKeyCachePositions(t *testing.T) {
+	g := newTestGovernor(t, defaultTestConfig(), signalTraces, nopTelemetry())
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	keys := []string{"http.method", "acme.x", "server.address", "", "http.methox", "http.method", "server.port"}
+	for _, k := range keys {
+		spans.AppendEmpty().Attributes().PutStr(k, "v")
+	}
+	c := walkBatch(g, td)
+	got := []string{}
+	for _, s := range spans.All() {
+		for k := range s.Attributes().All() {
+			got = append(got, k)
+		}
+	}
+	assert.Equal(t, []string{"http.request.method", "acme.x", "server.address", "", "http.methox", "http.request.method", "server.port"}, got)
+	assert.Equal(t, map[string]int64{"renamed": 2, "unknown": 3, "conformant": 1, "type_mismatch": 1}, outcomes(c))
+}

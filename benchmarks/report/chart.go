@@ -72,6 +72,8 @@ func chart(cmp comparison, stats map[key]*configStats, path string) error {
 		p.Add(e)
 	}
 	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(40)
 	p.NominalX(names...)
 	return p.Save(11*vg.Inch, 5*vg.Inch, path)
 }

@@ -19,7 +19,7 @@ SEMCONV_DIR ?= $(ROOT)/../shared/semconv/v1.44.0
 # The collector is rebuilt when a non-test Go source of the root module changes.
 GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './_build/*' -not -path './bin/*' -not -path './internal/tools/*') go.mod go.sum
 
-.PHONY: build run test test-unit test-e2e lint fmt generate bench clean
+.PHONY: build run test test-deps test-unit test-e2e lint fmt generate bench image manifestlint clean
 
 ## build: install the pinned OCB into ./bin and build _build/otelcol-governance
 build: $(COLLECTOR)
@@ -38,7 +38,19 @@ run: build
 	$(COLLECTOR) --config distribution/config.yaml
 
 ## test: the whole suite: unit tests, then end-to-end tests against the built binary
-test: test-unit test-e2e
+test: test-deps test-unit test-e2e
+
+# Debian packages the tests run for real: prometheus (remote-write receiver) and
+# promtool (alert rules), skopeo (reads the image tarball), CA certificates
+# (baked into the image). Installed when missing; needs root and apt.
+TEST_PACKAGES := prometheus skopeo ca-certificates
+test-deps:
+	if command -v prometheus >/dev/null && command -v promtool >/dev/null \
+	   && command -v skopeo >/dev/null && [ -f /etc/ssl/certs/ca-certificates.crt ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+	  echo "the tests need: $(TEST_PACKAGES); install them (apt-get install $(TEST_PACKAGES))" >&2; exit 1; fi; \
+	apt-get update -qq; \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(TEST_PACKAGES) >/dev/null
 
 test-unit:
 	go test -count=1 ./...
@@ -71,6 +83,18 @@ generate: $(MDATAGEN)
 ## bench: Go microbenchmarks of the hot path (benchstat-friendly output)
 bench:
 	go test -run '^$$' -bench . -benchmem -count 6 ./registry/... ./processor/... | tee bench.out
+
+IMAGE_TAG     ?= ghcr.io/otelgov/otelcol-governance:0.1.0
+IMAGE         := $(BUILD)/otelcol-governance-image.tar
+OPERATOR_CRDS ?= $(ROOT)/../shared/operator/v0.158.0
+
+## image: OCI image tarball from the static OCB binary, without Docker (docker load / kind load image-archive)
+image: build
+	go run ./cmd/mkimage -binary $(COLLECTOR) -config distribution/config.yaml -tag $(IMAGE_TAG) -out $(IMAGE)
+
+## manifestlint: the GitOps review checklist over distribution/k8s (make test runs it too)
+manifestlint:
+	go run ./cmd/manifestlint $(if $(wildcard $(OPERATOR_CRDS)),-crds $(OPERATOR_CRDS)) distribution/k8s
 
 clean:
 	rm -rf $(BUILD) $(BIN)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,10 +15,14 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension/internal/metadata"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/internal/metadatatest"
@@ -253,4 +258,31 @@ func TestConcurrentReloadAndReport(t *testing.T) {
 	assert.Equal(t, int64(21), e.Current().Generation)
 	rep := e.report.snapshot(e.Current(), "", time.Now())
 	assert.Equal(t, batches.Load(), rep.Totals.Attributes["conformant"]+rep.Totals.Attributes["unknown"])
+}
+
+// TestReloadErrorLog: a failed reload is logged once, naming the file, the
+// line and the key.
+func TestReloadErrorLog(t *testing.T) {
+	dir, file := orgDir(t, orgV1)
+	core, logs := observer.New(zap.InfoLevel)
+	tt := componenttest.NewTelemetry()
+	cfg := createDefaultConfig().(*Config)
+	cfg.OrgRegistries = []string{dir}
+	cfg.PollInterval = 0
+	cfg.HTTP = configoptional.None[confighttp.ServerConfig]()
+	set := metadatatest.NewSettings(tt)
+	set.Logger = zap.New(core)
+	e, err := newRegistryExtension(set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, e.Start(context.Background(), &statusHost{}))
+	defer func() { require.NoError(t, e.Shutdown(context.Background())) }()
+
+	writeAtomic(t, file, strings.Replace(orgV2, "        type: int\n        stability: development\n        brief: Number", "        type: integer\n        stability: development\n        brief: Number", 1))
+	e.check()
+	e.check()
+	failed := logs.FilterMessage("Registry reload failed; the last good registry stays in force").All()
+	require.Len(t, failed, 1, "logged once per broken state")
+	msg := failed[0].ContextMap()["error"].(string)
+	assert.Contains(t, msg, file+`:11: acme.cart.size: unknown attribute type "integer"`)
+	assert.Equal(t, []any{file}, failed[0].ContextMap()["changed_files"])
 }

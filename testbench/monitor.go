@@ -21,6 +21,10 @@ type Usage struct {
 	// RSS is the current resident set (VmRSS), PeakRSS the high-water mark
 	// since the process started (VmHWM), both in bytes.
 	RSS, PeakRSS uint64
+	// RunqueueWait is how long the process's live threads waited for a CPU
+	// while runnable (/proc/<pid>/task/*/schedstat): how much the rest of
+	// the machine disturbed the measurement.
+	RunqueueWait time.Duration
 	At           time.Time
 }
 
@@ -47,6 +51,7 @@ func ReadUsage(pid int) (Usage, error) {
 		return u, fmt.Errorf("parse /proc/%d/stat utime %q stime %q", pid, f[11], f[12])
 	}
 	u.CPU = time.Duration(ut+st) * time.Second / clockTicks //nolint:gosec // ticks of one process
+	u.RunqueueWait = runqueueWait(pid)
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return u, err
@@ -72,6 +77,31 @@ func ReadUsage(pid int) (Usage, error) {
 		*dst = kb << 10
 	}
 	return u, nil
+}
+
+// runqueueWait sums the second field of every thread's schedstat; 0 when
+// the kernel has no schedstats.
+func runqueueWait(pid int) time.Duration {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var sum int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			continue
+		}
+		if n, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+			sum += n
+		}
+	}
+	return time.Duration(sum)
 }
 
 // Monitor samples a process's usage periodically and keeps the peak RSS seen
@@ -145,6 +175,9 @@ type Window struct {
 	MaxRSS   uint64 // the largest VmRSS sampled
 	Samples  int
 	CPUShare float64 // CPU / Wall: cores used on average
+	// WaitShare is runqueue wait / Wall: how many of the collector's
+	// threads, on average, were runnable but had no CPU.
+	WaitShare float64
 }
 
 // Read samples now and returns the window since Mark.
@@ -162,6 +195,7 @@ func (m *Monitor) Read() (Window, error) {
 	}
 	if w.Wall > 0 {
 		w.CPUShare = w.CPU.Seconds() / w.Wall.Seconds()
+		w.WaitShare = max(0, (u.RunqueueWait-m.mark.RunqueueWait).Seconds()/w.Wall.Seconds())
 	}
 	return w, m.err
 }

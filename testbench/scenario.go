@@ -45,9 +45,12 @@ type Result struct {
 	// window, drain included, per item sent in it, in microseconds.
 	CPUPerItemUS float64 `json:"cpu_per_item_us"`
 	CPUShare     float64 `json:"cpu_share"` // cores used on average
-	PeakRSSMiB   float64 `json:"peak_rss_mib"`
-	Retries      uint64  `json:"retries"`
-	BehindMS     float64 `json:"behind_ms"`
+	// WaitShare is the collector's runqueue wait per second of the window:
+	// the disturbance from the rest of the machine.
+	WaitShare  float64 `json:"wait_share"`
+	PeakRSSMiB float64 `json:"peak_rss_mib"`
+	Retries    uint64  `json:"retries"`
+	BehindMS   float64 `json:"behind_ms"`
 	// DrainMS is the time from the end of the load until the backend had
 	// every item: the backlog the collector built.
 	DrainMS    float64   `json:"drain_ms"`
@@ -61,8 +64,8 @@ type Result struct {
 func (r Result) OK() bool { return r.Report.OK() && len(r.Violations) == 0 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("%-16s %-8s rate %6d: %8d items, %7.0f/s achieved, %6.2f µs CPU/item, %5.2f cores, peak RSS %6.1f MiB, %d retries",
-		r.Config, r.Signal, r.TargetRate, r.Items, r.AchievedRate, r.CPUPerItemUS, r.CPUShare, r.PeakRSSMiB, r.Retries)
+	return fmt.Sprintf("%-16s %-8s rate %6d: %8d items, %7.0f/s achieved, %6.2f µs CPU/item, %5.2f cores, %5.2f waiting, peak RSS %6.1f MiB, %d retries",
+		r.Config, r.Signal, r.TargetRate, r.Items, r.AchievedRate, r.CPUPerItemUS, r.CPUShare, r.WaitShare, r.PeakRSSMiB, r.Retries)
 }
 
 // Execute performs the run. It fails tb on set-up errors; the returned
@@ -115,6 +118,7 @@ func (r Run) Execute(tb testing.TB) Result {
 		Items:        items,
 		AchievedRate: float64(items) / time.Since(start).Seconds(),
 		CPUShare:     win.CPUShare,
+		WaitShare:    win.WaitShare,
 		PeakRSSMiB:   float64(win.PeakRSS) / (1 << 20),
 		Retries:      st.Retries,
 		BehindMS:     float64(st.Behind) / float64(time.Millisecond),

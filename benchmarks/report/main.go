@@ -57,6 +57,7 @@ type run struct {
 	AchievedRate float64  `json:"achieved_rate"`
 	CPUPerItemUS float64  `json:"cpu_per_item_us"`
 	CPUShare     float64  `json:"cpu_share"`
+	WaitShare    float64  `json:"wait_share"`
 	PeakRSSMiB   float64  `json:"peak_rss_mib"`
 	Report       report   `json:"report"`
 	Violations   []string `json:"violations"`
@@ -219,7 +220,7 @@ type key struct {
 }
 
 type configStats struct {
-	CPU, RSS, Achieved, Cores spread
+	CPU, RSS, Achieved, Cores, Wait spread
 	// Overhead is the paired per-round difference to the bare pipeline of
 	// the same distribution, in µs per item.
 	Overhead spread
@@ -242,7 +243,7 @@ func summarize(cmp comparison) map[key]*configStats {
 	for _, c := range cmp.Configs {
 		for _, rate := range cmp.Rates {
 			k := key{c.Name, rate}
-			var cpu, rss, ach, cores, over []float64
+			var cpu, rss, ach, cores, wait, over []float64
 			cs := &configStats{}
 			for round, r := range byRound[k] {
 				cs.Runs++
@@ -253,11 +254,12 @@ func summarize(cmp comparison) map[key]*configStats {
 				rss = append(rss, r.PeakRSSMiB)
 				ach = append(ach, r.AchievedRate)
 				cores = append(cores, r.CPUShare)
+				wait = append(wait, r.WaitShare)
 				if b, ok := byRound[key{bareOf(c), rate}][round]; ok {
 					over = append(over, r.CPUPerItemUS-b.CPUPerItemUS)
 				}
 			}
-			cs.CPU, cs.RSS, cs.Achieved, cs.Cores, cs.Overhead = spreadOf(cpu), spreadOf(rss), spreadOf(ach), spreadOf(cores), spreadOf(over)
+			cs.CPU, cs.RSS, cs.Achieved, cs.Cores, cs.Wait, cs.Overhead = spreadOf(cpu), spreadOf(rss), spreadOf(ach), spreadOf(cores), spreadOf(wait), spreadOf(over)
 			out[k] = cs
 		}
 	}
@@ -277,13 +279,13 @@ func writeHeader(md *strings.Builder, cmp comparison) {
 		cmp.Mix.AttrsPerItem, cmp.Mix.DeprecatedPct, cmp.Renames, cmp.Mix.UnknownPct, cmp.Mix.TemplatePct,
 		cmp.Mix.Services, cmp.Mix.Profiles, cmp.BatchSize, cmp.Workers,
 		time.Duration(cmp.Warmup), time.Duration(cmp.Duration), cmp.Rounds)
-	md.WriteString("CPU is the collector process's user+system time (`/proc/<pid>/stat`) over the measured window, drain included, divided by the spans sent in it. Peak RSS is `VmHWM`. The overhead of a processor is its CPU per span minus that of the bare pipeline (receiver, batch, exporter) of the same distribution, paired round by round, so the version difference between the distributions (core v0.165.0 vs v0.161.0) cancels out.\n\n")
+	md.WriteString("CPU is the collector process's user+system time (`/proc/<pid>/stat`) over the measured window, drain included, divided by the spans sent in it. Peak RSS is `VmHWM`. *Threads waiting for a CPU* is the collector's runqueue wait (`/proc/<pid>/task/*/schedstat`) per second: the disturbance from everything else on the machine, the load generator and mock backend included. The overhead of a processor is its CPU per span minus that of the bare pipeline (receiver, batch, exporter) of the same distribution, paired round by round, so the version difference between the distributions (core v0.165.0 vs v0.161.0) cancels out.\n\n")
 }
 
 func writeComparison(md *strings.Builder, cmp comparison, stats map[key]*configStats) {
 	for _, rate := range cmp.Rates {
 		fmt.Fprintf(md, "### %d items/s (%s)\n\n", rate, cmp.Scenario)
-		md.WriteString("| configuration | distribution | CPU µs/item | overhead vs bare µs/item | cores | peak RSS MiB | achieved items/s | runs ok |\n|---|---|---|---|---|---|---|---|\n")
+		md.WriteString("| configuration | distribution | CPU µs/item | overhead vs bare µs/item | cores used | threads waiting for a CPU | peak RSS MiB | achieved items/s | runs ok |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, c := range cmp.Configs {
 			s := stats[key{c.Name, rate}]
 			if s == nil || s.Runs == 0 {
@@ -293,8 +295,8 @@ func writeComparison(md *strings.Builder, cmp comparison, stats map[key]*configS
 			if strings.HasPrefix(c.Name, "bare-") {
 				over = "—"
 			}
-			fmt.Fprintf(md, "| %s | %s | %s | %s | %s | %s | %s | %d/%d |\n", c.Name, c.Distribution,
-				s.CPU.fmt(2), over, s.Cores.fmt(2), s.RSS.fmt(1), s.Achieved.fmt(0), s.Runs-s.Failed, s.Runs)
+			fmt.Fprintf(md, "| %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |\n", c.Name, c.Distribution,
+				s.CPU.fmt(2), over, s.Cores.fmt(2), s.Wait.fmt(2), s.RSS.fmt(1), s.Achieved.fmt(0), s.Runs-s.Failed, s.Runs)
 		}
 		md.WriteString("\n")
 	}

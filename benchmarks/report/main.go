@@ -498,7 +498,7 @@ func writeMicro(md *strings.Builder, ms microSet) {
 			return ""
 		}
 		fmt.Fprintf(md, "| %s | %s | %s | %s | %s | %s | %s |\n", filepath.Base(b.pkg), b.name,
-			per("ns/op"), per("ns/span", "ns/point", "ns/record", "ns/item"), per("cpu-ns/attribute", "ns/attribute"),
+			per("ns/op"), per("ns/span", "ns/datapoint", "ns/log", "ns/item"), per("cpu-ns/attribute", "ns/attribute", "cpu-ns/rename"),
 			per("B/op"), per("allocs/op"))
 	}
 	md.WriteString("\n")

@@ -180,3 +180,36 @@ func TestTargetBloomAgreesWithScan(t *testing.T) {
 		}
 	}
 }
+
+func TestTemplateMatching(t *testing.T) {
+	long := "n.0123456789012345678901234567890123456789012345678901234567890123456789"
+	attrs := []*Attribute{
+		{Key: "a", Template: true},
+		{Key: "a.b.c", Template: true},
+		{Key: "a.b", Template: false},
+		{Key: long, Template: true},
+	}
+	ix := &Index{table: newTable(attrs), prefixes: newPrefixTable(attrs)}
+	for key, want := range map[string]string{
+		"a":          "a",
+		"a.x":        "a",
+		"a.b":        "a.b",
+		"a.b.x":      "a",
+		"a.b.c":      "a.b.c",
+		"a.b.c.d":    "a.b.c",
+		"a.b.cd":     "a",
+		"ab.c":       "",
+		"b.x":        "",
+		"":           "",
+		".a":         "",
+		long + ".x":  long,
+		long + "x.y": "",
+		"n.x":        "",
+	} {
+		got := ""
+		if a := ix.Lookup(key); a != nil {
+			got = a.Key
+		}
+		assert.Equal(t, want, got, key)
+	}
+}

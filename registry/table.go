@@ -18,63 +18,78 @@ type table struct {
 	maxProbe int // longest probe sequence of any stored key
 }
 
-// prefixTable holds every '.'-prefix of every template key: "http",
-// "http.request" and "http.request.header" for template http.request.header.
-// Template matching walks a key's prefixes left to right and stops at the
-// first prefix that leads to no template, so a key outside every template
-// namespace costs one probe however many dots it has.
+// prefixTable holds the template keys. Template matching walks a key's '.'
+// positions right to left, so the longest template wins, and probes only
+// prefixes whose length some template has (lens), so most prefixes of a key
+// outside every template namespace cost no probe at all.
 type prefixTable struct {
 	slots    []prefixSlot
 	mask     uint64
 	seed     uint64
 	maxProbe int
+	lens     uint64 // bit n: a template of length n < 64 exists
+	long     bool   // a template of length >= 64 exists
+	// ns is a Bloom filter (two bits of 256) of the templates' first
+	// segments ("http" for http.request.header): a key whose first segment
+	// it rules out cannot match a template and costs no probe.
+	ns [4]uint64
+}
+
+func nsBits(seg string) (uint64, uint64) {
+	h := hashKey(seg, 0x9e3779b97f4a7c15)
+	return h & 255, (h >> 8) & 255
 }
 
 type prefixSlot struct {
-	key  string
-	tmpl *Attribute // non-nil when key itself is a template
-	used bool
+	hash uint64
+	tmpl *Attribute // nil: empty slot
 }
 
 func newPrefixTable(attrs []*Attribute) prefixTable {
-	entries := map[string]*Attribute{}
+	var tmpls []*Attribute
+	t := prefixTable{}
 	for _, a := range attrs {
 		if !a.Template {
 			continue
 		}
-		entries[a.Key] = a
-		for i := range len(a.Key) {
-			if a.Key[i] == '.' {
-				if _, ok := entries[a.Key[:i]]; !ok {
-					entries[a.Key[:i]] = nil
-				}
-			}
+		tmpls = append(tmpls, a)
+		seg := a.Key
+		if i := strings.IndexByte(seg, '.'); i > 0 {
+			seg = seg[:i]
+		}
+		b1, b2 := nsBits(seg)
+		t.ns[b1>>6] |= 1 << (b1 & 63)
+		t.ns[b2>>6] |= 1 << (b2 & 63)
+		if n := len(a.Key); n < 64 {
+			t.lens |= 1 << uint(n)
+		} else {
+			t.long = true
 		}
 	}
 	size := 16
-	for size < 4*len(entries) {
+	for size < 4*len(tmpls) {
 		size <<= 1
 	}
-	t := prefixTable{mask: uint64(size - 1)} //nolint:gosec // size is a positive power of two
-	keys := sortedKeys(entries)
+	t.mask = uint64(size - 1) //nolint:gosec // size is a positive power of two
 	best := -1
 	for seed := range uint64(32) {
 		slots := make([]prefixSlot, size)
 		worst := 0
-		for _, k := range keys {
-			i := hashKey(k, seed) & t.mask
+		for _, a := range tmpls {
+			h := hashKey(a.Key, seed)
+			i := h & t.mask
 			p := 1
-			for slots[i].used {
+			for slots[i].tmpl != nil {
 				i = (i + 1) & t.mask
 				p++
 			}
-			slots[i] = prefixSlot{key: k, tmpl: entries[k], used: true}
+			slots[i] = prefixSlot{hash: h, tmpl: a}
 			worst = max(worst, p)
 		}
 		if best < 0 || worst < best {
 			best, t.slots, t.seed = worst, slots, seed
 		}
-		if worst <= 2 {
+		if worst <= 1 {
 			break
 		}
 	}
@@ -82,19 +97,17 @@ func newPrefixTable(attrs []*Attribute) prefixTable {
 	return t
 }
 
-// get returns the slot for prefix p, or nil.
-func (t *prefixTable) get(p string) *prefixSlot {
-	if len(t.slots) == 0 {
-		return nil
-	}
-	i := hashKey(p, t.seed) & t.mask
+// get returns the template whose key is p, or nil.
+func (t *prefixTable) get(p string) *Attribute {
+	h := hashKey(p, t.seed)
+	i := h & t.mask
 	for range t.maxProbe {
 		s := &t.slots[i]
-		if !s.used {
+		if s.tmpl == nil {
 			return nil
 		}
-		if len(s.key) == len(p) && s.key == p {
-			return s
+		if s.hash == h && s.tmpl.Key == p {
+			return s.tmpl
 		}
 		i = (i + 1) & t.mask
 	}
@@ -102,27 +115,35 @@ func (t *prefixTable) get(p string) *prefixSlot {
 }
 
 // match returns the longest template that is a '.'-bounded proper prefix of
-// key, or nil. The first segment is checked once: a key outside every
-// template namespace costs one probe. Otherwise the '.' positions are walked
-// right to left, so the longest template is found first. No allocation.
+// key, or nil. It does not allocate.
 func (t *prefixTable) match(key string) *Attribute {
+	if t.maxProbe == 0 {
+		return nil
+	}
 	first := strings.IndexByte(key, '.')
 	if first <= 0 {
 		return nil
 	}
-	s := t.get(key[:first])
-	if s == nil {
+	b1, b2 := nsBits(key[:first])
+	if t.ns[b1>>6]&(1<<(b1&63)) == 0 || t.ns[b2>>6]&(1<<(b2&63)) == 0 {
 		return nil
 	}
-	for i := len(key) - 1; i > first; i-- {
+	for i := len(key) - 1; i >= first; i-- {
 		if key[i] != '.' {
 			continue
 		}
-		if p := t.get(key[:i]); p != nil && p.tmpl != nil {
-			return p.tmpl
+		if i < 64 {
+			if t.lens&(1<<uint(i)) == 0 {
+				continue
+			}
+		} else if !t.long {
+			continue
+		}
+		if a := t.get(key[:i]); a != nil {
+			return a
 		}
 	}
-	return s.tmpl
+	return nil
 }
 
 // load64 reads 8 bytes of s at off little-endian. The compiler merges the

@@ -155,7 +155,7 @@ func render(dir string) error {
 		return err
 	}
 	writeComparison(&md, cmp, stats)
-	writeRatios(&md, cmp, stats)
+	writeRatios(&md, cmp, stats, "## Ratios and goals")
 	writeHybrid(&md, cmp, stats, micro)
 
 	var logs comparison
@@ -164,6 +164,16 @@ func render(dir string) error {
 	} else if ok {
 		md.WriteString("\n## Scenario 4: logs at a fixed rate\n\n")
 		writeComparison(&md, logs, summarize(logs))
+	}
+	var all comparison
+	if ok, err := readJSON(filepath.Join(dir, "comparison_all_renames.json"), &all); err != nil {
+		return err
+	} else if ok {
+		fmt.Fprintf(&md, "\n## Supplement: every rename in the registry\n\nThe same comparison with the workload drawing from all %d usable renames, so that transform and attributes list all of them, as they must to do what governance does. A shorter session (%d rounds of %s, %s – %s UTC, load average before %s, after %s): indicative, noisier than the main table.\n\n",
+			all.Renames, all.Rounds, time.Duration(all.Duration), all.Machine.Start.Format("15:04"), all.Machine.End.Format("15:04"), all.Machine.LoadBefore, all.Machine.LoadAfter)
+		allStats := summarize(all)
+		writeComparison(&md, all, allStats)
+		writeRatios(&md, all, allStats, "### Ratios, every rename")
 	}
 	var tp throughput
 	if ok, err := readJSON(filepath.Join(dir, "throughput.json"), &tp); err != nil {
@@ -323,8 +333,8 @@ func ratio(num, den float64) string {
 	return fmt.Sprintf("%.1f×", num/den)
 }
 
-func writeRatios(md *strings.Builder, cmp comparison, stats map[key]*configStats) {
-	md.WriteString("## Ratios and goals\n\n")
+func writeRatios(md *strings.Builder, cmp comparison, stats map[key]*configStats, heading string) {
+	md.WriteString(heading + "\n\n")
 	md.WriteString("From the medians of the paired overheads above. Goals: governance overhead ≤ 3% of the bare pipeline, ≥ 10× cheaper than transform, ≥ 3× cheaper than attributes.\n\n")
 	md.WriteString("| rate | governance mode | overhead µs/item | % of bare | transform overhead / governance | attributes overhead / governance | redaction overhead / governance |\n|---|---|---|---|---|---|---|\n")
 	for _, rate := range cmp.Rates {

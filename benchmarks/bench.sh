@@ -24,7 +24,7 @@ TESTBENCH_RESULTS="$OUT" \
 TESTBENCH_ROUNDS="${TESTBENCH_ROUNDS:-5}" \
 TESTBENCH_DURATION="${TESTBENCH_DURATION:-8s}" \
   go test -count=1 -tags 'e2e loadtest' -timeout 90m -v \
-    -run 'TestLoadCompare|TestLoadLogs|TestLoadMaxThroughput|TestStartupAndIdle' ./testbench/ \
+    -run 'TestLoadCompare|TestLoadLogs|TestLoadMaxThroughput|TestStartupAndIdle|TestPrometheusRemoteWrite|TestMemoryLimiterOverload' ./testbench/ \
   >"$OUT/tmp/loadtest.log" 2>&1 || status=$?
 grep -E '^(--- |ok|FAIL)|rate +[0-9]+:|sustained|start-up' "$OUT/tmp/loadtest.log" || true
 

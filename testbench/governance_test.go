@@ -5,6 +5,7 @@ package testbench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -122,13 +123,14 @@ func TestPrometheusRemoteWrite(t *testing.T) {
 			current[PromLabel(r.MetricTo)] = true
 		}
 	}
-	var found int
+	var found, deprecated int
 	for _, r := range w.Renames {
 		if r.MetricTo == "" || current[PromLabel(r.From)] {
 			continue
 		}
 		for _, n := range names {
 			if n == PromLabel(r.From) {
+				deprecated++
 				t.Errorf("Prometheus has label %q from deprecated key %q", n, r.From)
 			}
 		}
@@ -140,6 +142,12 @@ func TestPrometheusRemoteWrite(t *testing.T) {
 	}
 	assert.Positive(t, found, "no current (renamed-to) label names in Prometheus")
 	assert.False(t, col.Exited())
+	SaveResult(t, "prometheus", map[string]any{
+		"data_points_sent": st.Sent, "samples_in_prometheus": total,
+		"series": len(got), "series_expected": len(want), "series_exact": maps.Equal(want, got),
+		"current_label_names_found": found, "deprecated_label_names_found": deprecated,
+		"passed": !t.Failed(),
+	})
 }
 
 // TestMemoryLimiterOverload holds data in the collector by refusing it at the
@@ -202,6 +210,13 @@ func TestMemoryLimiterOverload(t *testing.T) {
 	assert.Positive(t, refused, "otelcol_receiver_refused_spans")
 	assert.False(t, col.Exited(), "the collector died")
 	assert.Less(t, win.PeakRSS, uint64(400<<20), "peak RSS")
+	SaveResult(t, "memory_limiter", map[string]any{
+		"spans_sent": st.Sent, "retried_attempts": st.Retries, "retried_before_recovery": retriesAtRecovery,
+		"receiver_refused_spans": refused, "backend_refused_exports": backend.Refused(),
+		"lost": rep.Lost, "duplicated": rep.Duplicates, "invalid": rep.Invalid,
+		"peak_rss_mib": float64(win.PeakRSS) / (1 << 20), "collector_alive": !col.Exited(),
+		"passed": !t.Failed(),
+	})
 }
 
 // TestStartupAndIdle measures the sidecar case: time from process start until

@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -149,6 +150,7 @@ func render(dir string) error {
 	}
 	var md strings.Builder
 	writeHeader(&md, cmp)
+	md.WriteString("## Scenario 1: spans at fixed rates\n\n")
 	stats := summarize(cmp)
 	micro, err := readMicro(filepath.Join(dir, "micro.txt"))
 	if err != nil {
@@ -180,6 +182,22 @@ func render(dir string) error {
 		return err
 	} else if ok {
 		writeThroughput(&md, tp)
+	}
+	for _, f := range []struct{ file, title string }{
+		{"prometheus.json", "Scenario 3: metrics through remote write into a real Prometheus"},
+		{"memory_limiter.json", "Scenario 5: memory limiter under overload"},
+	} {
+		var v map[string]any
+		if ok, err := readJSON(filepath.Join(dir, f.file), &v); err != nil {
+			return err
+		} else if ok {
+			fmt.Fprintf(&md, "## %s\n\n| | |\n|---|---|\n", f.title)
+			keys := slices.Sorted(maps.Keys(v))
+			for _, k := range keys {
+				fmt.Fprintf(&md, "| %s | %v |\n", strings.ReplaceAll(k, "_", " "), v[k])
+			}
+			md.WriteString("\n")
+		}
 	}
 	var st startup
 	if ok, err := readJSON(filepath.Join(dir, "startup.json"), &st); err != nil {

@@ -15,8 +15,10 @@ OUT=${OUT:-$ROOT/benchmarks/results}
 mkdir -p "$OUT" "$OUT/tmp"
 
 echo "== microbenchmarks -> $OUT/micro.txt"
+micro=0
 go test -run '^$' -bench . -benchmem -count "${BENCH_COUNT:-6}" -benchtime "${BENCH_TIME:-1s}" \
-  ./processor/governanceprocessor/ ./registry/ | tee "$OUT/micro.txt"
+  ./processor/governanceprocessor/ ./registry/ >"$OUT/micro.txt" 2>&1 || micro=$?
+grep -E '^(ok|FAIL|---)' "$OUT/micro.txt" || true
 
 echo "== testbench scenarios -> $OUT/*.json (log: $OUT/tmp/loadtest.log)"
 status=0
@@ -31,7 +33,11 @@ grep -E '^(--- |ok|FAIL)|rate +[0-9]+:|sustained|start-up' "$OUT/tmp/loadtest.lo
 # Render what was measured even when a scenario failed, then report the failure.
 echo "== report -> $OUT/results.md, $OUT/cpu_per_item.png"
 (cd benchmarks/report && go run . -results "$OUT")
+if [ "$micro" -ne 0 ]; then
+  echo "microbenchmarks failed (exit $micro); see $OUT/micro.txt" >&2
+  status=$micro
+fi
 if [ "$status" -ne 0 ]; then
-  echo "testbench scenarios failed (exit $status); see $OUT/tmp/loadtest.log" >&2
+  echo "failed (exit $status); scenarios: $OUT/tmp/loadtest.log" >&2
 fi
 exit "$status"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -239,12 +240,16 @@ func FuzzLogs(f *testing.F) {
 	})
 }
 
+// fuzzGovernors loads the registry once: under the fuzzer's coverage
+// instrumentation a load is slow, and every worker process pays for it.
 func fuzzGovernors(f *testing.F, sig signal) []*governor {
+	ix, err := withConfig(orgRegistry).Registry.load()
+	require.NoError(f, err)
 	var gs []*governor
 	for _, mod := range fuzzConfigs {
-		cfg := withConfig(mod)
-		cfg.Registry.OrgRegistries = []string{"testdata/org"}
-		gs = append(gs, newTestGovernor(f, cfg, sig, nopTelemetry()))
+		g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), withConfig(mod), ix, sig)
+		require.NoError(f, err)
+		gs = append(gs, g)
 	}
 	return gs
 }

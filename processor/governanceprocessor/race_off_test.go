@@ -1,0 +1,5 @@
+//go:build !race
+
+package governanceprocessor
+
+const raceEnabled = false

@@ -183,7 +183,7 @@ func BenchmarkLogs(b *testing.B) {
 // no allocation and no timer juggling.
 func BenchmarkRename(b *testing.B) {
 	g := newTestGovernor(b, defaultTestConfig(), signalTraces, nopTelemetry())
-	w := g.walker(false)
+	w := g.walker(false, g.snap.Load())
 	defer g.release(w)
 	td := wireTraces(genTraces(1, mixDeprecated))
 	m := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
@@ -227,7 +227,7 @@ func BenchmarkLookupOnly(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, k := range keys {
-			if g.ix.Lookup(k) != nil {
+			if g.snap.Load().ix.Lookup(k) != nil {
 				found++
 			}
 		}

@@ -20,6 +20,7 @@ var (
 	errNegativeLimit    = errors.New("must not be negative")
 	errEmptyAllow       = errors.New("allow entries must not be empty")
 	errEmptyIncludeList = errors.New("needs at least one value")
+	errExtensionSources = errors.New("cannot be combined with semconv_dir, org_registries or rules_files")
 )
 
 // deprecatedMode says what happens to a deprecated attribute key or metric
@@ -113,11 +114,17 @@ type config struct {
 	_ struct{}
 }
 
-// registryConfig says where the registry comes from.
-//
-// A later issue may add `extension`, the ID of a registry extension that
-// supplies a reloadable registry; then these sources become its fallback.
+// registryConfig says where the registry comes from: the processor's own
+// sources, or a governance_registry extension.
 type registryConfig struct {
+	// Extension is the ID of a governance_registry extension that supplies
+	// the registry, reloads it when its files change, and receives this
+	// processor's conformance report. Every processor naming the same
+	// extension shares its registry. The processor's own sources must then
+	// be left at their defaults. Default: unset (the processor loads its own
+	// registry once, at start).
+	Extension *component.ID `mapstructure:"extension"`
+
 	// Embedded loads the semantic conventions and context rules compiled into
 	// the binary. Default: true. False requires SemconvDir or OrgRegistries.
 	Embedded bool `mapstructure:"embedded"`
@@ -202,8 +209,15 @@ func (a *allowConfig) Validate() error {
 	return nil
 }
 
-// Validate checks that every path exists and that the registry loads.
+// Validate checks that every path exists and that the registry loads. With
+// an extension, the extension's own Validate checks its sources.
 func (r *registryConfig) Validate() error {
+	if r.Extension != nil {
+		if r.SemconvDir != "" || len(r.OrgRegistries) > 0 || len(r.RulesFiles) > 0 {
+			return fmt.Errorf("extension: %w: the extension %q owns the registry sources", errExtensionSources, r.Extension.String())
+		}
+		return nil
+	}
 	if !r.Embedded && r.SemconvDir == "" && len(r.OrgRegistries) == 0 {
 		return fmt.Errorf("%w: set embedded, semconv_dir or org_registries", errNoRegistry)
 	}

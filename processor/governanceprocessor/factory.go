@@ -66,6 +66,10 @@ type sharedIndex struct {
 // index returns the registry for one configured processor, loading it once.
 // A new configuration under the same ID (a reload) replaces the old entry.
 func (f *factory) index(id component.ID, cfg *config) (*registry.Index, error) {
+	if cfg.Registry.Extension != nil {
+		// The extension supplies the registry from Start on.
+		return nil, nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if s, ok := f.indexes[id]; ok && s.cfg == cfg {

@@ -168,9 +168,10 @@ func addOpts(base []attribute.KeyValue, kvs ...attribute.KeyValue) []metric.AddO
 	return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(all...))}
 }
 
-// recordRegistry records the info gauge naming the registry in force.
-func (t *telemetry) recordRegistry(ctx context.Context, ix *registry.Index, generation int64) {
-	t.tb.ProcessorGovernanceRegistryInfo.Record(ctx, 1, metric.WithAttributes(append(t.base[:len(t.base):len(t.base)],
+// recordRegistry records the info gauge naming a registry: 1 for the one in
+// force, 0 for one it replaced (so that a query for == 1 finds one series).
+func (t *telemetry) recordRegistry(ctx context.Context, ix *registry.Index, generation, value int64) {
+	t.tb.ProcessorGovernanceRegistryInfo.Record(ctx, value, metric.WithAttributes(append(t.base[:len(t.base):len(t.base)],
 		attribute.String("schema_url", ix.SchemaURL()),
 		attribute.String("digest", ix.Digest()),
 		attribute.Int64("generation", generation),

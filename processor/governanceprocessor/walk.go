@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -18,8 +19,8 @@ type walker struct {
 	g      *governor
 	ix     *registry.Index
 	mutate bool // the configuration mutates and the batch is writable
-	// renamesCurrent is copied from the governor: the hot path reads it per
-	// attribute.
+	// ix and renamesCurrent come from the batch's registry snapshot; the
+	// hot path reads them per attribute.
 	renamesCurrent bool
 
 	ctx    registry.Context
@@ -39,10 +40,18 @@ type walker struct {
 	scratch pcommon.Value
 	empty   pcommon.Value // always empty; clears scratch without allocating
 	unused  [numOutcomes]int64
+	// report feeds the registry extension's conformance report.
+	report reportTally
 }
 
 func newWalker(g *governor) *walker {
-	w := &walker{g: g, ix: g.ix, renamesCurrent: g.renamesCurrent, ops: make([]op, 0, 16), scratch: pcommon.NewValueEmpty(), empty: pcommon.NewValueEmpty()}
+	w := &walker{
+		g:       g,
+		ops:     make([]op, 0, 16),
+		scratch: pcommon.NewValueEmpty(),
+		empty:   pcommon.NewValueEmpty(),
+		report:  newReportTally(g.cfg.Registry.Extension != nil),
+	}
 	w.svc = &w.unused
 	return w
 }
@@ -77,11 +86,14 @@ func (w *walker) reset() {
 	w.ops = w.ops[:0]
 	w.svc = &w.unused
 	w.ctx = registry.Context{}
+	w.ix = nil
+	w.report.reset()
 }
 
 func (w *walker) count(o outcome) {
 	w.counts.attrs[w.ctx.Location][o]++
 	w.svc[o]++
+	w.report.svc[o]++
 }
 
 // resource starts a resource: it applies include_resources, selects the
@@ -101,6 +113,7 @@ func (w *walker) resource(res pcommon.Resource) bool {
 		}
 	}
 	w.svc = w.counts.service(slot)
+	w.report.resource(attrs)
 	w.ctx = registry.Context{Location: registry.LocationResource}
 	w.attrs(attrs)
 	return true
@@ -281,6 +294,9 @@ func (w *walker) check(k string, v pcommon.Value, pos int) {
 		w.unknown(k)
 		return
 	}
+	if !a.Placeholder {
+		w.report.key(a.Key, registryapi.KeyRegistry)
+	}
 	if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder && !w.renamesCurrent {
 		// The common case: a current key, and no registry rule renames
 		// current keys, so Target need not be asked. A scalar of the right
@@ -294,6 +310,7 @@ func (w *walker) check(k string, v pcommon.Value, pos int) {
 		return
 	}
 	if t := a.Target(w.ctx); t != nil {
+		w.report.key(k, registryapi.KeyDeprecated)
 		w.deprecated(k, a, t)
 		return
 	}
@@ -301,6 +318,7 @@ func (w *walker) check(k string, v pcommon.Value, pos int) {
 	case a.Placeholder:
 		w.unknown(k)
 	case a.Deprecation.Reason != registry.NotDeprecated:
+		w.report.key(k, registryapi.KeyDeprecated)
 		w.count(outcomeDeprecatedKept)
 	default:
 		w.value(k, v, a)
@@ -312,8 +330,10 @@ func (w *walker) unknown(k string) {
 	case w.g.allowed(k):
 		w.count(outcomeAllowed)
 	case w.mutate && w.g.cfg.Unknown == unknownDrop:
+		w.report.key(k, registryapi.KeyUnknown)
 		w.drop(k, reasonUnknown)
 	default:
+		w.report.key(k, registryapi.KeyUnknown)
 		w.count(outcomeUnknown)
 	}
 }

@@ -128,13 +128,13 @@ func walkBatch(g *governor, batch any) counts {
 	var w *walker
 	switch b := batch.(type) {
 	case ptrace.Traces:
-		w = g.walker(b.IsReadOnly())
+		w = g.walker(b.IsReadOnly(), g.snap.Load())
 		w.traces(b)
 	case pmetric.Metrics:
-		w = g.walker(b.IsReadOnly())
+		w = g.walker(b.IsReadOnly(), g.snap.Load())
 		w.metrics(b)
 	case plog.Logs:
-		w = g.walker(b.IsReadOnly())
+		w = g.walker(b.IsReadOnly(), g.snap.Load())
 		w.logs(b)
 	}
 	c := w.counts

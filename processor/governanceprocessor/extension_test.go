@@ -1,0 +1,159 @@
+package governanceprocessor
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// fakeRegistry is a registryapi.Registry whose snapshot a test swaps, and
+// that keeps a copy of every reported batch.
+type fakeRegistry struct {
+	component.StartFunc
+	component.ShutdownFunc
+	cur     atomic.Pointer[registryapi.Snapshot]
+	batches []registryapi.Batch
+}
+
+func (f *fakeRegistry) Current() *registryapi.Snapshot { return f.cur.Load() }
+
+func (f *fakeRegistry) Report(b *registryapi.Batch) {
+	c := registryapi.Batch{Generation: b.Generation}
+	c.Services = append(c.Services, b.Services...)
+	c.Keys = append(c.Keys, b.Keys...)
+	f.batches = append(f.batches, c)
+}
+
+// notARegistry is an extension of another kind.
+type notARegistry struct {
+	component.StartFunc
+	component.ShutdownFunc
+}
+
+type fakeHost struct {
+	exts map[component.ID]component.Component
+}
+
+func (h fakeHost) GetExtensions() map[component.ID]component.Component { return h.exts }
+
+var registryExtID = component.MustNewID("governance_registry")
+
+func extensionConfig() *config {
+	cfg := defaultTestConfig()
+	id := registryExtID
+	cfg.Registry.Extension = &id
+	return cfg
+}
+
+func TestExtensionLookupErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		host component.Host
+		want error
+	}{
+		{name: "not_found", host: fakeHost{}, want: registryapi.ErrNotFound},
+		{
+			name: "wrong_type",
+			host: fakeHost{exts: map[component.ID]component.Component{registryExtID: notARegistry{}}},
+			want: registryapi.ErrWrongType,
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+			require.NoError(t, err)
+			err = g.start(context.Background(), tt.host)
+			require.ErrorIs(t, err, tt.want)
+			assert.Contains(t, err.Error(), "registry::extension")
+			require.NoError(t, g.shutdown(context.Background()))
+		})
+	}
+}
+
+func TestExtensionConfigExcludesOwnSources(t *testing.T) {
+	cfg := extensionConfig()
+	require.NoError(t, cfg.Registry.Validate())
+	cfg.Registry.OrgRegistries = []string{"testdata/org"}
+	err := cfg.Registry.Validate()
+	require.ErrorIs(t, err, errExtensionSources)
+	assert.Contains(t, err.Error(), "extension:")
+}
+
+// TestExtensionSwapAndReport: batches use the snapshot in force when they
+// start, a swap takes effect on the next batch, and each batch's tally
+// reaches the report.
+func TestExtensionSwapAndReport(t *testing.T) {
+	def, err := registry.Default()
+	require.NoError(t, err)
+	org, err := registry.Load(registry.Sources{Embedded: true, OrgRegistries: []string{"testdata/org"}})
+	require.NoError(t, err)
+
+	ext := &fakeRegistry{}
+	ext.cur.Store(&registryapi.Snapshot{Index: def, Generation: 1, LoadedAt: time.Now()})
+	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, g.start(ctx, host))
+	defer func() { require.NoError(t, g.shutdown(ctx)) }()
+
+	batch := func() ptrace.Traces {
+		td := ptrace.NewTraces()
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.Resource().Attributes().PutStr("service.name", "checkout")
+		span := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		span.Attributes().PutStr("shop.customer", "t-1")
+		span.Attributes().PutStr("http.method", "GET")
+		return td
+	}
+
+	out, err := g.processTraces(ctx, batch())
+	require.NoError(t, err)
+	attrs := out.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+	assert.Equal(t, map[string]any{"shop.customer": "t-1", "http.request.method": "GET"}, attrs)
+
+	ext.cur.Store(&registryapi.Snapshot{Index: org, Generation: 2, LoadedAt: time.Now()})
+	out, err = g.processTraces(ctx, batch())
+	require.NoError(t, err)
+	attrs = out.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+	assert.Equal(t, map[string]any{"shop.tenant.id": "t-1", "http.request.method": "GET"}, attrs)
+
+	require.Len(t, ext.batches, 2)
+	first, second := ext.batches[0], ext.batches[1]
+	assert.Equal(t, int64(1), first.Generation)
+	assert.Equal(t, int64(2), second.Generation)
+	require.Len(t, first.Services, 1)
+	assert.Equal(t, "checkout", first.Services[0].Service)
+	// service.name conformant; http.method renamed; shop.customer unknown.
+	assert.Equal(t, int64(1), first.Services[0].Outcomes[registryapi.OutcomeConformant])
+	assert.Equal(t, int64(1), first.Services[0].Outcomes[registryapi.OutcomeRenamed])
+	assert.Equal(t, int64(1), first.Services[0].Outcomes[registryapi.OutcomeUnknown])
+	assert.ElementsMatch(t, []registryapi.KeyTally{
+		{Service: 0, Key: "service.name", Kind: registryapi.KeyRegistry, Count: 1},
+		{Service: 0, Key: "http.method", Kind: registryapi.KeyRegistry, Count: 1},
+		{Service: 0, Key: "http.method", Kind: registryapi.KeyDeprecated, Count: 1},
+		{Service: 0, Key: "shop.customer", Kind: registryapi.KeyUnknown, Count: 1},
+	}, first.Keys)
+	assert.Equal(t, int64(2), second.Services[0].Outcomes[registryapi.OutcomeRenamed])
+	assert.Zero(t, second.Services[0].Outcomes[registryapi.OutcomeUnknown])
+}
+
+// TestOutcomesMatchRegistryAPI: the report indexes registryapi outcomes by
+// the processor's outcome numbers, so both lists must be the same.
+func TestOutcomesMatchRegistryAPI(t *testing.T) {
+	require.Equal(t, int(numOutcomes), int(registryapi.NumOutcomes))
+	for o := range numOutcomes {
+		assert.Equal(t, o.String(), registryapi.Outcome(o).String())
+	}
+}

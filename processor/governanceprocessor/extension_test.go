@@ -157,3 +157,52 @@ func TestOutcomesMatchRegistryAPI(t *testing.T) {
 		assert.Equal(t, o.String(), registryapi.Outcome(o).String())
 	}
 }
+
+// countingRegistry is a registryapi.Registry whose Report only sums, so that
+// allocations measured around a batch are the processor's.
+type countingRegistry struct {
+	component.StartFunc
+	component.ShutdownFunc
+	snap  *registryapi.Snapshot
+	attrs int64
+}
+
+func (c *countingRegistry) Current() *registryapi.Snapshot { return c.snap }
+
+func (c *countingRegistry) Report(b *registryapi.Batch) {
+	for i := range b.Services {
+		for _, n := range b.Services[i].Outcomes {
+			c.attrs += n
+		}
+	}
+}
+
+// TestZeroAllocsWithExtension: taking the registry from an extension and
+// feeding its report allocates nothing once the walker's tally has grown.
+func TestZeroAllocsWithExtension(t *testing.T) {
+	skipUnderRace(t)
+	def, err := registry.Default()
+	require.NoError(t, err)
+	ext := &countingRegistry{snap: &registryapi.Snapshot{Index: def, Generation: 1}}
+	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
+	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, g.start(ctx, host))
+	defer func() { require.NoError(t, g.shutdown(ctx)) }()
+
+	for _, mix := range []attrMix{mixConformant, mixUnknown, mixDeprecated} {
+		batches := make([]ptrace.Traces, allocRuns+2)
+		for i := range batches {
+			batches[i] = genTraces(100, mix)
+		}
+		_, _ = g.processTraces(ctx, batches[0]) // grows the tally's maps and slices
+		i := 1
+		allocs := testing.AllocsPerRun(allocRuns, func() {
+			_, _ = g.processTraces(ctx, batches[i])
+			i++
+		})
+		assert.Zerof(t, allocs, "mix %+v", mix)
+	}
+	assert.Positive(t, ext.attrs)
+}

@@ -93,6 +93,12 @@ func TestDefaultConfigRuns(t *testing.T) {
 	require.NoError(t, err)
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	// The registry extension's report answers on loopback 13180.
+	resp, err = http.Get("http://localhost:13180/registry")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
 	client, err := e2e.NewClient("localhost:4317", "localhost:4318")
 	require.NoError(t, err)
 	defer client.Close()

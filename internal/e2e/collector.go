@@ -52,7 +52,7 @@ func Binary(tb testing.TB) string {
 	if path == "" {
 		path = filepath.Join(RepoRoot(tb), "_build", "otelcol-governance")
 	}
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err != nil { //nolint:gosec // the binary path is the test operator's own choice
 		tb.Fatalf("collector binary not found at %s (run `make build`, or set %s): %v", path, BinaryEnv, err)
 	}
 	return path

@@ -26,9 +26,13 @@ TESTBENCH_RESULTS="$OUT" \
 TESTBENCH_ROUNDS="${TESTBENCH_ROUNDS:-5}" \
 TESTBENCH_DURATION="${TESTBENCH_DURATION:-8s}" \
   go test -count=1 -tags 'e2e loadtest' -timeout 90m -v \
-    -run 'TestLoadCompare|TestLoadLogs|TestLoadMaxThroughput|TestStartupAndIdle|TestPrometheusRemoteWrite|TestMemoryLimiterOverload' ./testbench/ \
+    -run 'TestLoadCompare|TestLoadLogs|TestLoadMaxThroughput|TestLoadProfile|TestStartupAndIdle|TestPrometheusRemoteWrite|TestMemoryLimiterOverload' ./testbench/ \
   >"$OUT/tmp/loadtest.log" 2>&1 || status=$?
 grep -E '^(--- |ok|FAIL)|rate +[0-9]+:|sustained|start-up' "$OUT/tmp/loadtest.log" || true
+
+if [ -f "$OUT/governance_keep.pprof" ]; then
+  go tool pprof -top -cum -nodecount=400 "$OUT/governance_keep.pprof" >"$OUT/profile.txt" 2>/dev/null || true
+fi
 
 # Render what was measured even when a scenario failed, then report the failure.
 echo "== report -> $OUT/results.md, $OUT/cpu_per_item.png"

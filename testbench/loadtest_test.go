@@ -3,8 +3,12 @@
 package testbench
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -227,4 +231,59 @@ func TestBaselineCorrect(t *testing.T) {
 			Check(t, res)
 		})
 	}
+}
+
+// TestLoadProfile takes a CPU profile of the collector running governance
+// (keep) at 50k spans/s through the distribution's pprof extension, and
+// writes it to $TESTBENCH_RESULTS/governance_keep.pprof: where the
+// processor's time goes inside the real process, cache misses included,
+// which a microbenchmark walking a hot batch does not show.
+func TestLoadProfile(t *testing.T) {
+	dir := os.Getenv(ResultsDirEnv)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	w := testWorkload(t, Mix{DeprecatedPool: envInt("TESTBENCH_POOL", 24)})
+	cfg := GovernanceConfig(false)
+	backend := StartBackend(t, w, cfg.Expect)
+	ports := FreePorts(t)
+	pprofPort := e2e.FreePort(t)
+	y := cfg.YAML(ports, OTLPExporter(backend.Endpoint), Traces)
+	y = strings.Replace(y, "extensions:\n  health_check:", "extensions:\n  pprof:\n    endpoint: 127.0.0.1:"+strconv.Itoa(pprofPort)+"\n  health_check:", 1)
+	y = strings.Replace(y, "extensions: [health_check]", "extensions: [health_check, pprof]", 1)
+	col := Governance(t).Start(t, y, ports, e2e.Options{})
+	client, err := e2e.NewClient(ports.GRPCEndpoint(), "")
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	defer client.Close()
+	gen := NewGenerator(w, client, LoadOptions{Signal: Traces, Rate: 50000, BatchSize: 200, Workers: 8})
+	done := make(chan LoadStats)
+	go func() { done <- gen.Run(context.Background(), 14*time.Second) }()
+	time.Sleep(2 * time.Second)
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(pprofPort) + "/debug/pprof/profile?seconds=10") //nolint:gosec // loopback
+	if err != nil {
+		t.Fatalf("profile: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("profile: %s %v", resp.Status, err)
+	}
+	st := <-done
+	if !backend.WaitDrained(Traces, st.Sent, time.Minute, 300*time.Millisecond) {
+		t.Errorf("backend received %d of %d spans", backend.Received(Traces), st.Sent)
+	}
+	if rep := backend.Verify(Traces, gen); !rep.OK() {
+		t.Error(rep)
+	}
+	path := filepath.Join(dir, "governance_keep.pprof")
+	if err := os.MkdirAll(dir, 0o750); err != nil { //nolint:gosec // the operator names the results directory
+		t.Fatalf("results dir: %v", err)
+	}
+	if err := os.WriteFile(path, body, 0o600); err != nil {
+		t.Fatalf("write profile: %v", err)
+	}
+	t.Logf("wrote %s (%d spans over 14s at 50k/s, profiled 10s)", path, st.Sent)
+	col.Stop()
 }

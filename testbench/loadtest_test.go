@@ -281,7 +281,7 @@ func TestLoadProfile(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o750); err != nil { //nolint:gosec // the operator names the results directory
 		t.Fatalf("results dir: %v", err)
 	}
-	if err := os.WriteFile(path, body, 0o600); err != nil {
+	if err := os.WriteFile(path, body, 0o600); err != nil { //nolint:gosec // the operator names the results directory
 		t.Fatalf("write profile: %v", err)
 	}
 	t.Logf("wrote %s (%d spans over 14s at 50k/s, profiled 10s)", path, st.Sent)

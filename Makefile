@@ -19,7 +19,7 @@ SEMCONV_DIR ?= $(ROOT)/../shared/semconv/v1.44.0
 # The collector is rebuilt when a non-test Go source of the root module changes.
 GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './_build/*' -not -path './bin/*' -not -path './internal/tools/*') go.mod go.sum
 
-.PHONY: build run test test-deps test-unit test-e2e lint fmt generate bench image manifestlint clean
+.PHONY: build run test test-deps test-unit test-e2e lint fmt generate bench baseline loadtest image manifestlint clean
 
 ## build: install the pinned OCB into ./bin and build _build/otelcol-governance
 build: $(COLLECTOR)
@@ -57,6 +57,7 @@ test-unit:
 
 test-e2e: build
 	go test -count=1 -tags e2e -timeout 20m ./e2e/...
+	go test -count=1 -tags e2e -short -timeout 10m ./testbench/...
 
 $(GOLANGCI):
 	mkdir -p $(BIN)
@@ -80,9 +81,29 @@ generate: $(MDATAGEN)
 	go generate ./...
 	go run ./cmd/registrygen -semconv $(SEMCONV_DIR) -out registry/embedded_gen.go
 
-## bench: Go microbenchmarks of the hot path (benchstat-friendly output)
-bench:
-	go test -run '^$$' -bench . -benchmem -count 6 ./registry/... ./processor/... | tee bench.out
+BASELINE_OCB_VERSION ?= v0.161.0
+BASELINE_OCB := $(BIN)/builder-$(BASELINE_OCB_VERSION)
+BASELINE     := $(ROOT)/_baseline/otelcol-baseline
+
+$(BASELINE_OCB):
+	mkdir -p $(BIN)/.ocb-$(BASELINE_OCB_VERSION)
+	GOBIN=$(BIN)/.ocb-$(BASELINE_OCB_VERSION) go install go.opentelemetry.io/collector/cmd/builder@$(BASELINE_OCB_VERSION)
+	mv $(BIN)/.ocb-$(BASELINE_OCB_VERSION)/builder $@
+
+$(BASELINE): $(BASELINE_OCB) baseline/builder-config.yaml
+	$(BASELINE_OCB) --config baseline/builder-config.yaml
+	touch $@
+
+## baseline: build _baseline/otelcol-baseline (contrib transform/attributes/redaction, v0.161.0) for the load comparison
+baseline: $(BASELINE)
+
+## loadtest: every testbench scenario, full size, against both distributions
+loadtest: build baseline
+	go test -count=1 -tags 'e2e loadtest' -timeout 90m -v ./testbench/...
+
+## bench: microbenchmarks + measured scenarios; writes benchmarks/results (results.md, cpu_per_item.png)
+bench: build baseline
+	./benchmarks/bench.sh
 
 IMAGE_TAG     ?= ghcr.io/otelgov/otelcol-governance:0.1.0
 IMAGE         := $(BUILD)/otelcol-governance-image.tar

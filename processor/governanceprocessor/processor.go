@@ -215,6 +215,7 @@ func (g *governor) walker(readOnly bool, s *snapshot) *walker {
 func (g *governor) finish(ctx context.Context, w *walker, s *snapshot) {
 	g.tel.record(ctx, &w.counts)
 	if g.ext != nil {
+		w.report.flush()
 		w.report.batch.Generation = s.generation
 		g.ext.Report(&w.report.batch)
 	}

@@ -4,6 +4,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // reportTally fills the registry extension's per-batch report while the walk
@@ -22,6 +23,21 @@ type reportTally struct {
 
 	services map[string]int   // service.name -> index in batch.Services
 	keys     map[tallyKey]int // (service, key, kind) -> index in batch.Keys
+	// recent is a direct-mapped cache in front of keys: a key repeated from
+	// item to item costs a string comparison instead of a map lookup.
+	recent [recentSize]recentKey
+	// seen deduplicates the registry entries met in the batch by pointer
+	// (a direct-mapped cache: a collision only adds a duplicate, which the
+	// extension ignores); known lists them until finish adds them to Keys.
+	seen  [recentSize]*registry.Attribute
+	known []*registry.Attribute
+}
+
+const recentSize = 256
+
+type recentKey struct {
+	tk  tallyKey
+	idx int // index in batch.Keys + 1; 0 for an empty slot
 }
 
 type tallyKey struct {
@@ -65,13 +81,51 @@ func (r *reportTally) key(k string, kind registryapi.KeyKind) {
 	if !r.enabled {
 		return
 	}
-	tk := tallyKey{service: r.svcIdx, key: k, kind: kind}
-	if i, ok := r.keys[tk]; ok {
-		r.batch.Keys[i].Count++
+	svc := r.svcIdx
+	if kind == registryapi.KeyRegistry {
+		svc = 0 // registry keys feed coverage, which is not per service
+	}
+	h := len(k)*31 + svc*7 + int(kind)
+	if len(k) > 0 {
+		h += int(k[len(k)-1])*13 + int(k[len(k)/2])
+	}
+	c := &r.recent[h&(recentSize-1)]
+	if c.idx > 0 && c.tk.key == k && c.tk.service == svc && c.tk.kind == kind {
+		r.batch.Keys[c.idx-1].Count++
 		return
 	}
-	r.keys[tk] = len(r.batch.Keys)
-	r.batch.Keys = append(r.batch.Keys, registryapi.KeyTally{Service: r.svcIdx, Key: k, Kind: kind, Count: 1})
+	tk := tallyKey{service: svc, key: k, kind: kind}
+	i, ok := r.keys[tk]
+	if ok {
+		r.batch.Keys[i].Count++
+	} else {
+		i = len(r.batch.Keys)
+		r.keys[tk] = i
+		r.batch.Keys = append(r.batch.Keys, registryapi.KeyTally{Service: svc, Key: k, Kind: kind, Count: 1})
+	}
+	*c = recentKey{tk: tk, idx: i + 1}
+}
+
+// registryKey notes a registry entry seen in the batch, for the report's
+// registry coverage: one comparison when the entry was just seen.
+func (r *reportTally) registryKey(a *registry.Attribute) {
+	if !r.enabled || a.Key == "" {
+		return
+	}
+	k := a.Key
+	slot := &r.seen[(len(k)*31+int(k[len(k)-1])*13+int(k[len(k)/2]))&(recentSize-1)]
+	if *slot == a {
+		return
+	}
+	*slot = a
+	r.known = append(r.known, a)
+}
+
+// flush adds the registry entries seen to the batch's keys.
+func (r *reportTally) flush() {
+	for _, a := range r.known {
+		r.batch.Keys = append(r.batch.Keys, registryapi.KeyTally{Key: a.Key, Kind: registryapi.KeyRegistry, Count: 1})
+	}
 }
 
 // reset empties the tally, keeping capacity, and drops every reference to the
@@ -82,6 +136,10 @@ func (r *reportTally) reset() {
 	r.batch.Reset()
 	clear(r.services)
 	clear(r.keys)
+	r.recent = [recentSize]recentKey{}
+	r.seen = [recentSize]*registry.Attribute{}
+	clear(r.known)
+	r.known = r.known[:0]
 	r.svc = &r.unused
 	r.svcIdx = 0
 }

@@ -295,7 +295,7 @@ func (w *walker) check(k string, v pcommon.Value, pos int) {
 		return
 	}
 	if !a.Placeholder {
-		w.report.key(a.Key, registryapi.KeyRegistry)
+		w.report.registryKey(a)
 	}
 	if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder && !w.renamesCurrent {
 		// The common case: a current key, and no registry rule renames

@@ -34,6 +34,16 @@ func loadModelDir(dir string, rel bool, skip ...string) (*defs, error) {
 		if err != nil {
 			return err
 		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			// Hidden entries are not registry files. In particular a
+			// Kubernetes ConfigMap volume holds its files twice: as
+			// symlinks in the mount and in the kubelet's "..<timestamp>"
+			// directory behind "..data".
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() && path != dir {
 			for _, s := range skip {
 				if filepath.Clean(s) == filepath.Clean(path) {

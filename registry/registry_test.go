@@ -206,3 +206,22 @@ func TestOrgRegistryAlone(t *testing.T) {
 	assert.NotNil(t, ix.Lookup("acme.payment.method"))
 	assert.Nil(t, ix.Lookup("http.method"))
 }
+
+// TestOrgRegistryConfigMapVolume loads a directory laid out the way the
+// kubelet lays out a ConfigMap volume: each file is a symlink through the
+// "..data" symlink into a hidden "..<timestamp>" directory. The hidden copy
+// must not be read as a second definition.
+func TestOrgRegistryConfigMapVolume(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "acme", "model", "payment.yaml"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	stamp := filepath.Join(dir, "..2026_12_02_18_00_00.123")
+	require.NoError(t, os.Mkdir(stamp, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(stamp, "payment.yaml"), data, 0o600))
+	require.NoError(t, os.Symlink(filepath.Base(stamp), filepath.Join(dir, "..data")))
+	require.NoError(t, os.Symlink(filepath.Join("..data", "payment.yaml"), filepath.Join(dir, "payment.yaml")))
+
+	ix, err := Load(Sources{OrgRegistries: []string{dir}})
+	require.NoError(t, err)
+	assert.NotNil(t, ix.Lookup("acme.payment.method"))
+}

@@ -216,8 +216,8 @@ func TestOrgRegistryConfigMapVolume(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	stamp := filepath.Join(dir, "..2026_12_02_18_00_00.123")
-	require.NoError(t, os.Mkdir(stamp, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(stamp, "payment.yaml"), data, 0o600))
+	require.NoError(t, os.Mkdir(stamp, 0o750))
+	require.NoError(t, os.WriteFile(filepath.Join(stamp, "payment.yaml"), data, 0o600)) //nolint:gosec // a test temp dir
 	require.NoError(t, os.Symlink(filepath.Base(stamp), filepath.Join(dir, "..data")))
 	require.NoError(t, os.Symlink(filepath.Join("..data", "payment.yaml"), filepath.Join(dir, "payment.yaml")))
 

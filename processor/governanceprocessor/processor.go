@@ -231,35 +231,26 @@ func (g *governor) release(w *walker) {
 // collector never does; it guards against a nil registry.
 var errNotStarted = errors.New("governance processor: registry extension not resolved: processor not started")
 
-func (g *governor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+// govern walks one batch of any signal against the registry in force.
+func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, data T, walk func(*walker, T)) (T, error) {
 	s := g.current(ctx)
 	if s == nil {
-		return td, errNotStarted
+		return data, errNotStarted
 	}
-	w := g.walker(td.IsReadOnly(), s)
-	w.traces(td)
+	w := g.walker(data.IsReadOnly(), s)
+	walk(w, data)
 	g.finish(ctx, w, s)
-	return td, nil
+	return data, nil
+}
+
+func (g *governor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	return govern(ctx, g, td, (*walker).traces)
 }
 
 func (g *governor) processMetrics(ctx context.Context, md pmetric.Metrics) (pmetric.Metrics, error) {
-	s := g.current(ctx)
-	if s == nil {
-		return md, errNotStarted
-	}
-	w := g.walker(md.IsReadOnly(), s)
-	w.metrics(md)
-	g.finish(ctx, w, s)
-	return md, nil
+	return govern(ctx, g, md, (*walker).metrics)
 }
 
 func (g *governor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	s := g.current(ctx)
-	if s == nil {
-		return ld, errNotStarted
-	}
-	w := g.walker(ld.IsReadOnly(), s)
-	w.logs(ld)
-	g.finish(ctx, w, s)
-	return ld, nil
+	return govern(ctx, g, ld, (*walker).logs)
 }

@@ -76,20 +76,23 @@ func (r *reportTally) resource(attrs pcommon.Map) {
 	r.svc = &r.batch.Services[i].Outcomes
 }
 
-// key counts one key of a kind for the current service.
+// slotHash is the cheap hash of the direct-mapped caches: length and two
+// bytes of the key.
+func slotHash(k string) int {
+	if k == "" {
+		return 0
+	}
+	return len(k)*31 + int(k[len(k)-1])*13 + int(k[len(k)/2])
+}
+
+// key counts one unknown or deprecated key for the current service. Registry
+// keys go through registryKey.
 func (r *reportTally) key(k string, kind registryapi.KeyKind) {
 	if !r.enabled {
 		return
 	}
 	svc := r.svcIdx
-	if kind == registryapi.KeyRegistry {
-		svc = 0 // registry keys feed coverage, which is not per service
-	}
-	h := len(k)*31 + svc*7 + int(kind)
-	if len(k) > 0 {
-		h += int(k[len(k)-1])*13 + int(k[len(k)/2])
-	}
-	c := &r.recent[h&(recentSize-1)]
+	c := &r.recent[(slotHash(k)+svc*7+int(kind))&(recentSize-1)]
 	if c.idx > 0 && c.tk.key == k && c.tk.service == svc && c.tk.kind == kind {
 		r.batch.Keys[c.idx-1].Count++
 		return
@@ -112,8 +115,7 @@ func (r *reportTally) registryKey(a *registry.Attribute) {
 	if !r.enabled || a.Key == "" {
 		return
 	}
-	k := a.Key
-	slot := &r.seen[(len(k)*31+int(k[len(k)-1])*13+int(k[len(k)/2]))&(recentSize-1)]
+	slot := &r.seen[slotHash(a.Key)&(recentSize-1)]
 	if *slot == a {
 		return
 	}

@@ -3,6 +3,7 @@
 package e2e_test
 
 import (
+	"github.com/otelgov/otelcol-governance/conformance"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -107,9 +108,9 @@ func (rc *regCollector) info(t *testing.T) registryapi.RegistryInfo {
 	return info
 }
 
-func (rc *regCollector) service(t *testing.T, name string) registryapi.ServiceReport {
+func (rc *regCollector) service(t *testing.T, name string) conformance.ServiceReport {
 	t.Helper()
-	var rep registryapi.ConformanceReport
+	var rep conformance.Document
 	rc.get(t, "/conformance?service="+name, &rep)
 	require.Len(t, rep.Services, 1, "service %s in the report", name)
 	return rep.Services[0]
@@ -175,7 +176,7 @@ func TestRegistryHotReload(t *testing.T) {
 	rc.sink.WaitFor(t, e2e.Counts{Spans: 20}, 30*time.Second)
 	before := rc.service(t, "before")
 	assert.Equal(t, int64(20), before.Attributes["unknown"])
-	assert.Equal(t, []registryapi.KeyCount{{Key: "acme.cart.size", Count: 20}}, before.UnknownKeys)
+	assert.Equal(t, []conformance.KeyCount{{Key: "acme.cart.size", Count: 20}}, before.UnknownKeys)
 
 	// 5. Spans keep flowing all through the swap: 10 per batch, numbered.
 	var sent atomic.Int64
@@ -223,7 +224,7 @@ func TestRegistryHotReload(t *testing.T) {
 	assert.Equal(t, int64(20), after.Attributes["renamed"])
 	assert.Equal(t, int64(0), after.Attributes["unknown"])
 	assert.Equal(t, int64(20+2), after.Attributes["conformant"], "acme.cart.size, and service.name once per request")
-	assert.Equal(t, []registryapi.KeyCount{{Key: "acme.cart.sz", Count: 20}}, after.DeprecatedKeys)
+	assert.Equal(t, []conformance.KeyCount{{Key: "acme.cart.sz", Count: 20}}, after.DeprecatedKeys)
 	assert.Empty(t, after.UnknownKeys)
 
 	// No span lost or duplicated, and each request was checked against one
@@ -366,7 +367,7 @@ func TestConformanceReport(t *testing.T) {
 	require.NoError(t, rc.client.SendLogs(ctx, e2e.GRPC, e2e.Logs("payment", 0, 3, map[string]any{"acme.legacy": 1, "http.method": "POST"})))
 	rc.sink.WaitFor(t, e2e.Counts{Spans: 14, LogRecords: 3}, 30*time.Second)
 
-	var rep registryapi.ConformanceReport
+	var rep conformance.Document
 	code, _ := rc.get(t, "/conformance", &rep)
 	require.Equal(t, http.StatusOK, code)
 	require.Len(t, rep.Services, 3)
@@ -379,23 +380,23 @@ func TestConformanceReport(t *testing.T) {
 		}
 		return out
 	}
-	byName := map[string]registryapi.ServiceReport{}
+	byName := map[string]conformance.ServiceReport{}
 	for _, s := range rep.Services {
 		byName[s.Service] = s
 	}
 	// checkout: 10 spans x (server.address conformant, http.method renamed,
 	// acme.promo unknown) + service.name once per request (2).
 	assert.Equal(t, map[string]int64{"conformant": 12, "renamed": 10, "unknown": 10}, nonZero(byName["checkout"].Attributes))
-	assert.Equal(t, []registryapi.KeyCount{{Key: "acme.promo", Count: 10}}, byName["checkout"].UnknownKeys)
-	assert.Equal(t, []registryapi.KeyCount{{Key: "http.method", Count: 10}}, byName["checkout"].DeprecatedKeys)
+	assert.Equal(t, []conformance.KeyCount{{Key: "acme.promo", Count: 10}}, byName["checkout"].UnknownKeys)
+	assert.Equal(t, []conformance.KeyCount{{Key: "http.method", Count: 10}}, byName["checkout"].DeprecatedKeys)
 	// cart: 4 spans x 2 conformant + service.name.
 	assert.Equal(t, map[string]int64{"conformant": 9}, nonZero(byName["cart"].Attributes))
 	assert.Empty(t, byName["cart"].UnknownKeys)
 	assert.Empty(t, byName["cart"].DeprecatedKeys)
 	// payment, from the logs pipeline's processor instance: the same report.
 	assert.Equal(t, map[string]int64{"conformant": 1, "renamed": 3, "unknown": 3}, nonZero(byName["payment"].Attributes))
-	assert.Equal(t, []registryapi.KeyCount{{Key: "acme.legacy", Count: 3}}, byName["payment"].UnknownKeys)
-	assert.Equal(t, []registryapi.KeyCount{{Key: "http.method", Count: 3}}, byName["payment"].DeprecatedKeys)
+	assert.Equal(t, []conformance.KeyCount{{Key: "acme.legacy", Count: 3}}, byName["payment"].UnknownKeys)
+	assert.Equal(t, []conformance.KeyCount{{Key: "http.method", Count: 3}}, byName["payment"].DeprecatedKeys)
 	// Totals: distinct registry keys seen are service.name, server.address,
 	// acme.cart.state and http.method.
 	assert.Equal(t, map[string]int64{"conformant": 22, "renamed": 13, "unknown": 13}, nonZero(rep.Totals.Attributes))
@@ -424,7 +425,7 @@ func TestConformanceReport(t *testing.T) {
 	rc.sink.WaitFor(t, e2e.Counts{Spans: 14 + services, LogRecords: 3}, 60*time.Second)
 	rssAfter := rssBytes(t, rc.col.PID())
 
-	var flood registryapi.ConformanceReport
+	var flood conformance.Document
 	_, size := rc.get(t, "/conformance", &flood)
 	t.Logf("report: %d services listed, %d bytes; collector RSS %d MiB -> %d MiB",
 		len(flood.Services), size, rssBefore>>20, rssAfter>>20)
@@ -510,7 +511,7 @@ func TestRegistryReloadUnderLoad(t *testing.T) {
 	rc.sink.WaitFor(t, e2e.Counts{Spans: n, DataPoints: n, LogRecords: n}, 60*time.Second)
 	assert.Equal(t, int64(11), rc.info(t).Generation)
 
-	var rep registryapi.ConformanceReport
+	var rep conformance.Document
 	rc.get(t, "/conformance?service=load", &rep)
 	require.Len(t, rep.Services, 1)
 	// Each item has two attributes plus one service.name per request.

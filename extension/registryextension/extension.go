@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/otelgov/otelcol-governance/conformance"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -31,7 +32,7 @@ type registryExtension struct {
 	set    component.TelemetrySettings
 	logger *zap.Logger
 	tb     *metadata.TelemetryBuilder
-	report *report
+	report *conformance.Report
 
 	cur    atomic.Pointer[registryapi.Snapshot]
 	status atomic.Pointer[registryapi.ComponentStatus]
@@ -71,7 +72,7 @@ func newRegistryExtension(set extension.Settings, cfg *Config) (*registryExtensi
 		set:           set.TelemetrySettings,
 		logger:        set.Logger,
 		tb:            tb,
-		report:        newReport(cfg.Report, time.Now()),
+		report:        conformance.New(conformance.Limits{MaxServices: cfg.Report.MaxServices, TopKeys: cfg.Report.TopKeys}, time.Now()),
 		resultSuccess: metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "success"))),
 		resultFailure: metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "failure"))),
 	}, nil
@@ -84,7 +85,7 @@ func (e *registryExtension) Current() *registryapi.Snapshot {
 
 // Report merges one batch into the conformance report.
 func (e *registryExtension) Report(b *registryapi.Batch) {
-	if over := e.report.add(b, time.Now()); over > 0 {
+	if over := e.report.Add(b, time.Now()); over > 0 {
 		e.tb.ExtensionGovernanceRegistryReportOverflow.Add(context.Background(), over)
 	}
 }

@@ -2,6 +2,7 @@ package registryextension
 
 import (
 	"context"
+	"github.com/otelgov/otelcol-governance/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,10 +225,10 @@ func TestConcurrentReloadAndReport(t *testing.T) {
 				b.Generation = snap.Generation
 				b.Services = append(b.Services, registryapi.ServiceTally{Service: []string{"checkout", "cart", "payment", "search"}[w]})
 				if snap.Index.Lookup("acme.cart.size") != nil {
-					b.Services[0].Outcomes[registryapi.OutcomeConformant]++
+					b.Services[0].Outcomes[engine.OutcomeConformant]++
 				} else {
-					b.Services[0].Outcomes[registryapi.OutcomeUnknown]++
-					b.Keys = append(b.Keys, registryapi.KeyTally{Service: 0, Key: "acme.cart.size", Kind: registryapi.KeyUnknown, Count: 1})
+					b.Services[0].Outcomes[engine.OutcomeUnknown]++
+					b.Keys = append(b.Keys, registryapi.KeyTally{Service: 0, Key: "acme.cart.size", Kind: engine.KeyUnknown, Count: 1})
 				}
 				e.Report(b)
 				if e.Current().Generation < snap.Generation {
@@ -242,7 +243,7 @@ func TestConcurrentReloadAndReport(t *testing.T) {
 		defer wg.Done()
 		for !stop.Load() {
 			_ = e.info()
-			_ = e.report.snapshot(e.Current(), "", time.Now())
+			_ = e.report.Document(e.Current().Index, e.Current().Generation, "", time.Now())
 		}
 	}()
 	for i := range 20 {
@@ -256,7 +257,7 @@ func TestConcurrentReloadAndReport(t *testing.T) {
 	stop.Store(true)
 	wg.Wait()
 	assert.Equal(t, int64(21), e.Current().Generation)
-	rep := e.report.snapshot(e.Current(), "", time.Now())
+	rep := e.report.Document(e.Current().Index, e.Current().Generation, "", time.Now())
 	assert.Equal(t, batches.Load(), rep.Totals.Attributes["conformant"]+rep.Totals.Attributes["unknown"])
 }
 

@@ -78,7 +78,8 @@ func (e *registryExtension) serveRegistry(w http.ResponseWriter, _ *http.Request
 }
 
 func (e *registryExtension) serveConformance(w http.ResponseWriter, r *http.Request) {
-	e.writeJSON(w, http.StatusOK, e.report.snapshot(e.cur.Load(), r.URL.Query().Get("service"), time.Now()))
+	snap := e.cur.Load()
+	e.writeJSON(w, http.StatusOK, e.report.Document(snap.Index, snap.Generation, r.URL.Query().Get("service"), time.Now()))
 }
 
 // serveAttribute answers what the registry in force says about one key:

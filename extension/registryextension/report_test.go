@@ -3,6 +3,8 @@ package registryextension
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/otelgov/otelcol-governance/conformance"
+	"github.com/otelgov/otelcol-governance/engine"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -29,8 +31,8 @@ func get(t *testing.T, h http.Handler, url string, out any) int {
 	return rec.Code
 }
 
-func outcomes(kv map[registryapi.Outcome]int64) [registryapi.NumOutcomes]int64 {
-	var o [registryapi.NumOutcomes]int64
+func outcomes(kv map[registryapi.Outcome]int64) [engine.NumOutcomes]int64 {
+	var o [engine.NumOutcomes]int64
 	for k, v := range kv {
 		o[k] = v
 	}
@@ -47,27 +49,27 @@ func TestConformanceReport(t *testing.T) {
 		b.Generation = 1
 		b.Services = append(b.Services,
 			registryapi.ServiceTally{Service: "checkout", Outcomes: outcomes(map[registryapi.Outcome]int64{
-				registryapi.OutcomeConformant: 10, registryapi.OutcomeUnknown: 3, registryapi.OutcomeRenamed: 2,
+				engine.OutcomeConformant: 10, engine.OutcomeUnknown: 3, engine.OutcomeRenamed: 2,
 			})},
 			registryapi.ServiceTally{Service: "cart", Outcomes: outcomes(map[registryapi.Outcome]int64{
-				registryapi.OutcomeConformant: 5,
+				engine.OutcomeConformant: 5,
 			})},
 			registryapi.ServiceTally{Service: "payment", Outcomes: outcomes(map[registryapi.Outcome]int64{
-				registryapi.OutcomeConformant: 1, registryapi.OutcomeDeprecatedKept: 4,
+				engine.OutcomeConformant: 1, engine.OutcomeDeprecatedKept: 4,
 			})},
 		)
 		b.Keys = append(b.Keys,
-			registryapi.KeyTally{Service: 0, Key: "acme.cart.sz", Kind: registryapi.KeyUnknown, Count: 2},
-			registryapi.KeyTally{Service: 0, Key: "acme.promo", Kind: registryapi.KeyUnknown, Count: 1},
-			registryapi.KeyTally{Service: 0, Key: "http.method", Kind: registryapi.KeyDeprecated, Count: 2},
-			registryapi.KeyTally{Service: 2, Key: "http.method", Kind: registryapi.KeyDeprecated, Count: 4},
-			registryapi.KeyTally{Key: "http.request.method", Kind: registryapi.KeyRegistry, Count: 6},
-			registryapi.KeyTally{Key: "server.address", Kind: registryapi.KeyRegistry, Count: 10},
+			registryapi.KeyTally{Service: 0, Key: "acme.cart.sz", Kind: engine.KeyUnknown, Count: 2},
+			registryapi.KeyTally{Service: 0, Key: "acme.promo", Kind: engine.KeyUnknown, Count: 1},
+			registryapi.KeyTally{Service: 0, Key: "http.method", Kind: engine.KeyDeprecated, Count: 2},
+			registryapi.KeyTally{Service: 2, Key: "http.method", Kind: engine.KeyDeprecated, Count: 4},
+			registryapi.KeyTally{Key: "http.request.method", Kind: engine.KeyRegistry, Count: 6},
+			registryapi.KeyTally{Key: "server.address", Kind: engine.KeyRegistry, Count: 10},
 		)
 		e.Report(b)
 	}
 
-	var rep registryapi.ConformanceReport
+	var rep conformance.Document
 	require.Equal(t, http.StatusOK, get(t, e.handler(), "/conformance", &rep))
 	assert.Equal(t, int64(1), rep.Generation)
 	assert.Equal(t, e.Current().Index.Digest(), rep.Digest)
@@ -78,29 +80,29 @@ func TestConformanceReport(t *testing.T) {
 	assert.Equal(t, int64(30), checkout.Attributes["conformant"])
 	assert.Equal(t, int64(9), checkout.Attributes["unknown"])
 	assert.Equal(t, int64(6), checkout.Attributes["renamed"])
-	assert.Equal(t, []registryapi.KeyCount{{Key: "acme.cart.sz", Count: 6}, {Key: "acme.promo", Count: 3}}, checkout.UnknownKeys)
-	assert.Equal(t, []registryapi.KeyCount{{Key: "http.method", Count: 6}}, checkout.DeprecatedKeys)
+	assert.Equal(t, []conformance.KeyCount{{Key: "acme.cart.sz", Count: 6}, {Key: "acme.promo", Count: 3}}, checkout.UnknownKeys)
+	assert.Equal(t, []conformance.KeyCount{{Key: "http.method", Count: 6}}, checkout.DeprecatedKeys)
 	assert.False(t, checkout.FirstSeen.IsZero())
 	assert.False(t, checkout.LastSeen.Before(checkout.FirstSeen))
 
-	assert.Equal(t, []registryapi.KeyCount{}, rep.Services[0].UnknownKeys)
-	assert.Equal(t, []registryapi.KeyCount{{Key: "http.method", Count: 12}}, rep.Services[2].DeprecatedKeys)
+	assert.Equal(t, []conformance.KeyCount{}, rep.Services[0].UnknownKeys)
+	assert.Equal(t, []conformance.KeyCount{{Key: "http.method", Count: 12}}, rep.Services[2].DeprecatedKeys)
 
 	assert.Equal(t, int64(48), rep.Totals.Attributes["conformant"])
 	assert.Equal(t, int64(12), rep.Totals.Attributes["deprecated_kept"])
-	assert.Len(t, rep.Totals.Attributes, int(registryapi.NumOutcomes))
+	assert.Len(t, rep.Totals.Attributes, int(engine.NumOutcomes))
 	assert.Equal(t, 2, rep.Totals.SeenRegistryAttributes)
 	assert.Equal(t, int64(9), rep.Totals.SeenNonRegistryAttributes)
 	assert.InDelta(t, 2/float64(e.Current().Index.Stats().Known), rep.Totals.RegistryCoverage, 1e-12)
 	assert.Equal(t, 3, rep.Totals.Services)
 
 	// ?service= lists one service, totals stay global.
-	var one registryapi.ConformanceReport
+	var one conformance.Document
 	get(t, e.handler(), "/conformance?service=payment", &one)
 	require.Len(t, one.Services, 1)
 	assert.Equal(t, "payment", one.Services[0].Service)
 	assert.Equal(t, rep.Totals, one.Totals)
-	var none registryapi.ConformanceReport
+	var none conformance.Document
 	get(t, e.handler(), "/conformance?service=nope", &none)
 	assert.Empty(t, none.Services)
 }
@@ -126,15 +128,15 @@ func TestReportBounds(t *testing.T) {
 		b.Reset()
 		b.Services = append(b.Services, registryapi.ServiceTally{
 			Service:  fmt.Sprintf("svc-%04d", s),
-			Outcomes: outcomes(map[registryapi.Outcome]int64{registryapi.OutcomeUnknown: keysPerService + 1000}),
+			Outcomes: outcomes(map[registryapi.Outcome]int64{engine.OutcomeUnknown: keysPerService + 1000}),
 		})
 		for k := range keysPerService {
 			b.Keys = append(b.Keys, registryapi.KeyTally{
-				Key: fmt.Sprintf("acme.unknown.%05d.%s", s*keysPerService+k, pad), Kind: registryapi.KeyUnknown, Count: 1,
+				Key: fmt.Sprintf("acme.unknown.%05d.%s", s*keysPerService+k, pad), Kind: engine.KeyUnknown, Count: 1,
 			})
 		}
 		// One frequent key per service must stay on top of its list.
-		b.Keys = append(b.Keys, registryapi.KeyTally{Key: "acme.hot", Kind: registryapi.KeyUnknown, Count: 1000})
+		b.Keys = append(b.Keys, registryapi.KeyTally{Key: "acme.hot", Kind: engine.KeyUnknown, Count: 1000})
 		e.Report(b)
 	}
 	// A flood of distinct keys into one service: the sketch stays bounded
@@ -142,7 +144,7 @@ func TestReportBounds(t *testing.T) {
 	for i := range 10_000 {
 		b.Reset()
 		b.Services = append(b.Services, registryapi.ServiceTally{Service: "svc-0000"})
-		b.Keys = append(b.Keys, registryapi.KeyTally{Key: fmt.Sprintf("flood.%d", i), Kind: registryapi.KeyUnknown, Count: 1})
+		b.Keys = append(b.Keys, registryapi.KeyTally{Key: fmt.Sprintf("flood.%d", i), Kind: engine.KeyUnknown, Count: 1})
 		e.Report(b)
 	}
 
@@ -158,7 +160,7 @@ func TestReportBounds(t *testing.T) {
 	t.Logf("report JSON: %d bytes", rec.Body.Len())
 	assert.Less(t, rec.Body.Len(), 1<<20)
 
-	var rep registryapi.ConformanceReport
+	var rep conformance.Document
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &rep))
 	assert.Len(t, rep.Services, defaultMaxServices+1, "100 services and _other")
 	assert.Equal(t, defaultMaxServices, rep.Totals.Services)
@@ -168,32 +170,16 @@ func TestReportBounds(t *testing.T) {
 		require.NotEmpty(t, s.UnknownKeys, s.Service)
 		assert.Equal(t, "acme.hot", s.UnknownKeys[0].Key, s.Service)
 		for _, k := range s.UnknownKeys {
-			assert.LessOrEqual(t, len(k.Key), maxKeyLength)
+			assert.LessOrEqual(t, len(k.Key), conformance.MaxKeyLength)
 		}
 	}
 	other := rep.Services[0] // "_" sorts before letters
-	assert.Equal(t, serviceOther, other.Service)
+	assert.Equal(t, "_other", other.Service)
 	assert.Equal(t, int64(900*1000), other.UnknownKeys[0].Count)
 	assert.Equal(t, int64(services*(keysPerService+1000)), rep.Totals.Attributes["unknown"])
 
 	metadatatest.AssertEqualExtensionGovernanceRegistryReportOverflow(t, tt,
 		[]metricdata.DataPoint[int64]{{Value: services - defaultMaxServices}}, metricdatatest.IgnoreTimestamp())
-}
-
-func TestSketch(t *testing.T) {
-	s := sketch{capacity: 3}
-	s.add("a", 5)
-	s.add("b", 3)
-	s.add("c", 1)
-	s.add("d", 1) // evicts c (1): d = 2, error 1
-	s.add("a", 1)
-	assert.Equal(t, []registryapi.KeyCount{
-		{Key: "a", Count: 6}, {Key: "b", Count: 3}, {Key: "d", Count: 2, MaxError: 1},
-	}, s.top(5))
-	assert.Len(t, s.top(1), 1)
-	empty := sketch{}
-	empty.add("a", 1)
-	assert.Empty(t, empty.top(10))
 }
 
 func TestServeRegistry(t *testing.T) {

@@ -2,6 +2,7 @@ package governanceprocessor
 
 import (
 	"context"
+	"github.com/otelgov/otelcol-governance/engine"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,7 +18,7 @@ const allocRuns = 50
 // TestZeroAllocsDrop covers unknown: drop, where RemoveIf takes the keys out.
 func TestZeroAllocsDrop(t *testing.T) {
 	skipUnderRace(t)
-	g := newTestGovernor(t, withConfig(func(c *config) { c.Unknown = unknownDrop }), signalTraces, nopTelemetry())
+	g := newTestGovernor(t, withConfig(func(c *config) { c.Unknown = engine.UnknownDrop }), signalTraces, nopTelemetry())
 	batches := make([]ptrace.Traces, allocRuns+1)
 	for i := range batches {
 		batches[i] = genTraces(100, mixUnknown)
@@ -28,7 +29,7 @@ func TestZeroAllocsDrop(t *testing.T) {
 		i++
 	})
 	assert.Zero(t, allocs)
-	assert.Equal(t, attrsPerItem-mixUnknown.unknown, batches[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Len())
+	assert.Equal(t, attrsPerItem-mixUnknown.Unknown, batches[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Len())
 }
 
 // TestZeroAllocs proves that a whole batch, walk plus telemetry recording
@@ -63,7 +64,7 @@ func TestZeroAllocs(t *testing.T) {
 					i++
 				})
 				assert.Zero(t, allocs)
-				if tt.mix.deprecated > 0 {
+				if tt.mix.Deprecated > 0 {
 					attrs := batches[allocRuns].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(99).Attributes()
 					_, renamed := attrs.Get("http.request.method")
 					_, old := attrs.Get("http.method")

@@ -3,6 +3,7 @@ package governanceprocessor
 import (
 	"context"
 	"fmt"
+	"github.com/otelgov/otelcol-governance/engine"
 	"strings"
 	"testing"
 	"time"
@@ -19,16 +20,16 @@ import (
 var fuzzConfigs = []func(*config){
 	nil,
 	func(c *config) {
-		c.Deprecated = deprecatedCopy
-		c.Unknown = unknownDrop
-		c.TypeMismatch = typeMismatchCoerce
-		c.EnumViolation = enumViolationDrop
+		c.Deprecated = engine.DeprecatedCopy
+		c.Unknown = engine.UnknownDrop
+		c.TypeMismatch = engine.TypeMismatchCoerce
+		c.EnumViolation = engine.EnumViolationDrop
 		c.Allow.Prefixes = []string{"acme."}
 		c.ServiceLimit = 2
 	},
 	func(c *config) {
-		c.Deprecated = deprecatedOff
-		c.TypeMismatch = typeMismatchDrop
+		c.Deprecated = engine.DeprecatedOff
+		c.TypeMismatch = engine.TypeMismatchDrop
 		c.IncludeResources = map[string][]string{"service.name": {"checkout"}}
 	},
 }

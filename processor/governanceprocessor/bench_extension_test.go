@@ -29,7 +29,7 @@ func BenchmarkTracesExtension(b *testing.B) {
 			require.NoError(b, g.start(ctx, host))
 			src := wireTraces(genTraces(benchItems, bm.mix))
 			td := wireTraces(genTraces(benchItems, bm.mix))
-			mutates := bm.mix.deprecated > 0
+			mutates := bm.mix.Deprecated > 0
 			b.ReportAllocs()
 			clock := startCPU()
 			for b.Loop() {
@@ -41,7 +41,7 @@ func BenchmarkTracesExtension(b *testing.B) {
 				_, _ = g.processTraces(ctx, td)
 			}
 			if !mutates {
-				clock.report(b, benchItems*attrsPerItem)
+				clock.Report(b, benchItems*attrsPerItem)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -23,54 +24,6 @@ var (
 	errExtensionSources = errors.New("cannot be combined with semconv_dir, org_registries or rules_files")
 )
 
-// deprecatedMode says what happens to a deprecated attribute key or metric
-// name that the registry renames.
-type deprecatedMode string
-
-const (
-	// deprecatedRename replaces the old key with the current one.
-	deprecatedRename deprecatedMode = "rename"
-	// deprecatedCopy keeps the old key and adds the current one next to it.
-	deprecatedCopy deprecatedMode = "copy"
-	// deprecatedOff leaves deprecated keys alone; they are only counted.
-	deprecatedOff deprecatedMode = "off"
-)
-
-// unknownMode says what happens to keys that the registry does not know.
-type unknownMode string
-
-const (
-	// unknownKeep keeps unknown keys; they are only counted.
-	unknownKeep unknownMode = "keep"
-	// unknownDrop removes unknown keys.
-	unknownDrop unknownMode = "drop"
-)
-
-// typeMismatchMode says what happens to a value whose type differs from the
-// type the registry declares for its key.
-type typeMismatchMode string
-
-const (
-	// typeMismatchKeep keeps the value; it is only counted.
-	typeMismatchKeep typeMismatchMode = "keep"
-	// typeMismatchDrop removes the attribute.
-	typeMismatchDrop typeMismatchMode = "drop"
-	// typeMismatchCoerce converts the value where no information is lost
-	// (string "200" to int 200) and keeps it unchanged otherwise.
-	typeMismatchCoerce typeMismatchMode = "coerce"
-)
-
-// enumViolationMode says what happens to a value outside the members of a
-// closed enum.
-type enumViolationMode string
-
-const (
-	// enumViolationKeep keeps the value; it is only counted.
-	enumViolationKeep enumViolationMode = "keep"
-	// enumViolationDrop removes the attribute.
-	enumViolationDrop enumViolationMode = "drop"
-)
-
 // config is the configuration of the governance processor.
 type config struct {
 	// Registry says which semantic-convention registries are in force.
@@ -80,12 +33,12 @@ type config struct {
 	// Deprecated is what happens to deprecated attribute keys and metric
 	// names that have a current name: rename, copy or off. Default: rename.
 	// The zero value "" is invalid.
-	Deprecated deprecatedMode `mapstructure:"deprecated"`
+	Deprecated engine.DeprecatedMode `mapstructure:"deprecated"`
 
 	// Unknown is what happens to keys the registry does not define and that
 	// Allow does not list: keep or drop. Default: keep. The zero value "" is
 	// invalid.
-	Unknown unknownMode `mapstructure:"unknown"`
+	Unknown engine.UnknownMode `mapstructure:"unknown"`
 
 	// Allow lists extra keys and key prefixes that count as allowed rather
 	// than unknown. Default: empty.
@@ -93,11 +46,11 @@ type config struct {
 
 	// TypeMismatch is what happens to a value of the wrong type: keep, drop
 	// or coerce. Default: keep. The zero value "" is invalid.
-	TypeMismatch typeMismatchMode `mapstructure:"type_mismatch"`
+	TypeMismatch engine.TypeMismatchMode `mapstructure:"type_mismatch"`
 
 	// EnumViolation is what happens to a value outside a closed enum: keep
 	// or drop. Default: keep. The zero value "" is invalid.
-	EnumViolation enumViolationMode `mapstructure:"enum_violation"`
+	EnumViolation engine.EnumViolationMode `mapstructure:"enum_violation"`
 
 	// IncludeResources restricts the processor to resources whose attributes
 	// match: every key listed must be present with one of the listed string
@@ -164,22 +117,22 @@ var _ component.Config = (*config)(nil)
 func (cfg *config) Validate() error {
 	var errs []error
 	switch cfg.Deprecated {
-	case deprecatedRename, deprecatedCopy, deprecatedOff:
+	case engine.DeprecatedRename, engine.DeprecatedCopy, engine.DeprecatedOff:
 	default:
 		errs = append(errs, fmt.Errorf("deprecated: %w %q, want rename, copy or off", errInvalidMode, cfg.Deprecated))
 	}
 	switch cfg.Unknown {
-	case unknownKeep, unknownDrop:
+	case engine.UnknownKeep, engine.UnknownDrop:
 	default:
 		errs = append(errs, fmt.Errorf("unknown: %w %q, want keep or drop", errInvalidMode, cfg.Unknown))
 	}
 	switch cfg.TypeMismatch {
-	case typeMismatchKeep, typeMismatchDrop, typeMismatchCoerce:
+	case engine.TypeMismatchKeep, engine.TypeMismatchDrop, engine.TypeMismatchCoerce:
 	default:
 		errs = append(errs, fmt.Errorf("type_mismatch: %w %q, want keep, drop or coerce", errInvalidMode, cfg.TypeMismatch))
 	}
 	switch cfg.EnumViolation {
-	case enumViolationKeep, enumViolationDrop:
+	case engine.EnumViolationKeep, engine.EnumViolationDrop:
 	default:
 		errs = append(errs, fmt.Errorf("enum_violation: %w %q, want keep or drop", errInvalidMode, cfg.EnumViolation))
 	}
@@ -262,10 +215,22 @@ func (r *registryConfig) load() (*registry.Index, error) {
 	})
 }
 
+// engineOptions are the engine's options for this configuration.
+func (cfg *config) engineOptions() engine.Options {
+	return engine.Options{
+		Deprecated:       cfg.Deprecated,
+		Unknown:          cfg.Unknown,
+		TypeMismatch:     cfg.TypeMismatch,
+		EnumViolation:    cfg.EnumViolation,
+		AllowKeys:        cfg.Allow.Keys,
+		AllowPrefixes:    cfg.Allow.Prefixes,
+		IncludeResources: cfg.IncludeResources,
+		Report:           cfg.Registry.Extension != nil,
+	}
+}
+
 // mutates reports whether the configuration can change telemetry.
 func (cfg *config) mutates() bool {
-	return cfg.Deprecated != deprecatedOff ||
-		cfg.Unknown == unknownDrop ||
-		cfg.TypeMismatch != typeMismatchKeep ||
-		cfg.EnumViolation == enumViolationDrop
+	o := cfg.engineOptions()
+	return o.Mutates()
 }

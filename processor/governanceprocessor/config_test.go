@@ -1,6 +1,7 @@
 package governanceprocessor
 
 import (
+	"github.com/otelgov/otelcol-governance/engine"
 	"path/filepath"
 	"testing"
 
@@ -35,11 +36,11 @@ func TestLoadConfig(t *testing.T) {
 					OrgRegistries: []string{"testdata/org"},
 					RulesFiles:    []string{"testdata/rules.yaml"},
 				},
-				Deprecated:       deprecatedCopy,
-				Unknown:          unknownDrop,
+				Deprecated:       engine.DeprecatedCopy,
+				Unknown:          engine.UnknownDrop,
 				Allow:            allowConfig{Keys: []string{"team"}, Prefixes: []string{"acme."}},
-				TypeMismatch:     typeMismatchCoerce,
-				EnumViolation:    enumViolationDrop,
+				TypeMismatch:     engine.TypeMismatchCoerce,
+				EnumViolation:    engine.EnumViolationDrop,
 				IncludeResources: map[string][]string{"service.name": {"checkout", "payment"}},
 				ServiceLimit:     20,
 			},

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/registry"
 )
@@ -17,10 +18,10 @@ import (
 // Defaults of every option; createDefaultConfig is the only place that uses them.
 const (
 	defaultEmbedded      = true
-	defaultDeprecated    = deprecatedRename
-	defaultUnknown       = unknownKeep
-	defaultTypeMismatch  = typeMismatchKeep
-	defaultEnumViolation = enumViolationKeep
+	defaultDeprecated    = engine.DeprecatedRename
+	defaultUnknown       = engine.UnknownKeep
+	defaultTypeMismatch  = engine.TypeMismatchKeep
+	defaultEnumViolation = engine.EnumViolationKeep
 	defaultServiceLimit  = 100
 )
 

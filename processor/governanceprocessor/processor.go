@@ -8,12 +8,12 @@ import (
 	"sync/atomic"
 
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
 )
@@ -23,11 +23,14 @@ import (
 const staticGeneration = 1
 
 // governor is one processor instance: one signal of one configured processor.
+// It adapts the engine to the collector: registry source, telemetry,
+// lifecycle.
 type governor struct {
 	cfg    *config
 	sig    signal
 	tel    *telemetry
 	logger *zap.Logger
+	engine *engine.Engine
 
 	// snap is the registry in force. A static registry is set once at
 	// construction; with an extension it follows the extension's Current,
@@ -35,42 +38,13 @@ type governor struct {
 	snap  atomic.Pointer[snapshot]
 	ext   registryapi.Registry // nil without a registry extension
 	swapM sync.Mutex           // serialises snapshot swaps (rare: one per reload)
-
-	// Compiled from the configuration once.
-	mutates bool
-
-	allowKeys     map[string]struct{}
-	allowPrefixes []string
-	include       []includeRule
-
-	walkers sync.Pool // *walker; one per concurrent batch
 }
 
-// snapshot is one registry in force and what the walk derives from it.
+// snapshot is one registry in force.
 type snapshot struct {
 	ix         *registry.Index
 	generation int64
 	src        *registryapi.Snapshot // the extension's snapshot; nil when static
-	// renamesCurrent is set when some rule renames a key that is neither
-	// deprecated nor a placeholder; only then must every key ask Target.
-	renamesCurrent bool
-}
-
-func newSnapshot(ix *registry.Index, generation int64, src *registryapi.Snapshot) *snapshot {
-	s := &snapshot{ix: ix, generation: generation, src: src}
-	for _, a := range ix.Attributes() {
-		if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder && a.Renamed() {
-			s.renamesCurrent = true
-			break
-		}
-	}
-	return s
-}
-
-// includeRule is one key of include_resources.
-type includeRule struct {
-	key    string
-	values map[string]struct{}
 }
 
 func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, sig signal) (*governor, error) {
@@ -78,29 +52,18 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 	if err != nil {
 		return nil, err
 	}
+	opts := cfg.engineOptions()
+	opts.Services = tel.services
 	g := &governor{
-		cfg:           cfg,
-		sig:           sig,
-		tel:           tel,
-		logger:        set.Logger,
-		mutates:       cfg.mutates(),
-		allowKeys:     make(map[string]struct{}, len(cfg.Allow.Keys)),
-		allowPrefixes: append([]string(nil), cfg.Allow.Prefixes...),
+		cfg:    cfg,
+		sig:    sig,
+		tel:    tel,
+		logger: set.Logger,
+		engine: engine.New(opts),
 	}
 	if ix != nil {
-		g.snap.Store(newSnapshot(ix, staticGeneration, nil))
+		g.snap.Store(&snapshot{ix: ix, generation: staticGeneration})
 	}
-	for _, k := range cfg.Allow.Keys {
-		g.allowKeys[k] = struct{}{}
-	}
-	for k, vs := range cfg.IncludeResources {
-		r := includeRule{key: k, values: make(map[string]struct{}, len(vs))}
-		for _, v := range vs {
-			r.values[v] = struct{}{}
-		}
-		g.include = append(g.include, r)
-	}
-	g.walkers.New = func() any { return newWalker(g) }
 	return g, nil
 }
 
@@ -127,7 +90,7 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 		zap.Bool("registry_from_extension", g.ext != nil),
 		zap.String("deprecated", string(g.cfg.Deprecated)),
 		zap.String("unknown", string(g.cfg.Unknown)),
-		zap.Bool("mutates_data", g.mutates))
+		zap.Bool("mutates_data", g.engine.Mutates()))
 	return nil
 }
 
@@ -154,7 +117,7 @@ func (g *governor) swap(ctx context.Context, src *registryapi.Snapshot) *snapsho
 	if old != nil && old.src == src {
 		return old
 	}
-	s := newSnapshot(src.Index, src.Generation, src)
+	s := &snapshot{ix: src.Index, generation: src.Generation, src: src}
 	if old != nil {
 		g.tel.recordRegistry(ctx, old.ix, old.generation, 0)
 	}
@@ -174,83 +137,37 @@ func (g *governor) shutdown(context.Context) error {
 	return nil
 }
 
-// included reports whether a resource is governed under include_resources.
-func (g *governor) included(attrs pcommon.Map) bool {
-	for i := range g.include {
-		r := &g.include[i]
-		v, ok := attrs.Get(r.key)
-		if !ok || v.Type() != pcommon.ValueTypeStr {
-			return false
-		}
-		if _, ok := r.values[v.Str()]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// allowed reports whether an unknown key is on the allow list.
-func (g *governor) allowed(key string) bool {
-	if _, ok := g.allowKeys[key]; ok {
-		return true
-	}
-	for _, p := range g.allowPrefixes {
-		if len(key) >= len(p) && key[:len(p)] == p {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *governor) walker(readOnly bool, s *snapshot) *walker {
-	w := g.walkers.Get().(*walker)
-	w.mutate = g.mutates && !readOnly
-	w.ix = s.ix
-	w.renamesCurrent = s.renamesCurrent
-	return w
-}
-
-// finish records one batch's counts, hands them to the extension's report,
-// and returns the walker to the pool.
-func (g *governor) finish(ctx context.Context, w *walker, s *snapshot) {
-	g.tel.record(ctx, &w.counts)
-	if g.ext != nil {
-		w.report.flush()
-		w.report.batch.Generation = s.generation
-		g.ext.Report(&w.report.batch)
-	}
-	g.release(w)
-}
-
-func (g *governor) release(w *walker) {
-	w.reset()
-	g.walkers.Put(w)
-}
-
 // errNotStarted is returned for data that arrives before Start, which the
 // collector never does; it guards against a nil registry.
 var errNotStarted = errors.New("governance processor: registry extension not resolved: processor not started")
 
-// govern walks one batch of any signal against the registry in force.
-func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, data T, walk func(*walker, T)) (T, error) {
+// govern walks one batch of any signal against the registry in force,
+// records its counts and hands its tally to the extension's report.
+func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, data T, walk func(*engine.Walker, T)) (T, error) {
 	s := g.current(ctx)
 	if s == nil {
 		return data, errNotStarted
 	}
-	w := g.walker(data.IsReadOnly(), s)
+	w := g.engine.Walker(s.ix, data.IsReadOnly())
 	walk(w, data)
-	g.finish(ctx, w, s)
+	g.tel.record(ctx, w.Counts())
+	if g.ext != nil {
+		b := w.Report()
+		b.Generation = s.generation
+		g.ext.Report(b)
+	}
+	g.engine.Release(w)
 	return data, nil
 }
 
 func (g *governor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	return govern(ctx, g, td, (*walker).traces)
+	return govern(ctx, g, td, (*engine.Walker).Traces)
 }
 
 func (g *governor) processMetrics(ctx context.Context, md pmetric.Metrics) (pmetric.Metrics, error) {
-	return govern(ctx, g, md, (*walker).metrics)
+	return govern(ctx, g, md, (*engine.Walker).Metrics)
 }
 
 func (g *governor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	return govern(ctx, g, ld, (*walker).logs)
+	return govern(ctx, g, ld, (*engine.Walker).Logs)
 }

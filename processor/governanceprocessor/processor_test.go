@@ -3,6 +3,7 @@ package governanceprocessor
 import (
 	"context"
 	"fmt"
+	"github.com/otelgov/otelcol-governance/engine"
 	"strconv"
 	"testing"
 
@@ -31,10 +32,10 @@ func TestCapabilities(t *testing.T) {
 		mutates bool
 	}{
 		{name: "default renames", mutates: true},
-		{name: "observe only", cfg: func(c *config) { c.Deprecated = deprecatedOff }, mutates: false},
-		{name: "unknown drop", cfg: func(c *config) { c.Deprecated = deprecatedOff; c.Unknown = unknownDrop }, mutates: true},
-		{name: "coerce", cfg: func(c *config) { c.Deprecated = deprecatedOff; c.TypeMismatch = typeMismatchCoerce }, mutates: true},
-		{name: "enum drop", cfg: func(c *config) { c.Deprecated = deprecatedOff; c.EnumViolation = enumViolationDrop }, mutates: true},
+		{name: "observe only", cfg: func(c *config) { c.Deprecated = engine.DeprecatedOff }, mutates: false},
+		{name: "unknown drop", cfg: func(c *config) { c.Deprecated = engine.DeprecatedOff; c.Unknown = engine.UnknownDrop }, mutates: true},
+		{name: "coerce", cfg: func(c *config) { c.Deprecated = engine.DeprecatedOff; c.TypeMismatch = engine.TypeMismatchCoerce }, mutates: true},
+		{name: "enum drop", cfg: func(c *config) { c.Deprecated = engine.DeprecatedOff; c.EnumViolation = engine.EnumViolationDrop }, mutates: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,7 +77,7 @@ func TestTelemetry(t *testing.T) {
 	f := NewFactory()
 	cfg := withConfig(func(c *config) {
 		c.ServiceLimit = 1
-		c.Unknown = unknownDrop
+		c.Unknown = engine.UnknownDrop
 	})
 	sink := &consumertest.TracesSink{}
 	tp, err := f.CreateTraces(context.Background(), metadatatest.NewSettings(tel), cfg, sink)

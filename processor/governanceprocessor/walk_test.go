@@ -1,6 +1,7 @@
 package governanceprocessor
 
 import (
+	"github.com/otelgov/otelcol-governance/engine"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -124,32 +125,33 @@ var allSites = []site{
 }
 
 // walkBatch runs one walk and returns the batch's tally.
-func walkBatch(g *governor, batch any) counts {
-	var w *walker
+func walkBatch(g *governor, batch any) engine.Counts {
+	var w *engine.Walker
+	ix := g.snap.Load().ix
 	switch b := batch.(type) {
 	case ptrace.Traces:
-		w = g.walker(b.IsReadOnly(), g.snap.Load())
-		w.traces(b)
+		w = g.engine.Walker(ix, b.IsReadOnly())
+		w.Traces(b)
 	case pmetric.Metrics:
-		w = g.walker(b.IsReadOnly(), g.snap.Load())
-		w.metrics(b)
+		w = g.engine.Walker(ix, b.IsReadOnly())
+		w.Metrics(b)
 	case plog.Logs:
-		w = g.walker(b.IsReadOnly(), g.snap.Load())
-		w.logs(b)
+		w = g.engine.Walker(ix, b.IsReadOnly())
+		w.Logs(b)
 	}
-	c := w.counts
-	c.services = append([]serviceCount(nil), c.services...)
-	g.release(w)
+	c := *w.Counts()
+	c.Services = append([]engine.ServiceCount(nil), c.Services...)
+	g.engine.Release(w)
 	return c
 }
 
 // outcomes sums a tally over locations, by outcome name, leaving out zeros.
-func outcomes(c counts) map[string]int64 {
+func outcomes(c engine.Counts) map[string]int64 {
 	out := map[string]int64{}
-	for l := range c.attrs {
-		for o, n := range c.attrs[l] {
+	for l := range c.Attrs {
+		for o, n := range c.Attrs[l] {
 			if n > 0 {
-				out[outcome(o).String()] += n
+				out[engine.Outcome(o).String()] += n
 			}
 		}
 	}
@@ -200,14 +202,14 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "copied",
-			cfg:  func(c *config) { c.Deprecated = deprecatedCopy },
+			cfg:  func(c *config) { c.Deprecated = engine.DeprecatedCopy },
 			in:   map[string]any{"http.method": "GET"},
 			want: map[string]any{"http.method": "GET", "http.request.method": "GET"},
 			outs: map[string]int64{"copied": 1},
 		},
 		{
 			name: "deprecated off",
-			cfg:  func(c *config) { c.Deprecated = deprecatedOff },
+			cfg:  func(c *config) { c.Deprecated = engine.DeprecatedOff },
 			in:   map[string]any{"http.method": "GET"},
 			want: map[string]any{"http.method": "GET"},
 			outs: map[string]int64{"deprecated_kept": 1},
@@ -226,7 +228,7 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "conflict in copy mode keeps both",
-			cfg:  func(c *config) { c.Deprecated = deprecatedCopy },
+			cfg:  func(c *config) { c.Deprecated = engine.DeprecatedCopy },
 			in:   map[string]any{"http.method": "GET", "http.request.method": "POST"},
 			want: map[string]any{"http.method": "GET", "http.request.method": "POST"},
 			outs: map[string]int64{"conflict": 1, "conformant": 1},
@@ -245,7 +247,7 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "unknown dropped",
-			cfg:  func(c *config) { c.Unknown = unknownDrop },
+			cfg:  func(c *config) { c.Unknown = engine.UnknownDrop },
 			in:   map[string]any{"acme.team": "cart", "server.port": int64(1)},
 			want: map[string]any{"server.port": int64(1)},
 			outs: map[string]int64{"dropped": 1, "conformant": 1},
@@ -253,7 +255,7 @@ func TestOutcomesEverySite(t *testing.T) {
 		{
 			name: "allowed by key and prefix",
 			cfg: func(c *config) {
-				c.Unknown = unknownDrop
+				c.Unknown = engine.UnknownDrop
 				c.Allow.Keys = []string{"team"}
 				c.Allow.Prefixes = []string{"acme."}
 			},
@@ -275,14 +277,14 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "type mismatch dropped",
-			cfg:  func(c *config) { c.TypeMismatch = typeMismatchDrop },
+			cfg:  func(c *config) { c.TypeMismatch = engine.TypeMismatchDrop },
 			in:   map[string]any{"server.port": "443"},
 			want: map[string]any{},
 			outs: map[string]int64{"dropped": 1},
 		},
 		{
 			name: "type mismatch coerced where lossless",
-			cfg:  func(c *config) { c.TypeMismatch = typeMismatchCoerce },
+			cfg:  func(c *config) { c.TypeMismatch = engine.TypeMismatchCoerce },
 			in:   map[string]any{"server.port": "443", "network.peer.port": "0443", "url.path": int64(7)},
 			want: map[string]any{"server.port": int64(443), "network.peer.port": "0443", "url.path": "7"},
 			outs: map[string]int64{"coerced": 2, "type_mismatch": 1},
@@ -295,7 +297,7 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "enum violation dropped",
-			cfg:  func(c *config) { c.EnumViolation = enumViolationDrop },
+			cfg:  func(c *config) { c.EnumViolation = engine.EnumViolationDrop },
 			in:   map[string]any{"http.request.method": "FETCH"},
 			want: map[string]any{},
 			outs: map[string]int64{"dropped": 1},
@@ -329,7 +331,7 @@ func TestOutcomesEverySite(t *testing.T) {
 					assert.Equal(t, tt.want, m.AsRaw())
 					assert.Equal(t, tt.outs, outcomes(c))
 					var atLoc int64
-					for _, n := range c.attrs[st.loc] {
+					for _, n := range c.Attrs[st.loc] {
 						atLoc += n
 					}
 					assert.Equal(t, int64(len(tt.in)), atLoc, "every attribute counted once, at its location")
@@ -498,7 +500,7 @@ func TestMetricRenames(t *testing.T) {
 		},
 		{
 			name:     "deprecated off counts only",
-			cfg:      func(c *config) { c.Deprecated = deprecatedOff },
+			cfg:      func(c *config) { c.Deprecated = engine.DeprecatedOff },
 			metric:   metricSpec{"db.client.connections.usage", "{connection}", upDown},
 			in:       map[string]any{},
 			wantName: "db.client.connections.usage",
@@ -533,9 +535,9 @@ func TestMetricRenames(t *testing.T) {
 			}
 			assert.Equal(t, tt.attrOuts, outcomes(c))
 			names := map[string]int64{}
-			for o, n := range c.names {
+			for o, n := range c.Names {
 				if n > 0 {
-					names[outcome(o).String()] = n
+					names[engine.Outcome(o).String()] = n
 				}
 			}
 			assert.Equal(t, tt.nameOuts, names)
@@ -546,7 +548,7 @@ func TestMetricRenames(t *testing.T) {
 // TestMetricCopy keeps the deprecated metric and adds a copy under the
 // current name.
 func TestMetricCopy(t *testing.T) {
-	g := newTestGovernor(t, withConfig(func(c *config) { c.Deprecated = deprecatedCopy }), signalMetrics, nopTelemetry())
+	g := newTestGovernor(t, withConfig(func(c *config) { c.Deprecated = engine.DeprecatedCopy }), signalMetrics, nopTelemetry())
 	md := pmetric.NewMetrics()
 	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
 	m := ms.AppendEmpty()
@@ -562,7 +564,7 @@ func TestMetricCopy(t *testing.T) {
 	want := map[string]any{"state": "idle", "db.client.connection.state": "idle"}
 	assert.Equal(t, want, ms.At(0).Sum().DataPoints().At(0).Attributes().AsRaw())
 	assert.Equal(t, want, ms.At(1).Sum().DataPoints().At(0).Attributes().AsRaw())
-	assert.Equal(t, int64(1), c.names[outcomeCopied])
+	assert.Equal(t, int64(1), c.Names[engine.OutcomeCopied])
 }
 
 // TestIncludeResources governs only the listed services.
@@ -588,10 +590,10 @@ func TestIncludeResources(t *testing.T) {
 // TestReadOnlyData observes without mutating, even when configured to mutate.
 func TestReadOnlyData(t *testing.T) {
 	g := newTestGovernor(t, withConfig(func(c *config) {
-		c.Unknown = unknownDrop
-		c.TypeMismatch = typeMismatchCoerce
+		c.Unknown = engine.UnknownDrop
+		c.TypeMismatch = engine.TypeMismatchCoerce
 	}), signalTraces, nopTelemetry())
-	td := genTraces(3, attrMix{deprecated: 2, unknown: 2})
+	td := genTraces(3, attrMix{Deprecated: 2, Unknown: 2})
 	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().PutStr("server.port", "80")
 	before := ptrace.NewTraces()
 	td.CopyTo(before)
@@ -603,47 +605,6 @@ func TestReadOnlyData(t *testing.T) {
 	assert.Equal(t, int64(6), outs["deprecated_kept"])
 	assert.Equal(t, int64(6), outs["unknown"])
 	assert.Equal(t, int64(1), outs["type_mismatch"])
-}
-
-func TestCoerce(t *testing.T) {
-	tests := []struct {
-		in   any
-		want registry.Type
-		out  any // nil: not coercible
-	}{
-		{"200", registry.TypeInt, int64(200)},
-		{"-7", registry.TypeInt, int64(-7)},
-		{"0", registry.TypeInt, int64(0)},
-		{"-0", registry.TypeInt, nil},
-		{"007", registry.TypeInt, nil},
-		{"+7", registry.TypeInt, nil},
-		{"1e3", registry.TypeInt, nil},
-		{"99999999999999999999", registry.TypeInt, nil},
-		{"", registry.TypeInt, nil},
-		{"0.5", registry.TypeDouble, 0.5},
-		{"0.50", registry.TypeDouble, nil},
-		{"NaN", registry.TypeDouble, nil},
-		{int64(3), registry.TypeDouble, 3.0},
-		{int64(1<<53 + 1), registry.TypeDouble, nil},
-		{"true", registry.TypeBoolean, true},
-		{"True", registry.TypeBoolean, nil},
-		{int64(42), registry.TypeString, "42"},
-		{true, registry.TypeString, "true"},
-		{[]any{"a"}, registry.TypeString, nil},
-		{"a", registry.TypeStringArray, nil},
-	}
-	for _, tt := range tests {
-		v := pcommon.NewValueEmpty()
-		require.NoError(t, v.FromRaw(tt.in))
-		c, ok := coerce(v, tt.want)
-		if tt.out == nil {
-			assert.False(t, ok, "%v", tt.in)
-			continue
-		}
-		require.True(t, ok, "%v", tt.in)
-		c.set(v)
-		assert.Equal(t, tt.out, v.AsRaw())
-	}
 }
 
 // TestKeyCachePositions varies the key at one map position from item to

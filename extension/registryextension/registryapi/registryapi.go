@@ -22,6 +22,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -51,105 +52,15 @@ type Snapshot struct {
 	LoadedAt time.Time
 }
 
-// Outcome is what a processor found and did for one attribute. The values
-// and their order are those of the governance processor's `outcome`
-// attribute.
-type Outcome uint8
-
-const (
-	OutcomeConformant     Outcome = iota // known, current, right type and enum member
-	OutcomeAllowed                       // not in the registry but on the allow list
-	OutcomeRenamed                       // deprecated key replaced by its current name
-	OutcomeCopied                        // current name added next to the deprecated key
-	OutcomeConflict                      // current name already present with another value
-	OutcomeDeprecatedKept                // deprecated and left in place
-	OutcomeUnknown                       // not in the registry, kept
-	OutcomeTypeMismatch                  // value type differs from the declared type, kept
-	OutcomeEnumViolation                 // value outside a closed enum, kept
-	OutcomeCoerced                       // value converted losslessly to the declared type
-	OutcomeDropped                       // removed
-	OutcomeIncompatible                  // metric names only: target does not fit the data
-	NumOutcomes
+// The per-batch tally is the engine's: the processor hands the walker's
+// Batch to Report as it is.
+type (
+	Batch        = engine.Batch
+	ServiceTally = engine.ServiceTally
+	KeyTally     = engine.KeyTally
+	KeyKind      = engine.KeyKind
+	Outcome      = engine.Outcome
 )
-
-var outcomeNames = [NumOutcomes]string{
-	"conformant", "allowed", "renamed", "copied", "conflict", "deprecated_kept",
-	"unknown", "type_mismatch", "enum_violation", "coerced", "dropped", "incompatible",
-}
-
-// String returns the outcome's name as used in metrics and in the report.
-func (o Outcome) String() string {
-	if o < NumOutcomes {
-		return outcomeNames[o]
-	}
-	return "invalid"
-}
-
-// KeyKind says why a key is listed in a Batch.
-type KeyKind uint8
-
-const (
-	// KeyUnknown is a key no registry defines, kept or dropped (allowed keys
-	// are not listed).
-	KeyUnknown KeyKind = iota
-	// KeyDeprecated is a deprecated key, renamed, copied or kept.
-	KeyDeprecated
-	// KeyRegistry is a key the registry defines (for a template, the
-	// template's key). It feeds registry coverage; its Service is ignored.
-	KeyRegistry
-	numKeyKinds
-)
-
-// String returns "unknown", "deprecated" or "registry".
-func (k KeyKind) String() string {
-	switch k {
-	case KeyUnknown:
-		return "unknown"
-	case KeyDeprecated:
-		return "deprecated"
-	case KeyRegistry:
-		return "registry"
-	case numKeyKinds:
-	}
-	return "invalid"
-}
-
-// Batch is one batch's tally. The processor owns it and reuses it from batch
-// to batch; filling it must not allocate once its slices have grown.
-type Batch struct {
-	// Generation is the generation of the snapshot the batch was checked
-	// against.
-	Generation int64
-	// Services holds one entry per distinct service.name in the batch.
-	Services []ServiceTally
-	// Keys holds one entry per distinct (service, key, kind) in the batch.
-	Keys []KeyTally
-}
-
-// Reset empties b and keeps its capacity.
-func (b *Batch) Reset() {
-	b.Generation = 0
-	b.Services = b.Services[:0]
-	b.Keys = b.Keys[:0]
-}
-
-// ServiceTally is one service's attribute counts in one batch.
-type ServiceTally struct {
-	// Service is the resource's service.name; "" when it has none (the
-	// report lists those under "_missing").
-	Service string
-	// Outcomes counts attributes by Outcome.
-	Outcomes [NumOutcomes]int64
-}
-
-// KeyTally is how often one key was seen in one batch.
-type KeyTally struct {
-	// Service indexes Batch.Services.
-	Service int
-	Key     string
-	Kind    KeyKind
-	Count   int64
-}
 
 // Errors of Lookup; processors wrap them and tests match them with errors.Is.
 var (

@@ -2,6 +2,7 @@ package registryapi_test
 
 import (
 	"context"
+	"github.com/otelgov/otelcol-governance/engine"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,14 +47,14 @@ func TestLookup(t *testing.T) {
 
 func TestOutcomeNames(t *testing.T) {
 	seen := map[string]bool{}
-	for o := range registryapi.NumOutcomes {
+	for o := range engine.NumOutcomes {
 		n := o.String()
 		assert.NotEqual(t, "invalid", n)
 		assert.False(t, seen[n], n)
 		seen[n] = true
 	}
-	assert.Equal(t, "invalid", registryapi.NumOutcomes.String())
-	assert.Equal(t, "deprecated", registryapi.KeyDeprecated.String())
+	assert.Equal(t, "invalid", engine.NumOutcomes.String())
+	assert.Equal(t, "deprecated", engine.KeyDeprecated.String())
 }
 
 func TestBatchReset(t *testing.T) {

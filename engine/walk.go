@@ -1,4 +1,4 @@
-package governanceprocessor // import "github.com/otelgov/otelcol-governance/processor/governanceprocessor"
+package engine
 
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -6,17 +6,16 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
 const serviceNameKey = "service.name"
 
-// walker walks one batch. It holds everything the walk needs, so that a walk
-// over conforming data allocates nothing: the governor pools walkers, and the
+// Walker walks one batch. It holds everything the walk needs, so that a walk
+// over conforming data allocates nothing: the Engine pools walkers, and the
 // op list and the scratch value are reused from batch to batch.
-type walker struct {
-	g      *governor
+type Walker struct {
+	e      *Engine
 	ix     *registry.Index
 	mutate bool // the configuration mutates and the batch is writable
 	// ix and renamesCurrent come from the batch's registry snapshot; the
@@ -24,8 +23,8 @@ type walker struct {
 	renamesCurrent bool
 
 	ctx    registry.Context
-	svc    *[numOutcomes]int64 // tally of the current resource's service
-	counts counts
+	svc    *[NumOutcomes]int64 // tally of the current resource's service
+	counts Counts
 
 	// ops are the changes found in the current map, applied after the scan:
 	// pdata has no stable iteration under mutation.
@@ -35,22 +34,22 @@ type walker struct {
 	// seen there and what the registry said about it. Items of one
 	// instrumentation carry their keys in the same order, so most lookups
 	// become one string comparison.
-	keys [numLocations]keyCache
+	keys [NumLocations]keyCache
 	// scratch carries a value from an old key to its new key without a copy.
 	scratch pcommon.Value
 	empty   pcommon.Value // always empty; clears scratch without allocating
-	unused  [numOutcomes]int64
+	unused  [NumOutcomes]int64
 	// report feeds the registry extension's conformance report.
 	report reportTally
 }
 
-func newWalker(g *governor) *walker {
-	w := &walker{
-		g:       g,
+func newWalker(e *Engine) *Walker {
+	w := &Walker{
+		e:       e,
 		ops:     make([]op, 0, 16),
 		scratch: pcommon.NewValueEmpty(),
 		empty:   pcommon.NewValueEmpty(),
-		report:  newReportTally(g.cfg.Registry.Extension != nil),
+		report:  newReportTally(e.opts.Report),
 	}
 	w.svc = &w.unused
 	return w
@@ -66,7 +65,7 @@ type keyCache struct {
 
 // lookup is Index.Lookup through the positional cache. The zero entry ("",
 // nil) is correct too: the registry defines no empty key.
-func (w *walker) lookup(k string, pos int) *registry.Attribute {
+func (w *Walker) lookup(k string, pos int) *registry.Attribute {
 	if pos >= keyCacheSize {
 		return w.ix.Lookup(k)
 	}
@@ -79,9 +78,9 @@ func (w *walker) lookup(k string, pos int) *registry.Attribute {
 	return a
 }
 
-func (w *walker) reset() {
+func (w *Walker) reset() {
 	// Do not keep the batch's key strings alive in the pool.
-	w.keys = [numLocations]keyCache{}
+	w.keys = [NumLocations]keyCache{}
 	w.counts.reset()
 	w.ops = w.ops[:0]
 	w.svc = &w.unused
@@ -90,8 +89,19 @@ func (w *walker) reset() {
 	w.report.reset()
 }
 
-func (w *walker) count(o outcome) {
-	w.counts.attrs[w.ctx.Location][o]++
+// Counts returns the tally of the batch walked so far. It belongs to the
+// walker: read it before Release.
+func (w *Walker) Counts() *Counts { return &w.counts }
+
+// Report returns the batch's per-service, per-key tally (empty unless
+// Options.Report is set). It belongs to the walker: read it before Release.
+func (w *Walker) Report() *Batch {
+	w.report.flush()
+	return &w.report.batch
+}
+
+func (w *Walker) count(o Outcome) {
+	w.counts.Attrs[w.ctx.Location][o]++
 	w.svc[o]++
 	w.report.svc[o]++
 }
@@ -99,32 +109,35 @@ func (w *walker) count(o outcome) {
 // resource starts a resource: it applies include_resources, selects the
 // service tally and walks the resource attributes. It reports whether the
 // resource is governed.
-func (w *walker) resource(res pcommon.Resource) bool {
+func (w *Walker) resource(res pcommon.Resource) bool {
 	attrs := res.Attributes()
-	if len(w.g.include) > 0 && !w.g.included(attrs) {
+	if len(w.e.include) > 0 && !w.e.included(attrs) {
 		return false
 	}
-	slot := w.g.tel.services.missing
-	if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
-		var overflow bool
-		slot, overflow = w.g.tel.services.slot(v.Str())
-		if overflow {
-			w.counts.overflow++
+	if slots := w.e.opts.Services; slots != nil {
+		slot := slots.Missing()
+		if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
+			var overflow bool
+			slot, overflow = slots.Slot(v.Str())
+			if overflow {
+				w.counts.Overflow++
+			}
 		}
+		w.svc = w.counts.service(slot)
 	}
-	w.svc = w.counts.service(slot)
 	w.report.resource(attrs)
 	w.ctx = registry.Context{Location: registry.LocationResource}
 	w.attrs(attrs)
 	return true
 }
 
-func (w *walker) scope(s pcommon.InstrumentationScope) {
+func (w *Walker) scope(s pcommon.InstrumentationScope) {
 	w.ctx = registry.Context{Location: registry.LocationScope}
 	w.attrs(s.Attributes())
 }
 
-func (w *walker) traces(td ptrace.Traces) {
+// Traces walks a traces batch.
+func (w *Walker) Traces(td ptrace.Traces) {
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -143,7 +156,7 @@ func (w *walker) traces(td ptrace.Traces) {
 	}
 }
 
-func (w *walker) span(span ptrace.Span) {
+func (w *Walker) span(span ptrace.Span) {
 	kind := spanKind(span.Kind())
 	w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: kind}
 	w.attrs(span.Attributes())
@@ -181,7 +194,8 @@ func spanKind(k ptrace.SpanKind) registry.SpanKind {
 	}
 }
 
-func (w *walker) logs(ld plog.Logs) {
+// Logs walks a logs batch.
+func (w *Walker) Logs(ld plog.Logs) {
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -201,7 +215,8 @@ func (w *walker) logs(ld plog.Logs) {
 	}
 }
 
-func (w *walker) metrics(md pmetric.Metrics) {
+// Metrics walks a metrics batch.
+func (w *Walker) Metrics(md pmetric.Metrics) {
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
 		rm := rms.At(i)
@@ -226,7 +241,7 @@ func (w *walker) metrics(md pmetric.Metrics) {
 
 // dataPoints walks the data-point and exemplar attributes of one metric. The
 // rename context is the metric name as received.
-func (w *walker) dataPoints(m pmetric.Metric) {
+func (w *Walker) dataPoints(m pmetric.Metric) {
 	w.ctx = registry.Context{Location: registry.LocationDataPoint, MetricName: m.Name()}
 	switch m.Type() {
 	case pmetric.MetricTypeGauge:
@@ -256,7 +271,7 @@ func (w *walker) dataPoints(m pmetric.Metric) {
 	}
 }
 
-func (w *walker) numberPoints(dps pmetric.NumberDataPointSlice) {
+func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
 		w.attrs(dp.Attributes())
@@ -264,14 +279,14 @@ func (w *walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 	}
 }
 
-func (w *walker) exemplars(exs pmetric.ExemplarSlice) {
+func (w *Walker) exemplars(exs pmetric.ExemplarSlice) {
 	for i := 0; i < exs.Len(); i++ {
 		w.attrs(exs.At(i).FilteredAttributes())
 	}
 }
 
 // attrs checks every attribute of one map, then applies the changes found.
-func (w *walker) attrs(m pcommon.Map) {
+func (w *Walker) attrs(m pcommon.Map) {
 	if m.Len() == 0 {
 		return
 	}
@@ -288,7 +303,7 @@ func (w *walker) attrs(m pcommon.Map) {
 }
 
 // check classifies one attribute; changes are queued in w.ops.
-func (w *walker) check(k string, v pcommon.Value, pos int) {
+func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	a := w.lookup(k, pos)
 	if a == nil {
 		w.unknown(k)
@@ -303,14 +318,14 @@ func (w *walker) check(k string, v pcommon.Value, pos int) {
 		// type outside any enum is conformant without further calls.
 		if want := scalarType[a.Type&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want &&
 			a.EnumStrings == nil && a.EnumInts == nil {
-			w.count(outcomeConformant)
+			w.count(OutcomeConformant)
 			return
 		}
 		w.value(k, v, a)
 		return
 	}
 	if t := a.Target(w.ctx); t != nil {
-		w.report.key(k, registryapi.KeyDeprecated)
+		w.report.key(k, KeyDeprecated)
 		w.deprecated(k, a, t)
 		return
 	}
@@ -318,35 +333,35 @@ func (w *walker) check(k string, v pcommon.Value, pos int) {
 	case a.Placeholder:
 		w.unknown(k)
 	case a.Deprecation.Reason != registry.NotDeprecated:
-		w.report.key(k, registryapi.KeyDeprecated)
-		w.count(outcomeDeprecatedKept)
+		w.report.key(k, KeyDeprecated)
+		w.count(OutcomeDeprecatedKept)
 	default:
 		w.value(k, v, a)
 	}
 }
 
-func (w *walker) unknown(k string) {
+func (w *Walker) unknown(k string) {
 	switch {
-	case w.g.allowed(k):
-		w.count(outcomeAllowed)
-	case w.mutate && w.g.cfg.Unknown == unknownDrop:
-		w.report.key(k, registryapi.KeyUnknown)
-		w.drop(k, reasonUnknown)
+	case w.e.allowed(k):
+		w.count(OutcomeAllowed)
+	case w.mutate && w.e.opts.Unknown == UnknownDrop:
+		w.report.key(k, KeyUnknown)
+		w.drop(k, ReasonUnknown)
 	default:
-		w.report.key(k, registryapi.KeyUnknown)
-		w.count(outcomeUnknown)
+		w.report.key(k, KeyUnknown)
+		w.count(OutcomeUnknown)
 	}
 }
 
-func (w *walker) drop(k string, r dropReason) {
+func (w *Walker) drop(k string, r DropReason) {
 	w.queue(op{kind: opDrop, key: k})
-	w.counts.drops[r]++
-	w.count(outcomeDropped)
+	w.counts.Drops[r]++
+	w.count(OutcomeDropped)
 }
 
-func (w *walker) deprecated(k string, a, t *registry.Attribute) {
-	if !w.mutate || w.g.cfg.Deprecated == deprecatedOff {
-		w.count(outcomeDeprecatedKept)
+func (w *Walker) deprecated(k string, a, t *registry.Attribute) {
+	if !w.mutate || w.e.opts.Deprecated == DeprecatedOff {
+		w.count(OutcomeDeprecatedKept)
 		return
 	}
 	newKey := t.Key
@@ -355,7 +370,7 @@ func (w *walker) deprecated(k string, a, t *registry.Attribute) {
 		newKey = t.Key + k[len(a.Key):]
 	}
 	kind := opRename
-	if w.g.cfg.Deprecated == deprecatedCopy {
+	if w.e.opts.Deprecated == DeprecatedCopy {
 		kind = opCopy
 	}
 	// Counted when applied: only then is a collision known.
@@ -363,7 +378,7 @@ func (w *walker) deprecated(k string, a, t *registry.Attribute) {
 }
 
 // value checks a current attribute's type and enum membership.
-func (w *walker) value(k string, v pcommon.Value, a *registry.Attribute) {
+func (w *Walker) value(k string, v pcommon.Value, a *registry.Attribute) {
 	if !typeMatches(a.Type, v) {
 		w.mismatch(k, v, a.Type)
 		return
@@ -378,32 +393,32 @@ func (w *walker) value(k string, v pcommon.Value, a *registry.Attribute) {
 	}
 	switch {
 	case !violates:
-		w.count(outcomeConformant)
-	case w.mutate && w.g.cfg.EnumViolation == enumViolationDrop:
-		w.drop(k, reasonEnumViolation)
+		w.count(OutcomeConformant)
+	case w.mutate && w.e.opts.EnumViolation == EnumViolationDrop:
+		w.drop(k, ReasonEnumViolation)
 	default:
-		w.count(outcomeEnumViolation)
+		w.count(OutcomeEnumViolation)
 	}
 }
 
-func (w *walker) mismatch(k string, v pcommon.Value, want registry.Type) {
+func (w *Walker) mismatch(k string, v pcommon.Value, want registry.Type) {
 	if !w.mutate {
-		w.count(outcomeTypeMismatch)
+		w.count(OutcomeTypeMismatch)
 		return
 	}
-	switch w.g.cfg.TypeMismatch {
-	case typeMismatchDrop:
-		w.drop(k, reasonTypeMismatch)
+	switch w.e.opts.TypeMismatch {
+	case TypeMismatchDrop:
+		w.drop(k, ReasonTypeMismatch)
 		return
-	case typeMismatchCoerce:
+	case TypeMismatchCoerce:
 		if c, ok := coerce(v, want); ok {
 			w.queue(op{kind: opCoerce, key: k, val: c})
-			w.count(outcomeCoerced)
+			w.count(OutcomeCoerced)
 			return
 		}
-	case typeMismatchKeep:
+	case TypeMismatchKeep:
 	}
-	w.count(outcomeTypeMismatch)
+	w.count(OutcomeTypeMismatch)
 }
 
 // scalarType maps scalar registry types to their pdata value type; every
@@ -459,37 +474,37 @@ func sliceOf(v pcommon.Value, elem pcommon.ValueType) bool {
 
 // metricName handles a deprecated metric name. It renames only when the
 // registry's target has the data's instrument and unit.
-func (w *walker) metricName(ms pmetric.MetricSlice, m pmetric.Metric) {
+func (w *Walker) metricName(ms pmetric.MetricSlice, m pmetric.Metric) {
 	md := w.ix.Metric(m.Name())
 	switch {
 	case md == nil:
-		w.counts.names[outcomeUnknown]++
+		w.counts.Names[OutcomeUnknown]++
 	case md.RenamedTo != "":
 		t := w.ix.Metric(md.RenamedTo)
 		if t == nil || !compatible(m, t) {
-			w.counts.names[outcomeIncompatible]++
+			w.counts.Names[OutcomeIncompatible]++
 			return
 		}
 		if !w.mutate {
-			w.counts.names[outcomeDeprecatedKept]++
+			w.counts.Names[OutcomeDeprecatedKept]++
 			return
 		}
-		switch w.g.cfg.Deprecated {
-		case deprecatedRename:
+		switch w.e.opts.Deprecated {
+		case DeprecatedRename:
 			m.SetName(t.Name)
-			w.counts.names[outcomeRenamed]++
-		case deprecatedCopy:
+			w.counts.Names[OutcomeRenamed]++
+		case DeprecatedCopy:
 			c := ms.AppendEmpty()
 			m.CopyTo(c)
 			c.SetName(t.Name)
-			w.counts.names[outcomeCopied]++
-		case deprecatedOff:
-			w.counts.names[outcomeDeprecatedKept]++
+			w.counts.Names[OutcomeCopied]++
+		case DeprecatedOff:
+			w.counts.Names[OutcomeDeprecatedKept]++
 		}
 	case md.Deprecation.Reason != registry.NotDeprecated:
-		w.counts.names[outcomeDeprecatedKept]++
+		w.counts.Names[OutcomeDeprecatedKept]++
 	default:
-		w.counts.names[outcomeConformant]++
+		w.counts.Names[OutcomeConformant]++
 	}
 }
 

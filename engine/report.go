@@ -1,25 +1,24 @@
-package governanceprocessor // import "github.com/otelgov/otelcol-governance/processor/governanceprocessor"
+package engine
 
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-// reportTally fills the registry extension's per-batch report while the walk
-// runs. It is used only when the processor takes its registry from an
-// extension; otherwise enabled is false and every method returns at once.
+// reportTally fills the per-batch conformance Batch while the walk runs. It
+// is used only when Options.Report is set; otherwise enabled is false and
+// every method returns at once.
 // Its slices and maps are reused from batch to batch, so that after the
 // first batches of a given shape feeding the report allocates nothing.
 type reportTally struct {
 	enabled bool
-	batch   registryapi.Batch
+	batch   Batch
 	// svc is the outcome tally of the current resource's service; it points
 	// into batch.Services, or at unused outside a governed resource.
-	svc    *[registryapi.NumOutcomes]int64
+	svc    *[NumOutcomes]int64
 	svcIdx int
-	unused [registryapi.NumOutcomes]int64
+	unused [NumOutcomes]int64
 
 	services map[string]int   // service.name -> index in batch.Services
 	keys     map[tallyKey]int // (service, key, kind) -> index in batch.Keys
@@ -43,7 +42,7 @@ type recentKey struct {
 type tallyKey struct {
 	service int
 	key     string
-	kind    registryapi.KeyKind
+	kind    KeyKind
 }
 
 func newReportTally(enabled bool) reportTally {
@@ -69,7 +68,7 @@ func (r *reportTally) resource(attrs pcommon.Map) {
 	i, ok := r.services[name]
 	if !ok {
 		i = len(r.batch.Services)
-		r.batch.Services = append(r.batch.Services, registryapi.ServiceTally{Service: name})
+		r.batch.Services = append(r.batch.Services, ServiceTally{Service: name})
 		r.services[name] = i
 	}
 	r.svcIdx = i
@@ -87,7 +86,7 @@ func slotHash(k string) int {
 
 // key counts one unknown or deprecated key for the current service. Registry
 // keys go through registryKey.
-func (r *reportTally) key(k string, kind registryapi.KeyKind) {
+func (r *reportTally) key(k string, kind KeyKind) {
 	if !r.enabled {
 		return
 	}
@@ -104,7 +103,7 @@ func (r *reportTally) key(k string, kind registryapi.KeyKind) {
 	} else {
 		i = len(r.batch.Keys)
 		r.keys[tk] = i
-		r.batch.Keys = append(r.batch.Keys, registryapi.KeyTally{Service: svc, Key: k, Kind: kind, Count: 1})
+		r.batch.Keys = append(r.batch.Keys, KeyTally{Service: svc, Key: k, Kind: kind, Count: 1})
 	}
 	*c = recentKey{tk: tk, idx: i + 1}
 }
@@ -123,11 +122,14 @@ func (r *reportTally) registryKey(a *registry.Attribute) {
 	r.known = append(r.known, a)
 }
 
-// flush adds the registry entries seen to the batch's keys.
+// flush adds the registry entries seen since the last flush to the batch's
+// keys.
 func (r *reportTally) flush() {
 	for _, a := range r.known {
-		r.batch.Keys = append(r.batch.Keys, registryapi.KeyTally{Key: a.Key, Kind: registryapi.KeyRegistry, Count: 1})
+		r.batch.Keys = append(r.batch.Keys, KeyTally{Key: a.Key, Kind: KeyRegistry, Count: 1})
 	}
+	clear(r.known)
+	r.known = r.known[:0]
 }
 
 // reset empties the tally, keeping capacity, and drops every reference to the

@@ -1,4 +1,4 @@
-package governanceprocessor // import "github.com/otelgov/otelcol-governance/processor/governanceprocessor"
+package engine
 
 import (
 	"math"
@@ -53,7 +53,7 @@ func (c coerced) set(v pcommon.Value) {
 // their entries by position, in one pass each, so a huge map costs linear
 // time; both passes keep the map order the scan saw. Renames and copies come
 // last because they reorder the map.
-func (w *walker) apply(m pcommon.Map) {
+func (w *Walker) apply(m pcommon.Map) {
 	if w.nCoerce > 0 {
 		j := w.next(0, opCoerce)
 		for k, v := range m.All() {
@@ -88,7 +88,7 @@ func (w *walker) apply(m pcommon.Map) {
 }
 
 // next returns the index of the first op of kind at or after i.
-func (w *walker) next(i int, kind opKind) int {
+func (w *Walker) next(i int, kind opKind) int {
 	for i < len(w.ops) && w.ops[i].kind != kind {
 		i++
 	}
@@ -96,7 +96,7 @@ func (w *walker) next(i int, kind opKind) int {
 }
 
 // queue adds one change for the current map.
-func (w *walker) queue(o op) {
+func (w *Walker) queue(o op) {
 	switch o.kind {
 	case opDrop:
 		w.nDrop++
@@ -121,7 +121,7 @@ func (w *walker) queue(o op) {
 // the capacity just freed. Nothing is allocated, and the map is scanned about
 // twice: once to the old key (Get, then Remove from the same place), once in
 // full (GetOrPutEmpty).
-func (w *walker) rename(m pcommon.Map, oldKey, newKey string) {
+func (w *Walker) rename(m pcommon.Map, oldKey, newKey string) {
 	old, ok := m.Get(oldKey)
 	if !ok {
 		return
@@ -131,13 +131,13 @@ func (w *walker) rename(m pcommon.Map, oldKey, newKey string) {
 	dst, exists := m.GetOrPutEmpty(newKey)
 	if !exists {
 		w.scratch.MoveTo(dst)
-		w.count(outcomeRenamed)
+		w.count(OutcomeRenamed)
 		return
 	}
 	if dst.Equal(w.scratch) {
-		w.count(outcomeRenamed)
+		w.count(OutcomeRenamed)
 	} else {
-		w.count(outcomeConflict)
+		w.count(OutcomeConflict)
 	}
 	// Let go of the dropped value.
 	w.empty.MoveTo(w.scratch)
@@ -162,16 +162,16 @@ func find(m pcommon.Map, oldKey, newKey string) (old, cur pcommon.Value, hasOld,
 // copy adds newKey with a copy of oldKey's value and keeps oldKey. An existing
 // newKey is kept: equal values count as copied, different ones as conflict.
 // Unlike rename, copy allocates: the map grows and the value is duplicated.
-func (w *walker) copy(m pcommon.Map, oldKey, newKey string) {
+func (w *Walker) copy(m pcommon.Map, oldKey, newKey string) {
 	old, cur, hasOld, hasCur := find(m, oldKey, newKey)
 	if !hasOld {
 		return
 	}
 	if hasCur {
 		if cur.Equal(old) {
-			w.count(outcomeCopied)
+			w.count(OutcomeCopied)
 		} else {
-			w.count(outcomeConflict)
+			w.count(OutcomeConflict)
 		}
 		return
 	}
@@ -180,7 +180,7 @@ func (w *walker) copy(m pcommon.Map, oldKey, newKey string) {
 	if old, ok := m.Get(oldKey); ok {
 		old.CopyTo(dst)
 	}
-	w.count(outcomeCopied)
+	w.count(OutcomeCopied)
 }
 
 // maxExactInt is the largest magnitude a float64 holds exactly.

@@ -1,4 +1,9 @@
-package registryextension // import "github.com/otelgov/otelcol-governance/extension/registryextension"
+// Package conformance aggregates the engine's per-batch tallies into a
+// bounded conformance report: per service, outcome counts and the top
+// unknown and deprecated keys; over all services, registry coverage. The
+// governance_registry extension serves it as GET /conformance and otelgov
+// check prints it; both render the same JSON document.
+package conformance // import "github.com/otelgov/otelcol-governance/conformance"
 
 import (
 	"cmp"
@@ -8,14 +13,15 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // Bounds of the report that are not configurable.
 const (
-	// maxKeyLength cuts longer keys and service names (in bytes), so that a
+	// MaxKeyLength cuts longer keys and service names (in bytes), so that a
 	// client sending huge keys cannot grow the report.
-	maxKeyLength = 256
+	MaxKeyLength = 256
 	// sketchFactor sizes each space-saving sketch at sketchFactor*top_keys
 	// counters: the extra counters keep the top keys' counts exact unless
 	// the key distribution is very flat.
@@ -29,9 +35,19 @@ const (
 	serviceMissing = "_missing"
 )
 
-// report is the live conformance report. Processors feed it once per batch
-// through Report; one mutex acquisition per batch, never per attribute.
-type report struct {
+// Limits bound a Report.
+type Limits struct {
+	// MaxServices is how many services get their own entry; later ones are
+	// counted under "_other".
+	MaxServices int
+	// TopKeys is how many unknown and deprecated keys each service lists.
+	TopKeys int
+}
+
+// Report is the live conformance report. Front-ends feed it once per batch
+// through Add: one mutex acquisition per batch, never per attribute. It is
+// safe for concurrent use.
+type Report struct {
 	mu          sync.Mutex
 	since       time.Time
 	maxServices int
@@ -42,7 +58,7 @@ type report struct {
 	missing  *serviceReport
 	overflow int64
 
-	totals       [registryapi.NumOutcomes]int64
+	totals       [engine.NumOutcomes]int64
 	nonRegistry  int64
 	registrySeen map[string]struct{}
 
@@ -52,13 +68,14 @@ type report struct {
 type serviceReport struct {
 	name        string
 	first, last time.Time
-	outcomes    [registryapi.NumOutcomes]int64
+	outcomes    [engine.NumOutcomes]int64
 	unknown     sketch
 	deprecated  sketch
 }
 
-func newReport(cfg ReportConfig, now time.Time) *report {
-	r := &report{
+// New returns an empty report that counts from now.
+func New(cfg Limits, now time.Time) *Report {
+	r := &Report{
 		since:        now,
 		maxServices:  cfg.MaxServices,
 		topKeys:      cfg.TopKeys,
@@ -70,14 +87,14 @@ func newReport(cfg ReportConfig, now time.Time) *report {
 	return r
 }
 
-func (r *report) newService(name string) *serviceReport {
+func (r *Report) newService(name string) *serviceReport {
 	c := sketchFactor * r.topKeys
 	return &serviceReport{name: name, unknown: sketch{capacity: c}, deprecated: sketch{capacity: c}}
 }
 
-// add merges one batch and returns how many of its service tallies were
-// counted under "_other".
-func (r *report) add(b *registryapi.Batch, now time.Time) (overflow int64) {
+// Add merges one batch and returns how many of its service tallies were
+// counted under "_other". It keeps no reference to b.
+func (r *Report) Add(b *engine.Batch, now time.Time) (overflow int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.slots = r.slots[:0]
@@ -100,14 +117,14 @@ func (r *report) add(b *registryapi.Batch, now time.Time) (overflow int64) {
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		switch k.Kind {
-		case registryapi.KeyRegistry:
+		case engine.KeyRegistry:
 			if _, ok := r.registrySeen[k.Key]; !ok && len(r.registrySeen) < maxRegistrySeen {
 				r.registrySeen[strings.Clone(cut(k.Key))] = struct{}{}
 			}
 			continue
-		case registryapi.KeyUnknown:
+		case engine.KeyUnknown:
 			r.nonRegistry += k.Count
-		case registryapi.KeyDeprecated:
+		case engine.KeyDeprecated:
 		default:
 			continue
 		}
@@ -115,7 +132,7 @@ func (r *report) add(b *registryapi.Batch, now time.Time) (overflow int64) {
 			continue
 		}
 		sr := r.slots[k.Service]
-		if k.Kind == registryapi.KeyUnknown {
+		if k.Kind == engine.KeyUnknown {
 			sr.unknown.add(k.Key, k.Count)
 		} else {
 			sr.deprecated.add(k.Key, k.Count)
@@ -127,7 +144,7 @@ func (r *report) add(b *registryapi.Batch, now time.Time) (overflow int64) {
 
 // service returns the entry of a service name, adding it while there is
 // room; over reports that the name was folded into "_other".
-func (r *report) service(name string) (sr *serviceReport, over bool) {
+func (r *Report) service(name string) (sr *serviceReport, over bool) {
 	if name == "" {
 		return r.missing, false
 	}
@@ -143,26 +160,26 @@ func (r *report) service(name string) (sr *serviceReport, over bool) {
 	return sr, false
 }
 
-// snapshot renders the report. service filters the listed services ("" for
-// all); totals stay global.
-func (r *report) snapshot(snap *registryapi.Snapshot, service string, now time.Time) registryapi.ConformanceReport {
+// Document renders the report against the registry in force (ix, of
+// generation generation). service filters the listed services ("" for all);
+// totals stay global.
+func (r *Report) Document(ix *registry.Index, generation int64, service string, now time.Time) Document {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ix := snap.Index
-	out := registryapi.ConformanceReport{
-		Generation:  snap.Generation,
+	out := Document{
+		Generation:  generation,
 		Digest:      ix.Digest(),
 		SchemaURL:   ix.SchemaURL(),
 		Since:       r.since,
 		GeneratedAt: now,
-		Limits:      registryapi.Limits{MaxServices: r.maxServices, TopKeys: r.topKeys, MaxKeyLength: maxKeyLength},
-		Totals: registryapi.Totals{
+		Limits:      DocumentLimits{MaxServices: r.maxServices, TopKeys: r.topKeys, MaxKeyLength: MaxKeyLength},
+		Totals: Totals{
 			Attributes:                outcomeMap(&r.totals),
 			SeenNonRegistryAttributes: r.nonRegistry,
 			Services:                  len(r.services),
 			ServicesOverflow:          r.overflow,
 		},
-		Services: []registryapi.ServiceReport{},
+		Services: []ServiceReport{},
 	}
 	seen := 0
 	for k := range r.registrySeen {
@@ -178,7 +195,7 @@ func (r *report) snapshot(snap *registryapi.Snapshot, service string, now time.T
 		if sr.first.IsZero() || (service != "" && sr.name != service) {
 			return
 		}
-		out.Services = append(out.Services, registryapi.ServiceReport{
+		out.Services = append(out.Services, ServiceReport{
 			Service:        sr.name,
 			FirstSeen:      sr.first,
 			LastSeen:       sr.last,
@@ -206,24 +223,24 @@ func (r *report) snapshot(snap *registryapi.Snapshot, service string, now time.T
 	}
 	emit(r.other)
 	emit(r.missing)
-	slices.SortFunc(out.Services, func(a, b registryapi.ServiceReport) int { return strings.Compare(a.Service, b.Service) })
+	slices.SortFunc(out.Services, func(a, b ServiceReport) int { return strings.Compare(a.Service, b.Service) })
 	return out
 }
 
-func outcomeMap(c *[registryapi.NumOutcomes]int64) map[string]int64 {
-	m := make(map[string]int64, registryapi.NumOutcomes)
+func outcomeMap(c *[engine.NumOutcomes]int64) map[string]int64 {
+	m := make(map[string]int64, engine.NumOutcomes)
 	for o, n := range c {
-		m[registryapi.Outcome(o).String()] = n
+		m[engine.Outcome(o).String()] = n
 	}
 	return m
 }
 
-// cut shortens s to at most maxKeyLength bytes, on a rune boundary.
+// cut shortens s to at most MaxKeyLength bytes, on a rune boundary.
 func cut(s string) string {
-	if len(s) <= maxKeyLength {
+	if len(s) <= MaxKeyLength {
 		return s
 	}
-	n := maxKeyLength
+	n := MaxKeyLength
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
@@ -271,7 +288,7 @@ func (s *sketch) add(key string, n int64) {
 }
 
 // top returns the n largest counters, largest first, ties by key.
-func (s *sketch) top(n int) []registryapi.KeyCount {
+func (s *sketch) top(n int) []KeyCount {
 	es := slices.Clone(s.entries)
 	slices.SortFunc(es, func(a, b sketchEntry) int {
 		if c := cmp.Compare(b.count, a.count); c != 0 {
@@ -279,9 +296,9 @@ func (s *sketch) top(n int) []registryapi.KeyCount {
 		}
 		return strings.Compare(a.key, b.key)
 	})
-	out := make([]registryapi.KeyCount, 0, min(n, len(es)))
+	out := make([]KeyCount, 0, min(n, len(es)))
 	for _, e := range es[:min(n, len(es))] {
-		out = append(out, registryapi.KeyCount{Key: e.key, Count: e.count, MaxError: e.err})
+		out = append(out, KeyCount{Key: e.key, Count: e.count, MaxError: e.err})
 	}
 	return out
 }

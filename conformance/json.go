@@ -1,0 +1,68 @@
+package conformance
+
+import "time"
+
+// Document is the conformance report as JSON: the body of the
+// governance_registry extension's GET /conformance and of otelgov check
+// --format json.
+type Document struct {
+	Generation  int64          `json:"generation"` // of the registry in force
+	Digest      string         `json:"digest"`
+	SchemaURL   string         `json:"schema_url"`
+	Since       time.Time      `json:"since"` // when the report started counting
+	GeneratedAt time.Time      `json:"generated_at"`
+	Limits      DocumentLimits `json:"limits"`
+	Totals      Totals         `json:"totals"`
+	// Services, sorted by name. Fixed entries: "_other" (services beyond
+	// max_services) and "_missing" (no string service.name). With
+	// ?service=NAME only that entry is listed (totals stay global).
+	Services []ServiceReport `json:"services"`
+}
+
+// DocumentLimits are the report's bounds.
+type DocumentLimits struct {
+	MaxServices  int `json:"max_services"`
+	TopKeys      int `json:"top_keys"`
+	MaxKeyLength int `json:"max_key_length"` // longer keys are cut to this many bytes
+}
+
+// Totals are over all services, in the spirit of Weaver live-check
+// statistics.
+type Totals struct {
+	// Attributes counts every attribute by outcome.
+	Attributes map[string]int64 `json:"attributes"`
+	// SeenRegistryAttributes is how many distinct registry attributes have
+	// been seen.
+	SeenRegistryAttributes int `json:"seen_registry_attributes"`
+	// SeenNonRegistryAttributes is how many attributes no registry defines
+	// were seen (occurrences, kept or dropped; allowed keys not included).
+	SeenNonRegistryAttributes int64 `json:"seen_non_registry_attributes"`
+	// RegistryCoverage is the share of the registry in force's attributes
+	// that have been seen, 0 to 1.
+	RegistryCoverage float64 `json:"registry_coverage"`
+	// Services is how many services have their own entry.
+	Services int `json:"services"`
+	// ServicesOverflow counts batch tallies counted under "_other".
+	ServicesOverflow int64 `json:"services_overflow"`
+}
+
+// ServiceReport is one service's conformance.
+type ServiceReport struct {
+	Service    string           `json:"service"`
+	FirstSeen  time.Time        `json:"first_seen"`
+	LastSeen   time.Time        `json:"last_seen"`
+	Attributes map[string]int64 `json:"attributes"` // by outcome
+	// UnknownKeys and DeprecatedKeys are the top_keys most frequent, most
+	// frequent first.
+	UnknownKeys    []KeyCount `json:"unknown_keys"`
+	DeprecatedKeys []KeyCount `json:"deprecated_keys"`
+}
+
+// KeyCount is one key of a top-N list. Count may overestimate by at most
+// MaxError (space-saving sketch); MaxError is 0 while the list has never
+// been full.
+type KeyCount struct {
+	Key      string `json:"key"`
+	Count    int64  `json:"count"`
+	MaxError int64  `json:"max_error"`
+}

@@ -1,0 +1,191 @@
+// Package engine is the governance engine: it walks every attribute of every
+// signal in a pdata batch against a registry, renames what is deprecated,
+// checks the rest, and tallies the outcomes. It knows pdata and the registry,
+// never the collector's component or config types: the governance processor,
+// the otelgov CLI and the registry extension's report are front-ends over it.
+//
+// A walk over conforming data allocates nothing. Front-ends take a Walker
+// from the Engine per batch, walk, read the tallies, and release it.
+package engine // import "github.com/otelgov/otelcol-governance/engine"
+
+import (
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// DeprecatedMode says what happens to a deprecated attribute key or metric
+// name that the registry renames.
+type DeprecatedMode string
+
+const (
+	// DeprecatedRename replaces the old key with the current one.
+	DeprecatedRename DeprecatedMode = "rename"
+	// DeprecatedCopy keeps the old key and adds the current one next to it.
+	DeprecatedCopy DeprecatedMode = "copy"
+	// DeprecatedOff leaves deprecated keys alone; they are only counted.
+	DeprecatedOff DeprecatedMode = "off"
+)
+
+// UnknownMode says what happens to keys that the registry does not know.
+type UnknownMode string
+
+const (
+	// UnknownKeep keeps unknown keys; they are only counted.
+	UnknownKeep UnknownMode = "keep"
+	// UnknownDrop removes unknown keys.
+	UnknownDrop UnknownMode = "drop"
+)
+
+// TypeMismatchMode says what happens to a value whose type differs from the
+// type the registry declares for its key.
+type TypeMismatchMode string
+
+const (
+	// TypeMismatchKeep keeps the value; it is only counted.
+	TypeMismatchKeep TypeMismatchMode = "keep"
+	// TypeMismatchDrop removes the attribute.
+	TypeMismatchDrop TypeMismatchMode = "drop"
+	// TypeMismatchCoerce converts the value where no information is lost
+	// (string "200" to int 200) and keeps it unchanged otherwise.
+	TypeMismatchCoerce TypeMismatchMode = "coerce"
+)
+
+// EnumViolationMode says what happens to a value outside the members of an
+// enum.
+type EnumViolationMode string
+
+const (
+	// EnumViolationKeep keeps the value; it is only counted.
+	EnumViolationKeep EnumViolationMode = "keep"
+	// EnumViolationDrop removes the attribute.
+	EnumViolationDrop EnumViolationMode = "drop"
+)
+
+// ServiceSlots bounds the services a front-end tallies separately (the
+// processor's per-service metric). Slot is called once per resource.
+type ServiceSlots interface {
+	// Slot returns the slot of a service name; overflow reports that the
+	// name was folded into a shared overflow slot.
+	Slot(name string) (slot int, overflow bool)
+	// Missing is the slot of resources without a string service.name.
+	Missing() int
+}
+
+// Options configure an Engine. The zero value of a mode is invalid; front-ends
+// validate their own configuration and pass valid modes.
+type Options struct {
+	Deprecated    DeprecatedMode
+	Unknown       UnknownMode
+	TypeMismatch  TypeMismatchMode
+	EnumViolation EnumViolationMode
+	// AllowKeys and AllowPrefixes are unknown keys that count as allowed.
+	AllowKeys     []string
+	AllowPrefixes []string
+	// IncludeResources restricts the walk to resources whose attributes
+	// match: every key listed must be present with one of the listed string
+	// values. Empty: every resource.
+	IncludeResources map[string][]string
+	// Services, when set, receives per-service counts in Counts.Services.
+	Services ServiceSlots
+	// Report fills the per-service, per-key Batch of every walk.
+	Report bool
+}
+
+// Mutates reports whether the options can change telemetry.
+func (o *Options) Mutates() bool {
+	return o.Deprecated != DeprecatedOff ||
+		o.Unknown == UnknownDrop ||
+		o.TypeMismatch != TypeMismatchKeep ||
+		o.EnumViolation == EnumViolationDrop
+}
+
+// Engine is one compiled set of Options. It is safe for concurrent use: every
+// concurrent batch gets its own Walker.
+type Engine struct {
+	opts          Options
+	mutates       bool
+	allowKeys     map[string]struct{}
+	allowPrefixes []string
+	include       []includeRule
+	walkers       sync.Pool // *Walker
+}
+
+// includeRule is one key of IncludeResources.
+type includeRule struct {
+	key    string
+	values map[string]struct{}
+}
+
+// New compiles opts into an Engine.
+func New(opts Options) *Engine {
+	e := &Engine{
+		opts:          opts,
+		mutates:       opts.Mutates(),
+		allowKeys:     make(map[string]struct{}, len(opts.AllowKeys)),
+		allowPrefixes: append([]string(nil), opts.AllowPrefixes...),
+	}
+	for _, k := range opts.AllowKeys {
+		e.allowKeys[k] = struct{}{}
+	}
+	for k, vs := range opts.IncludeResources {
+		r := includeRule{key: k, values: make(map[string]struct{}, len(vs))}
+		for _, v := range vs {
+			r.values[v] = struct{}{}
+		}
+		e.include = append(e.include, r)
+	}
+	e.walkers.New = func() any { return newWalker(e) }
+	return e
+}
+
+// Mutates reports whether the engine can change telemetry.
+func (e *Engine) Mutates() bool { return e.mutates }
+
+// Walker returns a walker for one batch checked against ix. readOnly data is
+// checked and counted but never changed. Release it when done.
+func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
+	w := e.walkers.Get().(*Walker)
+	w.mutate = e.mutates && !readOnly
+	w.ix = ix
+	w.renamesCurrent = ix.RenamesCurrent()
+	return w
+}
+
+// Release returns a walker to the pool; the walker and its tallies must not
+// be used afterwards.
+func (e *Engine) Release(w *Walker) {
+	w.reset()
+	e.walkers.Put(w)
+}
+
+// included reports whether a resource is governed under IncludeResources.
+func (e *Engine) included(attrs pcommon.Map) bool {
+	for i := range e.include {
+		r := &e.include[i]
+		v, ok := attrs.Get(r.key)
+		if !ok || v.Type() != pcommon.ValueTypeStr {
+			return false
+		}
+		if _, ok := r.values[v.Str()]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// allowed reports whether an unknown key is on the allow list.
+func (e *Engine) allowed(key string) bool {
+	if _, ok := e.allowKeys[key]; ok {
+		return true
+	}
+	for _, p := range e.allowPrefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,214 @@
+// Package enginetest builds the telemetry that the engine's, the processor's
+// and the CLI's tests and benchmarks walk: items of 13 attributes with a
+// chosen share of deprecated and unknown keys, passed through an OTLP
+// protobuf round trip so that keys sit in memory as a receiver leaves them.
+package enginetest // import "github.com/otelgov/otelcol-governance/engine/enginetest"
+
+import (
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Mix says how many of the 13 attributes of a span, data point or log
+// record are deprecated or unknown; the rest conform.
+type Mix struct {
+	Deprecated int
+	Unknown    int
+}
+
+const AttrsPerItem = 13
+
+var (
+	MixConformant = Mix{}
+	MixDeprecated = Mix{Deprecated: 4} // ~30%
+	MixUnknown    = Mix{Unknown: 4}    // ~30%
+)
+
+// A server span's attributes in current semantic conventions; the first four
+// have deprecated equivalents in deprecatedSpanAttrs.
+func PutConformantSpanAttrs(m pcommon.Map, from int) {
+	all := []func(){
+		func() { m.PutStr("http.request.method", "GET") },
+		func() { m.PutInt("http.response.status_code", 200) },
+		func() { m.PutStr("server.address", "shop.example.com") },
+		func() { m.PutInt("server.port", 443) },
+		func() { m.PutStr("url.path", "/api/cart") },
+		func() { m.PutStr("url.scheme", "https") },
+		func() { m.PutStr("http.route", "/api/cart") },
+		func() { m.PutStr("network.protocol.version", "1.1") },
+		func() { m.PutStr("client.address", "10.1.2.3") },
+		func() { m.PutStr("user_agent.original", "Mozilla/5.0") },
+		func() { m.PutStr("network.peer.address", "10.1.2.3") },
+		func() { m.PutInt("network.peer.port", 52044) },
+		func() { m.PutEmptySlice("http.request.header.content-type").AppendEmpty().SetStr("application/json") },
+	}
+	for _, f := range all[from:] {
+		f()
+	}
+}
+
+func PutDeprecatedSpanAttrs(m pcommon.Map, n int) {
+	all := []func(){
+		func() { m.PutStr("http.method", "GET") },
+		func() { m.PutInt("http.status_code", 200) },
+		func() { m.PutStr("net.host.name", "shop.example.com") },
+		func() { m.PutInt("net.host.port", 443) },
+	}
+	for _, f := range all[:n] {
+		f()
+	}
+}
+
+func PutItemAttrs(m pcommon.Map, mix Mix) {
+	m.EnsureCapacity(AttrsPerItem)
+	PutDeprecatedSpanAttrs(m, mix.Deprecated)
+	for i := range mix.Unknown {
+		m.PutStr(fmt.Sprintf("acme.custom_%d", i), "value")
+	}
+	PutConformantSpanAttrs(m, mix.Deprecated+mix.Unknown)
+}
+
+func PutResourceAttrs(m pcommon.Map, service string) {
+	m.PutStr("service.name", service)
+	m.PutStr("service.version", "1.4.2")
+	m.PutStr("telemetry.sdk.name", "opentelemetry")
+	m.PutStr("telemetry.sdk.language", "go")
+	m.PutStr("telemetry.sdk.version", "1.38.0")
+	m.PutStr("host.name", "node-7")
+}
+
+// GenTraces builds one resource with n server spans of 13 attributes each.
+func GenTraces(n int, mix Mix) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	PutResourceAttrs(rs.Resource().Attributes(), "checkout")
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName("go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp")
+	for i := range n {
+		s := ss.Spans().AppendEmpty()
+		s.SetName("GET /api/cart")
+		s.SetKind(ptrace.SpanKindServer)
+		s.SetTraceID(pcommon.TraceID{1, byte(i)})
+		s.SetSpanID(pcommon.SpanID{2, byte(i)})
+		PutItemAttrs(s.Attributes(), mix)
+	}
+	return td
+}
+
+// GenMetrics builds one resource with n data points of 13 attributes each,
+// spread over a histogram and a sum.
+func GenMetrics(n int, mix Mix) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	PutResourceAttrs(rm.Resource().Attributes(), "checkout")
+	sm := rm.ScopeMetrics().AppendEmpty()
+	h := sm.Metrics().AppendEmpty()
+	h.SetName("http.server.request.duration")
+	h.SetUnit("s")
+	hist := h.SetEmptyHistogram()
+	s := sm.Metrics().AppendEmpty()
+	s.SetName("acme.cart.items")
+	s.SetUnit("{item}")
+	sum := s.SetEmptySum()
+	sum.SetIsMonotonic(true)
+	for i := range n {
+		if i%2 == 0 {
+			dp := hist.DataPoints().AppendEmpty()
+			dp.SetCount(3)
+			dp.SetSum(0.5)
+			dp.BucketCounts().FromRaw([]uint64{1, 2})
+			dp.ExplicitBounds().FromRaw([]float64{0.25})
+			PutItemAttrs(dp.Attributes(), mix)
+		} else {
+			dp := sum.DataPoints().AppendEmpty()
+			dp.SetIntValue(int64(i))
+			PutItemAttrs(dp.Attributes(), mix)
+		}
+	}
+	return md
+}
+
+// GenLogs builds one resource with n log records of 13 attributes each.
+func GenLogs(n int, mix Mix) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	PutResourceAttrs(rl.Resource().Attributes(), "checkout")
+	sl := rl.ScopeLogs().AppendEmpty()
+	for i := range n {
+		lr := sl.LogRecords().AppendEmpty()
+		lr.Body().SetStr(fmt.Sprintf("request %d served", i))
+		PutItemAttrs(lr.Attributes(), mix)
+	}
+	return ld
+}
+
+// Benchmark data goes through an OTLP protobuf round trip, so that keys and
+// values sit in memory as a receiver leaves them (one allocation each), not
+// as shared string constants.
+func WireTraces(td ptrace.Traces) ptrace.Traces {
+	b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		panic(err)
+	}
+	out, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(b)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func WireMetrics(md pmetric.Metrics) pmetric.Metrics {
+	b, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
+	if err != nil {
+		panic(err)
+	}
+	out, err := (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(b)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func WireLogs(ld plog.Logs) plog.Logs {
+	b, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+	if err != nil {
+		panic(err)
+	}
+	out, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(b)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// CPUClock measures process CPU time. On a shared machine wall time includes
+// time stolen by other processes; CPU time does not (it does include GC and
+// telemetry work, which are part of the cost).
+type CPUClock struct{ start time.Duration }
+
+func CPUNow() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func StartCPU() CPUClock { return CPUClock{start: CPUNow()} }
+
+// Report adds CPU ns per attribute; only for benchmarks without untimed
+// set-up inside the loop, whose CPU time would be counted too.
+func (c CPUClock) Report(b *testing.B, perOp float64) {
+	b.Helper()
+	b.ReportMetric(float64(c.Since().Nanoseconds())/float64(b.N)/perOp, "cpu-ns/attribute")
+}
+
+// Since is the process CPU time spent since the clock started.
+func (c CPUClock) Since() time.Duration { return CPUNow() - c.start }

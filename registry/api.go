@@ -126,6 +126,12 @@ type Attribute struct {
 	// EnumStrings / EnumInts hold enum member values; both nil for non-enums.
 	EnumStrings []string
 	EnumInts    []int64
+	// DeprecatedMembers are the enum members the model marks deprecated,
+	// with the value each is renamed to (see CurrentMember).
+	DeprecatedMembers []DeprecatedMember
+	// Migration is the value migration a rules file declares for this key
+	// (values, convert, split, merge, move); nil for almost every key.
+	Migration   *Migration
 	Deprecation Deprecation
 	// Source is the file that defined the attribute ("" for the embedded default).
 	Source string

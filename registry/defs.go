@@ -17,6 +17,9 @@ type attrDef struct {
 	Deprecation Deprecation
 	File        string // file that defined it (relative to the registry root for semconv)
 	Line        int
+
+	// DeprecatedMembers are the enum members marked deprecated (load_members.go).
+	DeprecatedMembers []DeprecatedMember
 }
 
 // attrRef is an attribute reference (`ref:`) seen in a group; after merging
@@ -77,6 +80,10 @@ type ruleDef struct {
 	Renames         []ruleRename
 	File            string
 	Line            int
+
+	// Migration is the value migration of the rule (file_format
+	// otelgov.rules/2, values.go); nil when the rule only renames.
+	Migration *migrationDef
 }
 
 // ruleRename is one scoped target of a rule.

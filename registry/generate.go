@@ -58,7 +58,9 @@ func GenerateEmbedded(semconvDir string) ([]byte, error) {
 			b.WriteString("}")
 		}
 		writeDeprecation(&b, a.Deprecation)
-		fmt.Fprintf(&b, ", File: %s, Line: %d},\n", q(a.File), a.Line)
+		fmt.Fprintf(&b, ", File: %s, Line: %d", q(a.File), a.Line)
+		writeDeprecatedMembers(&b, a.DeprecatedMembers)
+		b.WriteString("},\n")
 	}
 	b.WriteString("},\nMetrics: []metricDef{\n")
 	for _, m := range d.Metrics {
@@ -174,4 +176,25 @@ func reasonName(r DeprecationReason) string {
 		return "DeprecatedUnspecified"
 	}
 	return "DeprecationReason(" + strconv.Itoa(int(r)) + ")"
+}
+
+func writeDeprecatedMembers(b *bytes.Buffer, ms []DeprecatedMember) {
+	if len(ms) == 0 {
+		return
+	}
+	b.WriteString(", DeprecatedMembers: []DeprecatedMember{")
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("{Value: " + q(m.Value) + ", Reason: " + reasonName(m.Reason))
+		if m.RenamedTo != "" {
+			b.WriteString(", RenamedTo: " + q(m.RenamedTo))
+		}
+		if m.Note != "" {
+			b.WriteString(", Note: " + q(m.Note))
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}")
 }

@@ -245,6 +245,7 @@ func (ix *Index) canonical() []byte {
 		b = append(b, ' ')
 		str(a.Deprecation.Note)
 		b = append(b, '\n')
+		b = appendValuesCanonical(b, a)
 		for _, rr := range a.rename.rules {
 			b = append(b, "  rename "...)
 			b = append(b, rr.scope.String()...)

@@ -363,11 +363,17 @@ func parseType(f yfile, t, members *yaml.Node, d *attrDef) error {
 func parseMembers(f yfile, mem *yaml.Node, d *attrDef) error {
 	var strs []string
 	var ints []int64
+	var members []memberNode
 	err := f.items(mem, "members", func(_ int, m *yaml.Node) error {
-		var val *yaml.Node
+		var val, id, dep *yaml.Node
 		err := f.fields(m, "members[]", func(key string, _, v *yaml.Node) error {
-			if key == "value" {
+			switch key {
+			case "value":
 				val = v
+			case "id":
+				id = v
+			case "deprecated":
+				dep = v
 			}
 			return nil
 		})
@@ -377,6 +383,7 @@ func parseMembers(f yfile, mem *yaml.Node, d *attrDef) error {
 		if val == nil || val.Kind != yaml.ScalarNode {
 			return f.errf(m, d.Key, "enum member without a scalar value")
 		}
+		members = append(members, memberNode{node: m, id: id, value: val, dep: dep})
 		if val.Tag == "!!int" {
 			n, perr := strconv.ParseInt(val.Value, 0, 64)
 			if perr != nil {
@@ -401,7 +408,7 @@ func parseMembers(f yfile, mem *yaml.Node, d *attrDef) error {
 	default:
 		return f.errf(mem, d.Key, "enum without members")
 	}
-	return nil
+	return parseDeprecatedMembers(f, members, d)
 }
 
 func parseStability(f yfile, v *yaml.Node) (Stability, error) {

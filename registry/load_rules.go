@@ -8,8 +8,12 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// rulesFileFormat is the only file_format a rules file may declare.
-const rulesFileFormat = "otelgov.rules/1"
+// Rules-file formats: /1 declares renames only; /2 adds value migrations
+// (values, convert, split, merge, move; see values.go). Both are read.
+const (
+	rulesFileFormat  = "otelgov.rules/1"
+	rulesFileFormat2 = "otelgov.rules/2"
+)
 
 // shippedRulesName names the embedded rules file in messages.
 const shippedRulesName = "registry/rules/semconv.yaml"
@@ -92,8 +96,16 @@ func parseRulesFile(name string, data []byte) ([]ruleDef, error) {
 	if err != nil {
 		return nil, err
 	}
-	if format != rulesFileFormat {
-		return nil, f.errf(root, "file_format", "want %q, got %q", rulesFileFormat, format)
+	switch format {
+	case rulesFileFormat:
+		for _, rd := range rules {
+			if rd.Migration != nil {
+				return nil, &posError{File: f.name, Line: rd.Migration.Line, Key: rd.Key, Err: fmt.Errorf("value migrations need file_format %q", rulesFileFormat2)}
+			}
+		}
+	case rulesFileFormat2:
+	default:
+		return nil, f.errf(root, "file_format", "want %q or %q, got %q", rulesFileFormat, rulesFileFormat2, format)
 	}
 	return rules, nil
 }
@@ -116,6 +128,8 @@ func parseRule(f yfile, r *yaml.Node) (ruleDef, error) {
 				rd.Renames = append(rd.Renames, rr)
 				return nil
 			})
+		case "values", "convert", "split", "merge", "move":
+			err = parseMigrationField(f, key, k, v, &rd)
 		default:
 			err = f.errf(k, key, "unknown field")
 		}
@@ -130,7 +144,7 @@ func parseRule(f yfile, r *yaml.Node) (ruleDef, error) {
 	if err := validKey(rd.Key); err != nil {
 		return rd, f.errf(r, "key", "%w", err)
 	}
-	if len(rd.Renames) == 0 && !rd.ReplaceRegistry {
+	if len(rd.Renames) == 0 && !rd.ReplaceRegistry && rd.Migration == nil {
 		return rd, f.errf(r, rd.Key, "rule has no renames")
 	}
 	return rd, nil

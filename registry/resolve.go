@@ -95,13 +95,16 @@ func resolve(in *input) (*Index, error) {
 	if err := r.collapse(); err != nil {
 		return nil, err
 	}
+	if err := r.resolveMigrations(); err != nil {
+		return nil, err
+	}
 	return r.build()
 }
 
 func sameAttr(a, b attrDef) bool {
 	return a.Type == b.Type && a.Template == b.Template && a.Stability == b.Stability &&
 		slices.Equal(a.EnumStrings, b.EnumStrings) && slices.Equal(a.EnumInts, b.EnumInts) &&
-		a.Deprecation == b.Deprecation
+		a.Deprecation == b.Deprecation && slices.Equal(a.DeprecatedMembers, b.DeprecatedMembers)
 }
 
 func (r *resolver) mergeAttributes() error {
@@ -131,7 +134,8 @@ func (r *resolver) mergeAttributes() error {
 			r.attrs[d.Key] = &Attribute{
 				Key: d.Key, Type: d.Type, Template: d.Template, Stability: d.Stability,
 				EnumStrings: d.EnumStrings, EnumInts: d.EnumInts, Deprecation: d.Deprecation,
-				Source: src,
+				DeprecatedMembers: d.DeprecatedMembers,
+				Source:            src,
 			}
 			d.File = w
 			r.defsOf[d.Key] = d

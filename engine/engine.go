@@ -93,6 +93,11 @@ type Options struct {
 	Services ServiceSlots
 	// Report fills the per-service, per-key Batch of every walk.
 	Report bool
+	// ClosedEnums are the enum attributes whose members are the only
+	// allowed values: a value outside them is an enum_violation, dropped
+	// with EnumViolationDrop. Every other enum is open: a value outside its
+	// members is an undefined_enum_variant and always kept.
+	ClosedEnums []string
 }
 
 // Mutates reports whether the options can change telemetry.
@@ -100,7 +105,7 @@ func (o *Options) Mutates() bool {
 	return o.Deprecated != DeprecatedOff ||
 		o.Unknown == UnknownDrop ||
 		o.TypeMismatch != TypeMismatchKeep ||
-		o.EnumViolation == EnumViolationDrop
+		(o.EnumViolation == EnumViolationDrop && len(o.ClosedEnums) > 0)
 }
 
 // Engine is one compiled set of Options. It is safe for concurrent use: every
@@ -111,7 +116,8 @@ type Engine struct {
 	allowKeys     map[string]struct{}
 	allowPrefixes []string
 	include       []includeRule
-	walkers       sync.Pool // *Walker
+	closed        map[string]struct{} // ClosedEnums
+	walkers       sync.Pool           // *Walker
 }
 
 // includeRule is one key of IncludeResources.
@@ -130,6 +136,10 @@ func New(opts Options) *Engine {
 	}
 	for _, k := range opts.AllowKeys {
 		e.allowKeys[k] = struct{}{}
+	}
+	e.closed = make(map[string]struct{}, len(opts.ClosedEnums))
+	for _, k := range opts.ClosedEnums {
+		e.closed[k] = struct{}{}
 	}
 	for k, vs := range opts.IncludeResources {
 		r := includeRule{key: k, values: make(map[string]struct{}, len(vs))}

@@ -24,6 +24,10 @@ type op struct {
 	key    string // the key as found in the map
 	target string // rename and copy: the current key
 	val    coerced
+	// Value migrations (values.go).
+	mig  *registry.Migration
+	conv registry.Type // opRenameValue: convert to this type
+	out  Outcome       // opRenameValue: the outcome of a successful rename
 }
 
 // coerced is a value converted to its declared type.
@@ -81,6 +85,8 @@ func (w *Walker) apply(m pcommon.Map) {
 				w.rename(m, o.key, o.target)
 			case opCopy:
 				w.copy(m, o.key, o.target)
+			case opRenameValue, opSplit, opMerge, opMove:
+				w.applyValue(m, o)
 			case opDrop, opCoerce:
 			}
 		}
@@ -102,7 +108,7 @@ func (w *Walker) queue(o op) {
 		w.nDrop++
 	case opCoerce:
 		w.nCoerce++
-	case opRename, opCopy:
+	case opRename, opCopy, opRenameValue, opSplit, opMerge, opMove:
 		w.nMove++
 	}
 	w.ops = append(w.ops, o)

@@ -20,12 +20,20 @@ const (
 	OutcomeCoerced                       // value converted losslessly to the declared type
 	OutcomeDropped                       // removed; the reason is counted separately
 	OutcomeIncompatible                  // metric names only: renamed in the registry but data does not fit the target
+	// Value migrations (values.go).
+	OutcomeValueRenamed         // value replaced by its current enum member or value map entry (with or without a key rename)
+	OutcomeConverted            // value converted losslessly by a rule (int to string, string to string[]) and renamed
+	OutcomeSplit                // value split into several current attributes
+	OutcomeMerged               // value merged with others into one current attribute
+	OutcomeMoved                // value moved out of the attributes into a field (LogRecord.EventName)
+	OutcomeUndefinedEnumVariant // value outside an open enum's members, kept (Weaver's undefined_enum_variant)
 	NumOutcomes
 )
 
 var outcomeNames = [NumOutcomes]string{
 	"conformant", "allowed", "renamed", "copied", "conflict", "deprecated_kept",
 	"unknown", "type_mismatch", "enum_violation", "coerced", "dropped", "incompatible",
+	"value_renamed", "converted", "split", "merged", "moved", "undefined_enum_variant",
 }
 
 // String returns the outcome's name as used in metrics and in the report.
@@ -74,6 +82,9 @@ type Counts struct {
 	// Overflow counts resources whose service was folded into the overflow
 	// slot by ServiceSlots.
 	Overflow int64
+	// SchemaURLs counts resources and scopes whose schema_url was set to the
+	// registry's because their data was rewritten.
+	SchemaURLs [NumSchemaLevels]int64
 }
 
 // ServiceCount is the outcome tally of one service slot.
@@ -89,6 +100,7 @@ func (c *Counts) reset() {
 	clear(c.Services)
 	c.Services = c.Services[:0]
 	c.Overflow = 0
+	c.SchemaURLs = [NumSchemaLevels]int64{}
 }
 
 // service returns the tally of one service slot, adding it on first use.

@@ -41,6 +41,8 @@ type Walker struct {
 	unused  [NumOutcomes]int64
 	// report feeds the registry extension's conformance report.
 	report reportTally
+	// mig is the value-migration state (values.go).
+	mig migState
 }
 
 func newWalker(e *Engine) *Walker {
@@ -87,6 +89,7 @@ func (w *Walker) reset() {
 	w.ctx = registry.Context{}
 	w.ix = nil
 	w.report.reset()
+	w.mig = migState{}
 }
 
 // Counts returns the tally of the batch walked so far. It belongs to the
@@ -104,6 +107,7 @@ func (w *Walker) count(o Outcome) {
 	w.counts.Attrs[w.ctx.Location][o]++
 	w.svc[o]++
 	w.report.svc[o]++
+	w.mig.rewrites += rewriteOutcome[o]
 }
 
 // resource starts a resource: it applies include_resources, selects the
@@ -141,18 +145,22 @@ func (w *Walker) Traces(td ptrace.Traces) {
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
+		r0 := w.mig.rewrites
 		if !w.resource(rs.Resource()) {
 			continue
 		}
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			ss := sss.At(j)
+			s0 := w.mig.rewrites
 			w.scope(ss.Scope())
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				w.span(spans.At(k))
 			}
+			schemaURL(w, ss, s0, SchemaScope)
 		}
+		schemaURL(w, rs, r0, SchemaResource)
 	}
 }
 
@@ -199,19 +207,23 @@ func (w *Walker) Logs(ld plog.Logs) {
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
+		r0 := w.mig.rewrites
 		if !w.resource(rl.Resource()) {
 			continue
 		}
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			sl := sls.At(j)
+			s0 := w.mig.rewrites
 			w.scope(sl.Scope())
 			w.ctx = registry.Context{Location: registry.LocationLog}
 			records := sl.LogRecords()
 			for k := 0; k < records.Len(); k++ {
-				w.attrs(records.At(k).Attributes())
+				w.logRecord(records.At(k))
 			}
+			schemaURL(w, sl, s0, SchemaScope)
 		}
+		schemaURL(w, rl, r0, SchemaResource)
 	}
 }
 
@@ -220,12 +232,14 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
 		rm := rms.At(i)
+		r0 := w.mig.rewrites
 		if !w.resource(rm.Resource()) {
 			continue
 		}
 		sms := rm.ScopeMetrics()
 		for j := 0; j < sms.Len(); j++ {
 			sm := sms.At(j)
+			s0 := w.mig.rewrites
 			w.scope(sm.Scope())
 			ms := sm.Metrics()
 			// Copies of renamed metrics are appended; do not walk them again.
@@ -235,7 +249,9 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 				w.dataPoints(m)
 				w.metricName(ms, m)
 			}
+			schemaURL(w, sm, s0, SchemaScope)
 		}
+		schemaURL(w, rm, r0, SchemaResource)
 	}
 }
 
@@ -326,6 +342,9 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	}
 	if t := a.Target(w.ctx); t != nil {
 		w.report.key(k, KeyDeprecated)
+		if (a.Migration != nil || t.DeprecatedMembers != nil) && w.renameValue(k, v, a, t) {
+			return
+		}
 		w.deprecated(k, a, t)
 		return
 	}
@@ -334,6 +353,9 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		w.unknown(k)
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
+		if a.Migration != nil && w.migrate(k, v, a) {
+			return
+		}
 		w.count(OutcomeDeprecatedKept)
 	default:
 		w.value(k, v, a)
@@ -383,22 +405,7 @@ func (w *Walker) value(k string, v pcommon.Value, a *registry.Attribute) {
 		w.mismatch(k, v, a.Type)
 		return
 	}
-	violates := false
-	switch a.Type {
-	case registry.TypeString:
-		violates = a.EnumStrings != nil && !a.AllowsString(v.Str())
-	case registry.TypeInt:
-		violates = a.EnumInts != nil && !a.AllowsInt(v.Int())
-	default:
-	}
-	switch {
-	case !violates:
-		w.count(OutcomeConformant)
-	case w.mutate && w.e.opts.EnumViolation == EnumViolationDrop:
-		w.drop(k, ReasonEnumViolation)
-	default:
-		w.count(OutcomeEnumViolation)
-	}
+	w.enumValue(k, v, a)
 }
 
 func (w *Walker) mismatch(k string, v pcommon.Value, want registry.Type) {
@@ -493,6 +500,7 @@ func (w *Walker) metricName(ms pmetric.MetricSlice, m pmetric.Metric) {
 		case DeprecatedRename:
 			m.SetName(t.Name)
 			w.counts.Names[OutcomeRenamed]++
+			w.mig.rewrites++
 		case DeprecatedCopy:
 			c := ms.AppendEmpty()
 			m.CopyTo(c)

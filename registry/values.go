@@ -351,6 +351,9 @@ func (r *resolver) resolveValues(a *Attribute, md *migrationDef, m *Migration, f
 		return nil
 	}
 	if len(targets) == 0 {
+		if a.EnumStrings == nil {
+			return fail(md.Line, "values: %q is not renamed and not a string enum; values apply with a rename or to enum members", a.Key)
+		}
 		targets = []*Attribute{a} // values in place
 	}
 	for _, t := range targets {

@@ -20,6 +20,7 @@ var (
 	errNoRegistry       = errors.New("no registry source")
 	errNegativeLimit    = errors.New("must not be negative")
 	errEmptyAllow       = errors.New("allow entries must not be empty")
+	errEmptyClosedEnum  = errors.New("entries must not be empty")
 	errEmptyIncludeList = errors.New("needs at least one value")
 	errExtensionSources = errors.New("cannot be combined with semconv_dir, org_registries or rules_files")
 )
@@ -48,9 +49,18 @@ type config struct {
 	// or coerce. Default: keep. The zero value "" is invalid.
 	TypeMismatch engine.TypeMismatchMode `mapstructure:"type_mismatch"`
 
-	// EnumViolation is what happens to a value outside a closed enum: keep
-	// or drop. Default: keep. The zero value "" is invalid.
+	// EnumViolation is what happens to a value outside a closed enum (one
+	// listed in ClosedEnums): keep or drop. Default: keep. The zero value ""
+	// is invalid. Enums not listed in ClosedEnums are open: a value outside
+	// their members is counted undefined_enum_variant and never dropped,
+	// whatever EnumViolation says.
 	EnumViolation engine.EnumViolationMode `mapstructure:"enum_violation"`
+
+	// ClosedEnums lists the enum attributes whose members are the only
+	// allowed values; only these can be an enum_violation and only these are
+	// dropped by enum_violation: drop. Default: empty (every enum is open,
+	// as in the semantic conventions).
+	ClosedEnums []string `mapstructure:"closed_enums"`
 
 	// IncludeResources restricts the processor to resources whose attributes
 	// match: every key listed must be present with one of the listed string
@@ -135,6 +145,11 @@ func (cfg *config) Validate() error {
 	case engine.EnumViolationKeep, engine.EnumViolationDrop:
 	default:
 		errs = append(errs, fmt.Errorf("enum_violation: %w %q, want keep or drop", errInvalidMode, cfg.EnumViolation))
+	}
+	for i, k := range cfg.ClosedEnums {
+		if strings.TrimSpace(k) == "" {
+			errs = append(errs, fmt.Errorf("closed_enums[%d]: %w", i, errEmptyClosedEnum))
+		}
 	}
 	if cfg.ServiceLimit < 0 {
 		errs = append(errs, fmt.Errorf("service_limit: %w, got %d", errNegativeLimit, cfg.ServiceLimit))
@@ -226,6 +241,7 @@ func (cfg *config) engineOptions() engine.Options {
 		AllowPrefixes:    cfg.Allow.Prefixes,
 		IncludeResources: cfg.IncludeResources,
 		Report:           cfg.Registry.Extension != nil,
+		ClosedEnums:      cfg.ClosedEnums,
 	}
 }
 

@@ -35,7 +35,13 @@ func TestCapabilities(t *testing.T) {
 		{name: "observe only", cfg: func(c *config) { c.Deprecated = engine.DeprecatedOff }, mutates: false},
 		{name: "unknown drop", cfg: func(c *config) { c.Deprecated = engine.DeprecatedOff; c.Unknown = engine.UnknownDrop }, mutates: true},
 		{name: "coerce", cfg: func(c *config) { c.Deprecated = engine.DeprecatedOff; c.TypeMismatch = engine.TypeMismatchCoerce }, mutates: true},
-		{name: "enum drop", cfg: func(c *config) { c.Deprecated = engine.DeprecatedOff; c.EnumViolation = engine.EnumViolationDrop }, mutates: true},
+		{name: "enum drop", cfg: func(c *config) {
+			c.Deprecated = engine.DeprecatedOff
+			c.EnumViolation = engine.EnumViolationDrop
+			c.ClosedEnums = []string{"http.request.method"}
+		}, mutates: true},
+		// Open enums are never dropped: without closed_enums, drop changes nothing.
+		{name: "enum drop without closed enums", cfg: func(c *config) { c.Deprecated = engine.DeprecatedOff; c.EnumViolation = engine.EnumViolationDrop }, mutates: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -392,6 +398,9 @@ func bigLogs() plog.Logs {
 // TestNoDataLoss sends large mixed batches through the real processors: items
 // in equal items out, renamed values are moved byte for byte, and everything
 // else, nested values and bytes included, is unchanged.
+// testSchemaURL is the embedded registry's schema URL.
+const testSchemaURL = "https://opentelemetry.io/schemas/1.44.0"
+
 func TestNoDataLoss(t *testing.T) {
 	f := NewFactory()
 	set := processortest.NewNopSettings(f.Type())
@@ -409,6 +418,16 @@ func TestNoDataLoss(t *testing.T) {
 		out := sink.AllTraces()[0]
 		assert.Equal(t, before.SpanCount(), out.SpanCount())
 		compareMaps(t, traceMaps(before), traceMaps(out))
+		// Every resource and scope carries renamed keys: their schema_url
+		// moves to the registry's.
+		for _, r := range out.ResourceSpans().All() {
+			assert.Equal(t, testSchemaURL, r.SchemaUrl())
+			r.SetSchemaUrl("")
+			for _, sc := range r.ScopeSpans().All() {
+				assert.Equal(t, testSchemaURL, sc.SchemaUrl())
+				sc.SetSchemaUrl("")
+			}
+		}
 		assert.Equal(t, before, out)
 	})
 	t.Run("metrics", func(t *testing.T) {
@@ -423,6 +442,16 @@ func TestNoDataLoss(t *testing.T) {
 		out := sink.AllMetrics()[0]
 		assert.Equal(t, before.DataPointCount(), out.DataPointCount())
 		compareMaps(t, metricMaps(before), metricMaps(out))
+		// Every resource and scope carries renamed keys: their schema_url
+		// moves to the registry's.
+		for _, r := range out.ResourceMetrics().All() {
+			assert.Equal(t, testSchemaURL, r.SchemaUrl())
+			r.SetSchemaUrl("")
+			for _, sc := range r.ScopeMetrics().All() {
+				assert.Equal(t, testSchemaURL, sc.SchemaUrl())
+				sc.SetSchemaUrl("")
+			}
+		}
 		assert.Equal(t, before, out)
 	})
 	t.Run("logs", func(t *testing.T) {
@@ -437,6 +466,16 @@ func TestNoDataLoss(t *testing.T) {
 		out := sink.AllLogs()[0]
 		assert.Equal(t, before.LogRecordCount(), out.LogRecordCount())
 		compareMaps(t, logMaps(before), logMaps(out))
+		// Every resource and scope carries renamed keys: their schema_url
+		// moves to the registry's.
+		for _, r := range out.ResourceLogs().All() {
+			assert.Equal(t, testSchemaURL, r.SchemaUrl())
+			r.SetSchemaUrl("")
+			for _, sc := range r.ScopeLogs().All() {
+				assert.Equal(t, testSchemaURL, sc.SchemaUrl())
+				sc.SetSchemaUrl("")
+			}
+		}
 		assert.Equal(t, before, out)
 	})
 }

@@ -291,23 +291,40 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "enum violation kept",
+			cfg:  func(c *config) { c.ClosedEnums = []string{"http.request.method"} },
 			in:   map[string]any{"http.request.method": "FETCH"},
 			want: map[string]any{"http.request.method": "FETCH"},
 			outs: map[string]int64{"enum_violation": 1},
 		},
 		{
 			name: "enum violation dropped",
-			cfg:  func(c *config) { c.EnumViolation = engine.EnumViolationDrop },
+			cfg: func(c *config) {
+				c.EnumViolation = engine.EnumViolationDrop
+				c.ClosedEnums = []string{"http.request.method"}
+			},
 			in:   map[string]any{"http.request.method": "FETCH"},
 			want: map[string]any{},
 			outs: map[string]int64{"dropped": 1},
+		},
+		{
+			name: "open enum never dropped",
+			cfg:  func(c *config) { c.EnumViolation = engine.EnumViolationDrop },
+			in:   map[string]any{"http.request.method": "FETCH", "db.system.name": "acme_db"},
+			want: map[string]any{"http.request.method": "FETCH", "db.system.name": "acme_db"},
+			outs: map[string]int64{"undefined_enum_variant": 2},
+		},
+		{
+			name: "deprecated enum member renamed in place",
+			in:   map[string]any{"cloud.platform": "azure_vm", "cpu.mode": "kernel", "os.type": "linux"},
+			want: map[string]any{"cloud.platform": "azure.vm", "cpu.mode": "system", "os.type": "linux"},
+			outs: map[string]int64{"value_renamed": 2, "conformant": 1},
 		},
 		{
 			name: "org registry keys",
 			cfg:  orgRegistry,
 			in:   map[string]any{"shop.tenant.id": "t-1", "shop.customer": "t-2", "shop.tier": "bronze", "shop.label.colour": "red"},
 			want: map[string]any{"shop.tenant.id": "t-1", "shop.tier": "bronze", "shop.label.colour": "red"},
-			outs: map[string]int64{"conformant": 2, "conflict": 1, "enum_violation": 1},
+			outs: map[string]int64{"conformant": 2, "conflict": 1, "undefined_enum_variant": 1},
 		},
 		{
 			name: "empty map",

@@ -51,6 +51,7 @@ type telemetry struct {
 	drops    [engine.NumReasons][]metric.AddOption
 	names    [engine.NumOutcomes][]metric.AddOption
 	overflow []metric.AddOption
+	schema   [engine.NumSchemaLevels][]metric.AddOption
 	services *serviceTable
 }
 
@@ -85,6 +86,9 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, 
 		t.names[o] = addOpts(base, attribute.String("outcome", o.String()))
 	}
 	t.overflow = addOpts(base)
+	for l := range engine.NumSchemaLevels {
+		t.schema[l] = addOpts(base, attribute.String("level", l.String()))
+	}
 	return t, nil
 }
 
@@ -133,6 +137,11 @@ func (t *telemetry) record(ctx context.Context, c *engine.Counts) {
 	}
 	if c.Overflow > 0 {
 		t.tb.ProcessorGovernanceServiceOverflow.Add(ctx, c.Overflow, t.overflow...)
+	}
+	for l, n := range c.SchemaURLs {
+		if n > 0 {
+			t.tb.ProcessorGovernanceSchemaURLRewrites.Add(ctx, n, t.schema[l]...)
+		}
 	}
 }
 

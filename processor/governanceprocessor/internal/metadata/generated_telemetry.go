@@ -30,6 +30,7 @@ type TelemetryBuilder struct {
 	ProcessorGovernanceAttributesDropped metric.Int64Counter
 	ProcessorGovernanceMetricNames       metric.Int64Counter
 	ProcessorGovernanceRegistryInfo      metric.Int64Gauge
+	ProcessorGovernanceSchemaURLRewrites metric.Int64Counter
 	ProcessorGovernanceServiceAttributes metric.Int64Counter
 	ProcessorGovernanceServiceOverflow   metric.Int64Counter
 }
@@ -85,6 +86,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_registry_info",
 		metric.WithDescription("The registry in force; always 1, the registry is named by its attributes. [Alpha]"),
 		metric.WithUnit("{registry}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceSchemaURLRewrites, err = builder.meter.Int64Counter(
+		"otelcol_processor_governance_schema_url_rewrites",
+		metric.WithDescription("Resources and scopes whose schema_url was set to the registry's schema URL because the processor rewrote their data to the registry's names and values. [Alpha]"),
+		metric.WithUnit("{schema_url}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceServiceAttributes, err = builder.meter.Int64Counter(

@@ -23,6 +23,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorGovernanceAttributesDropped.Add(context.Background(), 1)
 	tb.ProcessorGovernanceMetricNames.Add(context.Background(), 1)
 	tb.ProcessorGovernanceRegistryInfo.Record(context.Background(), 1)
+	tb.ProcessorGovernanceSchemaURLRewrites.Add(context.Background(), 1)
 	tb.ProcessorGovernanceServiceAttributes.Add(context.Background(), 1)
 	tb.ProcessorGovernanceServiceOverflow.Add(context.Background(), 1)
 	AssertEqualProcessorGovernanceAttributes(t, testTel,
@@ -35,6 +36,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorGovernanceRegistryInfo(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorGovernanceSchemaURLRewrites(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorGovernanceServiceAttributes(t, testTel,

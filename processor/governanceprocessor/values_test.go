@@ -1,0 +1,78 @@
+package governanceprocessor
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
+)
+
+// TestValueTelemetry: value migrations, open-enum values and schema_url
+// rewrites are counted on :8888, per location and per service.
+func TestValueTelemetry(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	f := NewFactory()
+	sink := &consumertest.TracesSink{}
+	tp, err := f.CreateTraces(context.Background(), metadatatest.NewSettings(tel), createDefaultConfig(), sink)
+	require.NoError(t, err)
+	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
+
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.SetSchemaUrl("https://opentelemetry.io/schemas/1.20.0")
+	rs.Resource().Attributes().PutStr("service.name", "checkout")
+	s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	require.NoError(t, s.Attributes().FromRaw(map[string]any{
+		"db.system": "mssql", "cloud.platform": "azure_vm", "http.target": "/a?b=1",
+		"code.namespace": "N", "code.function": "f", "rpc.jsonrpc.error_code": int64(-32602),
+	}))
+	// A second resource with only an open-enum value: nothing rewritten.
+	rs2 := td.ResourceSpans().AppendEmpty()
+	rs2.Resource().Attributes().PutStr("service.name", "checkout")
+	rs2.ScopeSpans().AppendEmpty().Spans().AppendEmpty().Attributes().PutStr("db.system.name", "acme_db")
+	require.NoError(t, tp.ConsumeTraces(context.Background(), td))
+
+	set := func(kvs ...attribute.KeyValue) attribute.Set { return attribute.NewSet(kvs...) }
+	proc := attribute.String("processor", "governance")
+	sig := attribute.String("otel.signal", "traces")
+	loc := func(l string) attribute.KeyValue { return attribute.String("location", l) }
+	out := func(o string) attribute.KeyValue { return attribute.String("outcome", o) }
+	svc := attribute.String("service.name", "checkout")
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+
+	metadatatest.AssertEqualProcessorGovernanceAttributes(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(proc, sig, loc("resource"), out("conformant")), Value: 2},
+		{Attributes: set(proc, sig, loc("span"), out("value_renamed")), Value: 2},
+		{Attributes: set(proc, sig, loc("span"), out("split")), Value: 1},
+		{Attributes: set(proc, sig, loc("span"), out("merged")), Value: 2},
+		{Attributes: set(proc, sig, loc("span"), out("converted")), Value: 1},
+		{Attributes: set(proc, sig, loc("span"), out("undefined_enum_variant")), Value: 1},
+	}, opts...)
+	metadatatest.AssertEqualProcessorGovernanceServiceAttributes(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(proc, sig, svc, out("conformant")), Value: 2},
+		{Attributes: set(proc, sig, svc, out("value_renamed")), Value: 2},
+		{Attributes: set(proc, sig, svc, out("split")), Value: 1},
+		{Attributes: set(proc, sig, svc, out("merged")), Value: 2},
+		{Attributes: set(proc, sig, svc, out("converted")), Value: 1},
+		{Attributes: set(proc, sig, svc, out("undefined_enum_variant")), Value: 1},
+	}, opts...)
+	metadatatest.AssertEqualProcessorGovernanceSchemaURLRewrites(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(proc, sig, attribute.String("level", "resource")), Value: 1},
+		{Attributes: set(proc, sig, attribute.String("level", "scope")), Value: 1},
+	}, opts...)
+
+	got := sink.AllTraces()[0]
+	assert.Equal(t, testSchemaURL, got.ResourceSpans().At(0).SchemaUrl())
+	assert.Empty(t, got.ResourceSpans().At(1).SchemaUrl(), "nothing rewritten, schema_url untouched")
+}

@@ -125,6 +125,8 @@ func describe(snap *registryapi.Snapshot, key, metricName, spanName string) regi
 		out.EnumStrings = slices.Clone(a.EnumStrings)
 		out.EnumInts = slices.Clone(a.EnumInts)
 	}
+	out.DeprecatedMembers = deprecatedMembers(a)
+	out.ValueMigration = valueMigration(a)
 	if a.Deprecation.Reason != registry.NotDeprecated {
 		out.Deprecated = &registryapi.Deprecation{
 			Reason:    reasonName(a.Deprecation.Reason),

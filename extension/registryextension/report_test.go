@@ -224,6 +224,23 @@ func TestServeAttribute(t *testing.T) {
 	assert.Equal(t, "renamed", a.Deprecated.Reason)
 	assert.Equal(t, "http.request.method", a.CurrentNames[2].Name)
 
+	// Enum members, deprecated members and value migrations.
+	a = registryapi.AttributeInfo{}
+	require.Equal(t, http.StatusOK, get(t, h, "/registry/attributes/cloud.platform", &a))
+	assert.Contains(t, a.EnumStrings, "azure.vm")
+	assert.Contains(t, a.DeprecatedMembers, registryapi.DeprecatedMember{Value: "azure_vm", Reason: "renamed", RenamedTo: "azure.vm"})
+	assert.Len(t, a.DeprecatedMembers, 7)
+	a = registryapi.AttributeInfo{}
+	require.Equal(t, http.StatusOK, get(t, h, "/registry/attributes/db.system", &a))
+	require.NotNil(t, a.ValueMigration)
+	assert.Equal(t, "values", a.ValueMigration.Operation)
+	assert.Equal(t, "microsoft.sql_server", a.ValueMigration.Values["mssql"])
+	assert.Contains(t, a.ValueMigration.Where, "registry/rules/semconv.yaml:")
+	a = registryapi.AttributeInfo{}
+	require.Equal(t, http.StatusOK, get(t, h, "/registry/attributes/http.target", &a))
+	require.NotNil(t, a.ValueMigration)
+	assert.Equal(t, registryapi.ValueMigration{Operation: "split", Targets: []string{"url.path", "url.query"}, Where: a.ValueMigration.Where}, *a.ValueMigration)
+
 	// A template match names the template and keeps the suffix.
 	a = registryapi.AttributeInfo{}
 	require.Equal(t, http.StatusOK, get(t, h, "/registry/attributes/http.request.header.x-acme", &a))

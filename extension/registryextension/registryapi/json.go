@@ -82,7 +82,13 @@ type AttributeInfo struct {
 	EnumStrings []string     `json:"enum_strings,omitempty"`
 	EnumInts    []int64      `json:"enum_ints,omitempty"`
 	Deprecated  *Deprecation `json:"deprecated,omitempty"`
-	Source      string       `json:"source,omitempty"` // defining file; "" for the embedded semconv
+	// DeprecatedMembers are the enum members the model marks deprecated,
+	// each with the value it is renamed to (cloud.platform azure_vm ->
+	// azure.vm).
+	DeprecatedMembers []DeprecatedMember `json:"deprecated_members,omitempty"`
+	// ValueMigration names the rules file's value migration of the key.
+	ValueMigration *ValueMigration `json:"value_migration,omitempty"`
+	Source         string          `json:"source,omitempty"` // defining file; "" for the embedded semconv
 	// CurrentNames is the key's name after renaming, per context.
 	CurrentNames []ContextName `json:"current_names"`
 }
@@ -92,6 +98,29 @@ type Deprecation struct {
 	Reason    string `json:"reason"` // renamed, obsoleted, uncategorized, unspecified
 	RenamedTo string `json:"renamed_to,omitempty"`
 	Note      string `json:"note,omitempty"`
+}
+
+// DeprecatedMember is one deprecated enum member.
+type DeprecatedMember struct {
+	Value     string `json:"value"`
+	Reason    string `json:"reason"`               // renamed, obsoleted, uncategorized, unspecified
+	RenamedTo string `json:"renamed_to,omitempty"` // the current member's value
+	Note      string `json:"note,omitempty"`
+}
+
+// ValueMigration is the value migration a rules file declares for a key.
+type ValueMigration struct {
+	// Operation: values, convert, split, merge or move.
+	Operation string `json:"operation"`
+	// Values is the value map (int keys in decimal) of a values operation.
+	Values map[string]string `json:"values,omitempty"`
+	// Convert is the target type of a conversion.
+	Convert string `json:"convert,omitempty"`
+	// Targets are the keys a split or merge writes, or the field a move
+	// fills (event_name).
+	Targets []string `json:"targets,omitempty"`
+	// Where is the rule's file:line.
+	Where string `json:"where"`
 }
 
 // ContextName is a key's current name in one context.

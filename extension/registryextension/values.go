@@ -1,0 +1,68 @@
+package registryextension
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// deprecatedMembers lists a's deprecated enum members for the attribute
+// endpoint; nil when it has none.
+func deprecatedMembers(a *registry.Attribute) []registryapi.DeprecatedMember {
+	if len(a.DeprecatedMembers) == 0 {
+		return nil
+	}
+	out := make([]registryapi.DeprecatedMember, 0, len(a.DeprecatedMembers))
+	for _, m := range a.DeprecatedMembers {
+		out = append(out, registryapi.DeprecatedMember{
+			Value: m.Value, Reason: reasonName(m.Reason), RenamedTo: m.RenamedTo, Note: m.Note,
+		})
+	}
+	return out
+}
+
+// valueMigration describes a's value migration; nil when it has none.
+func valueMigration(a *registry.Attribute) *registryapi.ValueMigration {
+	m := a.Migration
+	if m == nil {
+		return nil
+	}
+	out := &registryapi.ValueMigration{Where: m.Where}
+	switch {
+	case m.Split != nil:
+		out.Operation = "split"
+		out.Targets = slices.Clone(m.Split.Into)
+		for _, set := range m.Split.Cases {
+			for _, as := range set {
+				if !slices.Contains(out.Targets, as.Key) {
+					out.Targets = append(out.Targets, as.Key)
+				}
+			}
+		}
+		slices.Sort(out.Targets)
+	case m.Merge != nil:
+		out.Operation = "merge"
+		out.Targets = []string{m.Merge.To}
+	case m.Move != registry.FieldNone:
+		out.Operation = "move"
+		out.Targets = []string{m.Move.String()}
+	case m.Values != nil || m.IntValues != nil:
+		out.Operation = "values"
+		out.Values = make(map[string]string, len(m.Values)+len(m.IntValues))
+		for k, v := range m.Values {
+			out.Values[k] = v
+		}
+		for k, v := range m.IntValues {
+			out.Values[strconv.FormatInt(k, 10)] = v
+		}
+		if m.Convert != registry.TypeUnknown {
+			out.Convert = typeName(m.Convert)
+		}
+	default:
+		out.Operation = "convert"
+		out.Convert = typeName(m.Convert)
+	}
+	return out
+}

@@ -309,10 +309,44 @@ func (r *resolver) resolveMigrations() error {
 		if err != nil {
 			return err
 		}
-		if (m.Split != nil || m.Merge != nil || m.Move != FieldNone) && a.Renamed() {
-			return fail(md.Line, "%q is renamed; a split, merge or move needs a key that is not", a.Key)
+		if m.Split != nil || m.Merge != nil || m.Move != FieldNone {
+			if err := migratable(a, md.Line, fail); err != nil {
+				return err
+			}
+		}
+		if m.Merge != nil {
+			for _, k := range m.Merge.Keys {
+				if err := migratable(r.attrs[k], md.Line, fail); err != nil {
+					return err
+				}
+			}
 		}
 		a.Migration = m
+	}
+	// A merge's other keys are counted by the walk as deprecated keys left
+	// in place, and recounted as merged; they must not migrate themselves.
+	for _, a := range r.attrs {
+		if a.Migration == nil || a.Migration.Merge == nil {
+			continue
+		}
+		for _, k := range a.Migration.Merge.Keys {
+			if o := r.attrs[k]; k != a.Key && o.Migration != nil {
+				return fmt.Errorf("%w: %s: rule for %q: merge: template key %q has a value migration of its own (%s)", ErrInvalid, a.Migration.Where, a.Key, k, o.Migration.Where)
+			}
+		}
+	}
+	return nil
+}
+
+// migratable checks that a split, merge or move can act on a: a deprecated
+// key that is not renamed (the walk applies these where a deprecated key
+// has no current name).
+func migratable(a *Attribute, line int, fail failFunc) error {
+	switch {
+	case a.Deprecation.Reason == NotDeprecated:
+		return fail(line, "%q is not deprecated; a split, merge or move applies to deprecated keys", a.Key)
+	case a.Renamed():
+		return fail(line, "%q is renamed; a split, merge or move needs a key that is not", a.Key)
 	}
 	return nil
 }

@@ -338,6 +338,9 @@ const valueAttrs = `groups:
       - id: x.n
         type: int
         stability: development
+      - id: x.c
+        type: string
+        stability: development
       - id: x.old
         type:
           members:
@@ -397,6 +400,16 @@ func TestValueRuleErrors(t *testing.T) {
 			name:  "merge template without the rule key",
 			rules: "file_format: otelgov.rules/2\nrules:\n  - key: x.a\n    merge: {to: x.a, template: \"{x.b}\"}\n",
 			want:  []string{"r.yaml:4", `merge: template key "x.b" is not a known attribute`},
+		},
+		{
+			name:  "merge reading a current key",
+			rules: "file_format: otelgov.rules/2\nrules:\n  - key: x.legacy\n    merge: {to: x.a, template: \"{x.legacy}/{x.c}\"}\n",
+			want:  []string{"r.yaml:4", `"x.c" is not deprecated; a split, merge or move applies to deprecated keys`},
+		},
+		{
+			name:  "split of a current key",
+			rules: "file_format: otelgov.rules/2\nrules:\n  - key: x.a\n    split: {separator: \"?\", into: [x.a, x.legacy]}\n",
+			want:  []string{"r.yaml:4", `"x.a" is not deprecated; a split, merge or move applies to deprecated keys`},
 		},
 		{
 			name:  "unknown move field",

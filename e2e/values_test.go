@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -109,4 +110,43 @@ func TestValueMigrations(t *testing.T) {
 	assertCount(t, fams, schemaRewritesName, map[string]string{"otel_signal": "traces", "level": "resource"}, 1)
 	assertCount(t, fams, schemaRewritesName, map[string]string{"otel_signal": "traces", "level": "scope"}, 1)
 	assertCount(t, fams, schemaRewritesName, map[string]string{"otel_signal": "logs", "level": "resource"}, 1)
+}
+
+// TestValidateRejectsBadValueRules: `otelcol validate` names the rules file,
+// the line and the reason of a bad value migration.
+func TestValidateRejectsBadValueRules(t *testing.T) {
+	for _, tt := range []struct {
+		name, rules, want string
+	}{
+		{
+			name:  "map value outside the target enum",
+			rules: "file_format: otelgov.rules/2\nrules:\n  - key: db.system\n    values:\n      mssql: sqlserver\n",
+			want:  `rules.yaml:5: rule for "db.system": values: "mssql" -> "sqlserver": "sqlserver" is not a member of the target enum "db.system.name"`,
+		},
+		{
+			name:  "lossy conversion",
+			rules: "file_format: otelgov.rules/2\nrules:\n  - key: http.scheme\n    replace_registry: true\n    renames: [{to: server.port}]\n    convert: int\n",
+			want:  `rules.yaml:6: rule for "http.scheme": convert: from string to int can lose data`,
+		},
+		{
+			name:  "unknown target",
+			rules: "file_format: otelgov.rules/2\nrules:\n  - key: http.target\n    split: {separator: \"?\", into: [url.pth, url.query]}\n",
+			want:  `rules.yaml:4: rule for "http.target": split: target "url.pth" is not a known attribute`,
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rules := filepath.Join(dir, "rules.yaml")
+			writeFile(t, rules, tt.rules)
+			sink := e2e.StartSink(t)
+			p := e2e.NewPipeline(t, sink)
+			p.Processors = "  governance:\n    registry:\n      rules_files: [" + rules + "]\n"
+			p.ProcessorNames = []string{"governance"}
+			cfg := filepath.Join(dir, "config.yaml")
+			writeFile(t, cfg, p.YAML())
+			out, err := e2e.Run(t, "validate", "--config", cfg)
+			require.Error(t, err, out)
+			assert.Contains(t, out, tt.want)
+		})
+	}
 }

@@ -41,6 +41,7 @@ func TestLoadConfig(t *testing.T) {
 				Allow:            allowConfig{Keys: []string{"team"}, Prefixes: []string{"acme."}},
 				TypeMismatch:     engine.TypeMismatchCoerce,
 				EnumViolation:    engine.EnumViolationDrop,
+				ClosedEnums:      []string{"http.request.method"},
 				IncludeResources: map[string][]string{"service.name": {"checkout", "payment"}},
 				ServiceLimit:     20,
 			},
@@ -55,6 +56,8 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "missing_org_registry"), errIs: errRegistryPath, errMsg: "registry: org_registries[0]: registry path not found"},
 		{id: component.NewIDWithName(metadata.Type, "missing_rules_file"), errIs: errRegistryPath, errMsg: "registry: rules_files[0]: registry path not found"},
 		{id: component.NewIDWithName(metadata.Type, "broken_rules_file"), errIs: errRegistryLoad, errMsg: "registry: registry does not load"},
+		{id: component.NewIDWithName(metadata.Type, "empty_closed_enum"), errIs: errEmptyClosedEnum, errMsg: "closed_enums[0]: entries must not be empty"},
+		{id: component.NewIDWithName(metadata.Type, "bad_value_rule"), errIs: errRegistryLoad, errMsg: `testdata/bad_value_rules.yaml:7: rule for "db.system": values: "mssql" -> "sqlserver": "sqlserver" is not a member of the target enum "db.system.name"`},
 		{id: component.NewIDWithName(metadata.Type, "no_source"), errIs: errNoRegistry, errMsg: "registry: no registry source"},
 	}
 	for _, tt := range tests {

@@ -91,7 +91,21 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 		zap.String("deprecated", string(g.cfg.Deprecated)),
 		zap.String("unknown", string(g.cfg.Unknown)),
 		zap.Bool("mutates_data", g.engine.Mutates()))
+	g.warnEnums(s.ix)
 	return nil
+}
+
+// warnEnums logs, once at start, closed_enums entries that are not enums of
+// the registry, and an enum_violation: drop that has nothing to act on.
+func (g *governor) warnEnums(ix *registry.Index) {
+	if g.cfg.EnumViolation == engine.EnumViolationDrop && len(g.cfg.ClosedEnums) == 0 {
+		g.logger.Warn("enum_violation: drop acts only on the enums listed in closed_enums, and none is listed: enums are open, nothing is dropped")
+	}
+	for _, k := range g.cfg.ClosedEnums {
+		if a := ix.Lookup(k); a == nil || a.Placeholder || (a.EnumStrings == nil && a.EnumInts == nil) {
+			g.logger.Warn("closed_enums lists a key that is not an enum of the registry; it has no effect", zap.String("key", k))
+		}
+	}
 }
 
 // current returns the registry in force for one batch. With an extension it

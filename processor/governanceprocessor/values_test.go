@@ -12,7 +12,10 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
 )
 
@@ -75,4 +78,43 @@ func TestValueTelemetry(t *testing.T) {
 	got := sink.AllTraces()[0]
 	assert.Equal(t, testSchemaURL, got.ResourceSpans().At(0).SchemaUrl())
 	assert.Empty(t, got.ResourceSpans().At(1).SchemaUrl(), "nothing rewritten, schema_url untouched")
+}
+
+// TestEnumWarnings: an enum_violation: drop with nothing closed, and a
+// closed_enums entry that is no enum, are logged once at start.
+func TestEnumWarnings(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cfg  func(*config)
+		want []string
+	}{
+		{name: "defaults", want: nil},
+		{
+			name: "drop without closed enums",
+			cfg:  func(c *config) { c.EnumViolation = engine.EnumViolationDrop },
+			want: []string{"enum_violation: drop acts only on the enums listed in closed_enums, and none is listed: enums are open, nothing is dropped"},
+		},
+		{
+			name: "closed key that is no enum",
+			cfg:  func(c *config) { c.ClosedEnums = []string{"http.request.method", "url.path", "acme.nope"} },
+			want: []string{
+				"closed_enums lists a key that is not an enum of the registry; it has no effect",
+				"closed_enums lists a key that is not an enum of the registry; it has no effect",
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			core, logs := observer.New(zap.WarnLevel)
+			set := nopTelemetry()
+			set.Logger = zap.New(core)
+			g := newTestGovernor(t, withConfig(tt.cfg), signalTraces, set)
+			require.NoError(t, g.start(context.Background(), componenttest.NewNopHost()))
+			require.NoError(t, g.shutdown(context.Background()))
+			var got []string
+			for _, e := range logs.All() {
+				got = append(got, e.Message)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }

@@ -374,3 +374,18 @@ func benchMove(b *testing.B) {
 		i++
 	}
 }
+
+// TestSchemaURLFromOrgRegistry: an organisation registry whose manifest
+// declares schema_base_url names the URL that rewritten data declares.
+func TestSchemaURLFromOrgRegistry(t *testing.T) {
+	ix, err := registry.Load(registry.Sources{Embedded: true, OrgRegistries: []string{"../registry/testdata/acme"}})
+	require.NoError(t, err)
+	require.Equal(t, "https://telemetry.acme.example/schemas/1.2.0", ix.SchemaURL())
+	e := New(defaultOptions())
+	td := spanBatch(t, map[string]any{"http.method": "GET"})
+	w := e.Walker(ix, false)
+	defer e.Release(w)
+	w.Traces(td)
+	assert.Equal(t, "https://telemetry.acme.example/schemas/1.2.0", td.ResourceSpans().At(0).SchemaUrl())
+	assert.Equal(t, "https://telemetry.acme.example/schemas/1.2.0", td.ResourceSpans().At(0).ScopeSpans().At(0).SchemaUrl())
+}

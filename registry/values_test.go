@@ -456,3 +456,43 @@ func TestValueRulesLoad(t *testing.T) {
 	assert.Equal(t, map[string]string{"one": "uno"}, ix.Lookup("x.old").Migration.Values)
 	assert.Equal(t, TypeString, ix.Lookup("x.count").Migration.Convert)
 }
+
+// TestShippedRulesFollowNotes: every key a shipped value migration writes
+// is named in the deprecation note of the key it migrates (or is its
+// registry rename), so a rule cannot drift from the model's prose.
+func TestShippedRulesFollowNotes(t *testing.T) {
+	ix := mustDefault(t)
+	n := 0
+	for _, a := range ix.Attributes() {
+		m := a.Migration
+		if m == nil {
+			continue
+		}
+		n++
+		var targets []string
+		switch {
+		case m.Split != nil:
+			targets = append(targets, m.Split.Into...)
+			for _, set := range m.Split.Cases {
+				for _, as := range set {
+					targets = append(targets, as.Key)
+				}
+			}
+		case m.Merge != nil:
+			targets = []string{m.Merge.To}
+		case m.Move == FieldEventName:
+			assert.Contains(t, a.Deprecation.Note, "EventName", a.Key)
+		default:
+			for _, tgt := range renameTargets(a) {
+				targets = append(targets, tgt.Key)
+			}
+		}
+		for _, tgt := range targets {
+			if a.Deprecation.RenamedTo == tgt {
+				continue
+			}
+			assert.Contains(t, a.Deprecation.Note, "`"+tgt+"`", "%s -> %s (%s)", a.Key, tgt, m.Where)
+		}
+	}
+	assert.Equal(t, 14, n, "shipped value rules")
+}

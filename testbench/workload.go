@@ -333,6 +333,9 @@ func buildProfile(ix *registry.Index, mix Mix, p pools, sig Signal, pi int, rng 
 		key, to string
 		val     pcommon.Value
 	}
+	// migrated holds, per input key, the value the processor writes when
+	// it renames (value maps, conversions, enum member renames).
+	migrated := map[string]pcommon.Value{}
 	var deps []dep
 	for tries := 0; len(deps) < nDep; tries++ {
 		if tries > 1000 {
@@ -356,7 +359,11 @@ func buildProfile(ix *registry.Index, mix Mix, p pools, sig Signal, pi int, rng 
 		if to != "" {
 			used[to] = true
 		}
-		deps = append(deps, dep{key: a.Key, to: to, val: valueFor(a, pi, len(deps))})
+		v := valueFor(a, pi, len(deps))
+		if mv, ok := migratedValue(a, t, v); ok {
+			migrated[a.Key] = mv
+		}
+		deps = append(deps, dep{key: a.Key, to: to, val: v})
 	}
 	for i := 0; i < nCur; {
 		a := p.current[rng.intn(len(p.current))]
@@ -364,7 +371,11 @@ func buildProfile(ix *registry.Index, mix Mix, p pools, sig Signal, pi int, rng 
 			continue
 		}
 		used[a.Key] = true
-		pr.attrs = append(pr.attrs, kv{a.Key, valueFor(a, pi, 100+i)})
+		v := valueFor(a, pi, 100+i)
+		if mv, ok := migratedValue(a, nil, v); ok {
+			migrated[a.Key] = mv
+		}
+		pr.attrs = append(pr.attrs, kv{a.Key, v})
 		i++
 	}
 	for i := 0; i < nTpl; {
@@ -406,14 +417,17 @@ func buildProfile(ix *registry.Index, mix Mix, p pools, sig Signal, pi int, rng 
 		e := Expectation{Rename: ei&1 != 0, DropUnknown: ei&2 != 0}
 		var out []kv
 		for _, a := range pr.attrs {
-			key := a.key
+			key, val := a.key, a.val
 			if to, ok := target[key]; ok && e.Rename && to != "" {
 				key = to
+			}
+			if mv, ok := migrated[a.key]; ok && e.Rename {
+				val = mv
 			}
 			if e.DropUnknown && key != AllowedKey && ix.Lookup(key) == nil {
 				continue
 			}
-			out = append(out, kv{key, a.val})
+			out = append(out, kv{key, val})
 		}
 		slices.SortFunc(out, func(a, b kv) int {
 			switch {
@@ -427,6 +441,46 @@ func buildProfile(ix *registry.Index, mix Mix, p pools, sig Signal, pi int, rng 
 		pr.want[ei] = out
 	}
 	return pr, nil
+}
+
+// migratedValue is the value the processor writes for v of key a when it
+// renames (deprecated: rename): a's value map or conversion, or the enum
+// member rename of the target t (a itself when t is nil). It reports false
+// when the value stays as it is.
+func migratedValue(a, t *registry.Attribute, v pcommon.Value) (pcommon.Value, bool) {
+	if t != nil && a.Migration != nil {
+		m := a.Migration
+		switch v.Type() {
+		case pcommon.ValueTypeStr:
+			if to, ok := m.Values[v.Str()]; ok {
+				return pcommon.NewValueStr(to), true
+			}
+		case pcommon.ValueTypeInt:
+			if to, ok := m.IntValues[v.Int()]; ok {
+				return pcommon.NewValueStr(to), true
+			}
+		default:
+		}
+		switch m.Convert {
+		case registry.TypeString:
+			return pcommon.NewValueStr(v.AsString()), true
+		case registry.TypeStringArray:
+			out := pcommon.NewValueSlice()
+			out.Slice().AppendEmpty().SetStr(v.AsString())
+			return out, true
+		default:
+		}
+	}
+	owner := t
+	if owner == nil {
+		owner = a
+	}
+	if v.Type() == pcommon.ValueTypeStr {
+		if to, ok := owner.CurrentMember(v.Str()); ok {
+			return pcommon.NewValueStr(to), true
+		}
+	}
+	return pcommon.Value{}, false
 }
 
 // valueFor is a value of a's declared type (an enum member for enums).

@@ -201,11 +201,21 @@ func convertible(v pcommon.Value, from registry.Type) bool {
 }
 
 // migrate handles a deprecated key without a rename target that has a
-// split, merge, move or in-place value map. It reports whether the
+// split, merge, move, conversion to another key, or in-place value map. It reports whether the
 // attribute was queued (and will be counted when applied) or counted.
 func (w *Walker) migrate(k string, v pcommon.Value, a *registry.Attribute) bool {
 	m := a.Migration
-	if !w.migrates() || v.Type() != pcommon.ValueTypeStr {
+	if !w.migrates() {
+		return false
+	}
+	if m.ConvertTo != "" {
+		if !convertible(v, a.Type) {
+			return false
+		}
+		w.queue(op{kind: opRenameValue, key: k, target: m.ConvertTo, conv: m.Convert, out: OutcomeConverted})
+		return true
+	}
+	if v.Type() != pcommon.ValueTypeStr {
 		return false
 	}
 	switch {

@@ -109,6 +109,13 @@ func TestValueMigrationsSpan(t *testing.T) {
 			schema: true,
 		},
 		{
+			name:   "convert into a key under a template",
+			in:     map[string]any{"http.request_content_length": int64(3495), "http.response_content_length": int64(12)},
+			want:   map[string]any{"http.request.header.content-length": []any{"3495"}, "http.response.header.content-length": []any{"12"}},
+			outs:   map[string]int64{"converted": 2},
+			schema: true,
+		},
+		{
 			name:   "int value map",
 			in:     map[string]any{"rpc.grpc.status_code": int64(4)},
 			want:   map[string]any{"rpc.response.status_code": "DEADLINE_EXCEEDED"},

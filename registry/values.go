@@ -63,6 +63,10 @@ type Migration struct {
 	// Convert is the type the value is converted to on rename; TypeUnknown
 	// for none. Only lossless conversions load.
 	Convert Type
+	// ConvertTo is the key a deprecated key that is not renamed is moved to
+	// with its value converted (convert: {to, type}); it may name a key
+	// under a template, such as http.request.header.content-length.
+	ConvertTo string
 	Split   *Split
 	Merge   *Merge
 	Move    Field
@@ -105,8 +109,9 @@ type MergePart struct {
 // migrationDef is a rule's value migration as written.
 type migrationDef struct {
 	Line    int
-	Values  []valueEntry
-	Convert string
+	Values    []valueEntry
+	Convert   string
+	ConvertTo string
 	Split   *splitDef
 	Merge   *mergeDef
 	Move    string
@@ -157,7 +162,27 @@ func parseMigrationField(f yfile, key string, k, v *yaml.Node, rd *ruleDef) erro
 			return nil
 		})
 	case "convert":
-		s, err := f.str(v, key)
+		var s string
+		var err error
+		if v.Kind == yaml.MappingNode {
+			err = f.fields(v, key, func(fk string, kn, fv *yaml.Node) error {
+				var err error
+				switch fk {
+				case "to":
+					md.ConvertTo, err = f.str(fv, fk)
+				case "type":
+					s, err = f.str(fv, fk)
+				default:
+					err = f.errf(kn, fk, "unknown field")
+				}
+				return err
+			})
+			if err == nil && md.ConvertTo == "" {
+				err = f.errf(v, key, "convert: {to, type} needs to")
+			}
+		} else {
+			s, err = f.str(v, key)
+		}
 		if err != nil {
 			return err
 		}
@@ -366,6 +391,9 @@ func renameTargets(a *Attribute) []*Attribute {
 
 func (r *resolver) resolveValues(a *Attribute, md *migrationDef, m *Migration, fail failFunc) error {
 	targets := renameTargets(a)
+	if md.ConvertTo != "" {
+		return r.resolveConvertTo(a, md, m, fail)
+	}
 	if md.Convert != "" {
 		if len(targets) == 0 {
 			return fail(md.convertLine, "convert: %q is not renamed; convert applies with a rename", a.Key)
@@ -427,6 +455,51 @@ func (r *resolver) resolveValues(a *Attribute, md *migrationDef, m *Migration, f
 		}
 	}
 	return nil
+}
+
+// resolveConvertTo checks convert: {to, type}: a deprecated key that is not
+// renamed moves to `to`, a known attribute or a key under a template, with
+// its value converted losslessly to the target's type.
+func (r *resolver) resolveConvertTo(a *Attribute, md *migrationDef, m *Migration, fail failFunc) error {
+	if len(md.Values) > 0 {
+		return fail(md.convertLine, "convert: {to, type} cannot be combined with values")
+	}
+	if err := migratable(a, md.convertLine, fail); err != nil {
+		return err
+	}
+	typ := scalarTypes[md.Convert]
+	t, ok := r.attrs[md.ConvertTo]
+	switch {
+	case ok && !t.Placeholder && !t.Template:
+	default:
+		t = r.templateOf(md.ConvertTo)
+		if t == nil {
+			return fail(md.convertLine, "convert: target %q is not a known attribute or a key under a template", md.ConvertTo)
+		}
+	}
+	if t.Type != typ {
+		return fail(md.convertLine, "convert: %s, but target %q is %s", md.Convert, md.ConvertTo, typeString(t.Type))
+	}
+	if !lossless(a.Type, typ) {
+		return fail(md.convertLine, "convert: from %s to %s can lose data", typeString(a.Type), md.Convert)
+	}
+	if validKey(md.ConvertTo) != nil || md.ConvertTo == a.Key {
+		return fail(md.convertLine, "convert: invalid target %q", md.ConvertTo)
+	}
+	m.Convert, m.ConvertTo = typ, md.ConvertTo
+	return nil
+}
+
+// templateOf returns the longest template whose key is a '.'-bounded proper
+// prefix of key, or nil.
+func (r *resolver) templateOf(key string) *Attribute {
+	var best *Attribute
+	for _, a := range r.attrs {
+		if a.Template && !a.Placeholder && strings.HasPrefix(key, a.Key+".") && (best == nil || len(a.Key) > len(best.Key)) {
+			best = a
+		}
+	}
+	return best
 }
 
 // knownTarget returns the attribute a split or merge writes, or an error.
@@ -553,7 +626,7 @@ func appendValuesCanonical(b []byte, a *Attribute) []byte {
 	for _, n := range ints {
 		b = fmt.Appendf(b, " %d=%q", n, m.IntValues[n])
 	}
-	b = fmt.Appendf(b, " convert=%d move=%d", m.Convert, m.Move)
+	b = fmt.Appendf(b, " convert=%d %q move=%d", m.Convert, m.ConvertTo, m.Move)
 	if s := m.Split; s != nil {
 		b = fmt.Appendf(b, " split %q %q", s.Separator, s.Into)
 		for _, k := range sortedKeys(s.Cases) {

@@ -281,6 +281,14 @@ func TestShippedConversionsMergeMove(t *testing.T) {
 		assert.Equal(t, want.typ, a.Migration.Convert, key)
 		assert.True(t, lossless(a.Type, want.typ), key)
 	}
+	for _, dir := range []string{"request", "response"} {
+		m := ix.Lookup("http." + dir + "_content_length").Migration
+		require.NotNil(t, m, dir)
+		assert.Equal(t, "http."+dir+".header.content-length", m.ConvertTo)
+		assert.Equal(t, TypeStringArray, m.Convert)
+		assert.Equal(t, "http."+dir+".header", ix.Lookup(m.ConvertTo).Key, "a key under the header template")
+		assert.Equal(t, TypeStringArray, ix.Lookup(m.ConvertTo).Type)
+	}
 	m := ix.Lookup("code.function").Migration
 	require.NotNil(t, m)
 	assert.Equal(t, &Merge{
@@ -413,6 +421,11 @@ func TestValueRuleErrors(t *testing.T) {
 			want:  []string{"r.yaml:4", `"x.a" is not deprecated; a split, merge or move applies to deprecated keys`},
 		},
 		{
+			name:  "convert to an unknown key",
+			rules: "file_format: otelgov.rules/2\nrules:\n  - key: x.count\n    convert: {to: x.nope.deeper, type: string}\n",
+			want:  []string{"r.yaml:4", `convert: target "x.nope.deeper" is not a known attribute or a key under a template`},
+		},
+		{
 			name:  "unknown move field",
 			rules: "file_format: otelgov.rules/2\nrules:\n  - key: x.a\n    move: body\n",
 			want:  []string{"r.yaml:4", `unknown field "body", want event_name`},
@@ -483,6 +496,8 @@ func TestShippedRulesFollowNotes(t *testing.T) {
 			targets = []string{m.Merge.To}
 		case m.Move == FieldEventName:
 			assert.Contains(t, a.Deprecation.Note, "EventName", a.Key)
+		case m.ConvertTo != "":
+			targets = []string{m.ConvertTo}
 		default:
 			for _, tgt := range renameTargets(a) {
 				targets = append(targets, tgt.Key)
@@ -495,5 +510,5 @@ func TestShippedRulesFollowNotes(t *testing.T) {
 			assert.Contains(t, a.Deprecation.Note, "`"+tgt+"`", "%s -> %s (%s)", a.Key, tgt, m.Where)
 		}
 	}
-	assert.Equal(t, 14, n, "shipped value rules")
+	assert.Equal(t, 16, n, "shipped value rules")
 }

@@ -25,7 +25,7 @@ const (
 	OutcomeConverted            // value converted losslessly by a rule (int to string, string to string[]) and renamed
 	OutcomeSplit                // value split into several current attributes
 	OutcomeMerged               // value merged with others into one current attribute
-	OutcomeMoved                // value moved out of the attributes into a field (LogRecord.EventName)
+	OutcomeMoved                // value moved out of the attributes into a field (LogRecord.EventName, span status description)
 	OutcomeUndefinedEnumVariant // value outside an open enum's members, kept (Weaver's undefined_enum_variant)
 	NumOutcomes
 )

@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
 )
@@ -57,6 +58,8 @@ type migState struct {
 	rewrites int
 	// rec is the log record whose attributes are being walked.
 	rec plog.LogRecord
+	// span is the span whose attributes are being walked.
+	span ptrace.Span
 }
 
 // rewriteOutcome marks the outcomes that rewrite data to the registry's
@@ -236,6 +239,12 @@ func (w *Walker) migrate(k string, v pcommon.Value, a *registry.Attribute) bool 
 		}
 		w.queue(op{kind: opMove, key: k, mig: m})
 		return true
+	case m.Move == registry.FieldStatusMessage:
+		if w.ctx.Location != registry.LocationSpan || w.mig.span.Status().Code() != ptrace.StatusCodeError {
+			return false
+		}
+		w.queue(op{kind: opMove, key: k, mig: m})
+		return true
 	case m.Values != nil:
 		if to, ok := m.Values[v.Str()]; ok && to != v.Str() {
 			w.setValue(k, to)
@@ -395,23 +404,34 @@ func (w *Walker) merge(m pcommon.Map, o *op) {
 	w.count(OutcomeMerged)
 }
 
-// move sets the log record's EventName from the attribute when the field is
-// empty or already holds the value, and removes the attribute; another
-// EventName wins and the attribute is kept (conflict).
+// move sets a field (the log record's EventName, or the span's status
+// description) from the attribute when the field is empty or already holds
+// the value, and removes the attribute; another value in the field wins and
+// the attribute is kept (conflict).
 func (w *Walker) move(m pcommon.Map, o *op) {
 	v, ok := m.Get(o.key)
 	if !ok {
 		return
 	}
 	s := v.Str()
-	rec := w.mig.rec
-	switch cur := rec.EventName(); cur {
-	case "":
-		rec.SetEventName(s)
-	case s:
-	default:
+	var cur string
+	switch o.mig.Move {
+	case registry.FieldEventName:
+		cur = w.mig.rec.EventName()
+	case registry.FieldStatusMessage:
+		cur = w.mig.span.Status().Message()
+	case registry.FieldNone:
+		return
+	}
+	switch {
+	case cur == s:
+	case cur != "":
 		w.count(OutcomeConflict)
 		return
+	case o.mig.Move == registry.FieldEventName:
+		w.mig.rec.SetEventName(s)
+	default:
+		w.mig.span.Status().SetMessage(s)
 	}
 	m.Remove(o.key)
 	w.count(OutcomeMoved)

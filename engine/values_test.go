@@ -236,6 +236,32 @@ func TestMoveEventName(t *testing.T) {
 			assert.Equal(t, tt.outs, outcomes(w.Counts(), registry.LocationLog))
 		})
 	}
+	// rpc.jsonrpc.error_message moves to the status description of spans
+	// whose status is Error, and only there.
+	for _, tt := range []struct {
+		name      string
+		code      ptrace.StatusCode
+		message   string
+		wantAttrs map[string]any
+		wantMsg   string
+	}{
+		{name: "error, empty description", code: ptrace.StatusCodeError, wantAttrs: map[string]any{}, wantMsg: "Invalid params"},
+		{name: "error, other description", code: ptrace.StatusCodeError, message: "boom", wantAttrs: map[string]any{"rpc.jsonrpc.error_message": "Invalid params"}, wantMsg: "boom"},
+		{name: "unset status", code: ptrace.StatusCodeUnset, wantAttrs: map[string]any{"rpc.jsonrpc.error_message": "Invalid params"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, ix := newTestEngine(t, defaultOptions())
+			td := spanBatch(t, map[string]any{"rpc.jsonrpc.error_message": "Invalid params"})
+			firstSpan(td).Status().SetCode(tt.code)
+			firstSpan(td).Status().SetMessage(tt.message)
+			w := e.Walker(ix, false)
+			defer e.Release(w)
+			w.Traces(td)
+			assert.Equal(t, tt.wantAttrs, firstSpan(td).Attributes().AsRaw())
+			assert.Equal(t, tt.wantMsg, firstSpan(td).Status().Message())
+		})
+	}
+
 	// event.name on a span is not moved: spans have no EventName.
 	e, ix := newTestEngine(t, defaultOptions())
 	td := spanBatch(t, map[string]any{"event.name": "x"})

@@ -167,6 +167,7 @@ func (w *Walker) Traces(td ptrace.Traces) {
 func (w *Walker) span(span ptrace.Span) {
 	kind := spanKind(span.Kind())
 	w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: kind}
+	w.mig.span = span
 	w.attrs(span.Attributes())
 	events := span.Events()
 	if events.Len() > 0 {

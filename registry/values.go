@@ -27,6 +27,8 @@ import (
 //	  merge: {to: code.function.name, template: "{code.namespace}.{code.function}"}
 //	- key: event.name
 //	  move: event_name             # log records only
+//	- key: rpc.jsonrpc.error_message
+//	  move: status_message         # spans with status Error only
 
 // Field is a field of a telemetry item that a move can fill.
 type Field uint8
@@ -36,9 +38,13 @@ const (
 	FieldNone Field = iota
 	// FieldEventName is LogRecord.EventName.
 	FieldEventName
+	// FieldStatusMessage is a span's status description; a move fills it
+	// only on spans whose status code is Error (the description is
+	// meaningless otherwise).
+	FieldStatusMessage
 )
 
-var fieldNames = map[string]Field{"event_name": FieldEventName}
+var fieldNames = map[string]Field{"event_name": FieldEventName, "status_message": FieldStatusMessage}
 
 // String returns the name used in rules files.
 func (f Field) String() string {
@@ -238,7 +244,7 @@ func parseMigrationField(f yfile, key string, k, v *yaml.Node, rd *ruleDef) erro
 			return err
 		}
 		if _, ok := fieldNames[s]; !ok {
-			return f.errf(v, key, "unknown field %q, want event_name", s)
+			return f.errf(v, key, "unknown field %q, want event_name or status_message", s)
 		}
 		md.Move, md.moveLine = s, v.Line
 		return nil

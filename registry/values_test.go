@@ -297,6 +297,7 @@ func TestShippedConversionsMergeMove(t *testing.T) {
 		Keys:  []string{"code.namespace", "code.function"},
 	}, m.Merge)
 	assert.Equal(t, FieldEventName, ix.Lookup("event.name").Migration.Move)
+	assert.Equal(t, FieldStatusMessage, ix.Lookup("rpc.jsonrpc.error_message").Migration.Move)
 }
 
 // TestDeprecatedMembers: the 24 deprecated members of v1.44.0, with
@@ -428,7 +429,7 @@ func TestValueRuleErrors(t *testing.T) {
 		{
 			name:  "unknown move field",
 			rules: "file_format: otelgov.rules/2\nrules:\n  - key: x.a\n    move: body\n",
-			want:  []string{"r.yaml:4", `unknown field "body", want event_name`},
+			want:  []string{"r.yaml:4", `unknown field "body", want event_name or status_message`},
 		},
 		{
 			name:  "value migration in a /1 file",
@@ -496,6 +497,8 @@ func TestShippedRulesFollowNotes(t *testing.T) {
 			targets = []string{m.Merge.To}
 		case m.Move == FieldEventName:
 			assert.Contains(t, a.Deprecation.Note, "EventName", a.Key)
+		case m.Move == FieldStatusMessage:
+			assert.Contains(t, a.Deprecation.Note, "span status description", a.Key)
 		case m.ConvertTo != "":
 			targets = []string{m.ConvertTo}
 		default:
@@ -510,5 +513,5 @@ func TestShippedRulesFollowNotes(t *testing.T) {
 			assert.Contains(t, a.Deprecation.Note, "`"+tgt+"`", "%s -> %s (%s)", a.Key, tgt, m.Where)
 		}
 	}
-	assert.Equal(t, 16, n, "shipped value rules")
+	assert.Equal(t, 17, n, "shipped value rules")
 }

@@ -63,6 +63,9 @@ func valueMigration(a *registry.Attribute) *registryapi.ValueMigration {
 	default:
 		out.Operation = "convert"
 		out.Convert = typeName(m.Convert)
+		if m.ConvertTo != "" {
+			out.Targets = []string{m.ConvertTo}
+		}
 	}
 	return out
 }

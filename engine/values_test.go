@@ -350,6 +350,7 @@ func valueBench(b *testing.B, in map[string]any) {
 	}
 }
 
+
 // BenchmarkValues: one walk of a one-span batch per op, the span carrying
 // one migration (baseline_conforming: one current attribute, no change).
 func BenchmarkValues(b *testing.B) {
@@ -364,6 +365,7 @@ func BenchmarkValues(b *testing.B) {
 		{"value_map_int", map[string]any{"rpc.grpc.status_code": int64(4)}},
 		{"convert_int_string", map[string]any{"rpc.jsonrpc.error_code": int64(-32602)}},
 		{"convert_string_array", map[string]any{"enduser.role": "admin"}},
+		{"convert_to_template_key", map[string]any{"http.request_content_length": int64(3495)}},
 		{"split_separator", map[string]any{"http.target": "/a?b=1"}},
 		{"split_cases", map[string]any{"http.flavor": "1.1"}},
 		{"merge", map[string]any{"code.namespace": "N", "code.function": "f"}},

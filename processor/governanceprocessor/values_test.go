@@ -118,3 +118,47 @@ func TestEnumWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroAllocsValueMigrations: member renames and value maps, with the
+// schema_url rewrite and the telemetry they record through a real SDK meter
+// provider, allocate nothing per batch.
+func TestZeroAllocsValueMigrations(t *testing.T) {
+	skipUnderRace(t)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	g := newTestGovernor(t, defaultTestConfig(), signalTraces, tel.NewTelemetrySettings())
+	mk := func() ptrace.Traces {
+		td := ptrace.NewTraces()
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.SetSchemaUrl("https://opentelemetry.io/schemas/1.20.0")
+		rs.Resource().Attributes().PutStr("service.name", "checkout")
+		rs.Resource().Attributes().PutStr("cloud.platform", "azure_vm")
+		spans := rs.ScopeSpans().AppendEmpty().Spans()
+		for range 100 {
+			a := spans.AppendEmpty().Attributes()
+			a.PutStr("db.system", "mssql")
+			a.PutStr("messaging.operation.type", "publish")
+			a.PutStr("cloud.provider", "acme_cloud") // open enum: kept
+			a.PutStr("url.path", "/a")
+		}
+		return td
+	}
+	batches := make([]ptrace.Traces, allocRuns+1)
+	for i := range batches {
+		batches[i] = mk()
+	}
+	_, _ = g.processTraces(context.Background(), mk()) // first series and pool
+	i := 0
+	allocs := testing.AllocsPerRun(allocRuns, func() {
+		_, _ = g.processTraces(context.Background(), batches[i])
+		i++
+	})
+	assert.Zero(t, allocs)
+	got := batches[allocRuns-1].ResourceSpans().At(0)
+	assert.Equal(t, testSchemaURL, got.SchemaUrl())
+	assert.Equal(t, "azure.vm", got.Resource().Attributes().AsRaw()["cloud.platform"])
+	assert.Equal(t, map[string]any{
+		"db.system.name": "microsoft.sql_server", "messaging.operation.type": "send",
+		"cloud.provider": "acme_cloud", "url.path": "/a",
+	}, got.ScopeSpans().At(0).Spans().At(99).Attributes().AsRaw())
+}

@@ -85,7 +85,7 @@ func (w *Walker) apply(m pcommon.Map) {
 				w.rename(m, o.key, o.target)
 			case opCopy:
 				w.copy(m, o.key, o.target)
-			case opRenameValue, opSplit, opMerge, opMove:
+			case opRenameValue, opSplit, opMerge, opMove, opCopyValue:
 				w.applyValue(m, o)
 			case opDrop, opCoerce:
 			}
@@ -108,7 +108,7 @@ func (w *Walker) queue(o op) {
 		w.nDrop++
 	case opCoerce:
 		w.nCoerce++
-	case opRename, opCopy, opRenameValue, opSplit, opMerge, opMove:
+	case opRename, opCopy, opRenameValue, opSplit, opMerge, opMove, opCopyValue:
 		w.nMove++
 	}
 	w.ops = append(w.ops, o)

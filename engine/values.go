@@ -17,8 +17,10 @@ import (
 // listed in Options.ClosedEnums.
 //
 // Value migrations change telemetry only with deprecated: rename on writable
-// data. In copy and off modes, and for read-only data, a deprecated value is
-// counted deprecated_kept and left as it is.
+// data, with one exception: in copy mode, the copy of a renamed key carries
+// the mapped or converted value (the old key keeps its own). Otherwise, in
+// copy and off modes and for read-only data, a deprecated value is counted
+// deprecated_kept and left as it is.
 
 // Value-migration ops, queued like the others and applied with the renames
 // (they add or remove keys).
@@ -27,6 +29,7 @@ const (
 	opSplit
 	opMerge
 	opMove
+	opCopyValue // copy, with the copy's value mapped or converted
 )
 
 // SchemaLevel says whose schema_url a rewrite set.
@@ -163,10 +166,15 @@ func (w *Walker) setValue(k, to string) {
 // value map or conversion, or the target enum's member rename. It reports
 // false when the value stays as it is; the plain rename then applies.
 func (w *Walker) renameValue(k string, v pcommon.Value, a, t *registry.Attribute) bool {
-	if !w.migrates() || a.Template {
+	if !w.mutate || w.e.opts.Deprecated == DeprecatedOff || a.Template {
 		return false
 	}
 	o := op{kind: opRenameValue, key: k, target: t.Key}
+	if w.e.opts.Deprecated == DeprecatedCopy {
+		// The copy under the current key carries the current value; the
+		// old key keeps its old one.
+		o.kind = opCopyValue
+	}
 	found := false
 	if m := a.Migration; m != nil {
 		switch v.Type() {
@@ -274,6 +282,19 @@ func (w *Walker) applyValue(m pcommon.Map, o *op) {
 		if c[OutcomeRenamed] > before {
 			w.uncount(OutcomeRenamed)
 			w.count(o.out)
+		}
+	case opCopyValue:
+		_, existed := m.Get(o.target)
+		w.copy(m, o.key, o.target)
+		if existed {
+			return // copy's policy: an existing current key is never changed
+		}
+		if cur, ok := m.Get(o.target); ok {
+			if o.conv != registry.TypeUnknown {
+				convert(cur, o.conv)
+			} else {
+				o.val.set(cur)
+			}
 		}
 	case opSplit:
 		w.split(m, o)

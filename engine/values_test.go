@@ -149,11 +149,18 @@ func TestValueMigrationsSpan(t *testing.T) {
 			schema: true,
 		},
 		{
-			name: "copy mode changes no value",
+			name: "copy mode: only the copy carries the current value",
 			opts: func(o *Options) { o.Deprecated = DeprecatedCopy },
 			in:   map[string]any{"cloud.platform": "azure_vm", "http.target": "/a?b=1", "db.system": "mssql"},
-			want: map[string]any{"cloud.platform": "azure_vm", "http.target": "/a?b=1", "db.system": "mssql", "db.system.name": "mssql"},
+			want: map[string]any{"cloud.platform": "azure_vm", "http.target": "/a?b=1", "db.system": "mssql", "db.system.name": "microsoft.sql_server"},
 			outs: map[string]int64{"deprecated_kept": 2, "copied": 1},
+		},
+		{
+			name: "copy mode converts the copy",
+			opts: func(o *Options) { o.Deprecated = DeprecatedCopy },
+			in:   map[string]any{"rpc.jsonrpc.error_code": int64(-32602)},
+			want: map[string]any{"rpc.jsonrpc.error_code": int64(-32602), "rpc.response.status_code": "-32602"},
+			outs: map[string]int64{"copied": 1},
 		},
 		{
 			name: "off mode changes nothing",

@@ -47,6 +47,9 @@ type Stats struct {
 	SchemaMetricRenames     int // rename_metrics entries loaded from the schema file
 	Rules                   int // rules-file entries
 	Disagreements           int
+	// Value vocabulary (values.go, load_members.go).
+	DeprecatedMembers int // deprecated enum members
+	ValueMigrations   int // keys with a rules-file value migration
 }
 
 // Disagreement is one place where a schema file (or a rules file) and the
@@ -96,6 +99,10 @@ func (r *resolver) build() (*Index, error) {
 		}
 		if a.EnumStrings != nil || a.EnumInts != nil {
 			st.Enums++
+		}
+		st.DeprecatedMembers += len(a.DeprecatedMembers)
+		if a.Migration != nil {
+			st.ValueMigrations++
 		}
 		switch a.Deprecation.Reason {
 		case NotDeprecated:

@@ -73,9 +73,9 @@ type Migration struct {
 	// with its value converted (convert: {to, type}); it may name a key
 	// under a template, such as http.request.header.content-length.
 	ConvertTo string
-	Split   *Split
-	Merge   *Merge
-	Move    Field
+	Split     *Split
+	Merge     *Merge
+	Move      Field
 	// Where is the rule's file:line.
 	Where string
 }
@@ -114,13 +114,13 @@ type MergePart struct {
 
 // migrationDef is a rule's value migration as written.
 type migrationDef struct {
-	Line    int
+	Line      int
 	Values    []valueEntry
 	Convert   string
 	ConvertTo string
-	Split   *splitDef
-	Merge   *mergeDef
-	Move    string
+	Split     *splitDef
+	Merge     *mergeDef
+	Move      string
 	// lines of the fields, for messages
 	convertLine, moveLine int
 }

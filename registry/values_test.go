@@ -326,6 +326,8 @@ func TestDeprecatedMembers(t *testing.T) {
 			}
 		}
 		assert.Equal(t, 24, n)
+		assert.Equal(t, 24, ix.Stats().DeprecatedMembers)
+		assert.Equal(t, 17, ix.Stats().ValueMigrations)
 		cp := ix.Lookup("cloud.platform")
 		to, ok := cp.CurrentMember("azure_vm")
 		assert.True(t, ok)

@@ -59,6 +59,8 @@ func (e *registryExtension) info() registryapi.RegistryInfo {
 			MetricRenames:     st.MetricRenames,
 			Rules:             st.Rules,
 			Disagreements:     st.Disagreements,
+			DeprecatedMembers: st.DeprecatedMembers,
+			ValueMigrations:   st.ValueMigrations,
 		},
 		Status: e.status.Load(),
 	}

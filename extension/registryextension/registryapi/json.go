@@ -47,6 +47,8 @@ type RegistryCounts struct {
 	MetricRenames     int `json:"metric_renames"`
 	Rules             int `json:"rules"`
 	Disagreements     int `json:"disagreements"`
+	DeprecatedMembers int `json:"deprecated_members"` // deprecated enum members
+	ValueMigrations   int `json:"value_migrations"`   // keys with a rules-file value migration
 }
 
 // ReloadError describes the last failed reload.

@@ -357,7 +357,6 @@ func valueBench(b *testing.B, in map[string]any) {
 	}
 }
 
-
 // BenchmarkValues: one walk of a one-span batch per op, the span carrying
 // one migration (baseline_conforming: one current attribute, no change).
 func BenchmarkValues(b *testing.B) {

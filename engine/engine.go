@@ -93,6 +93,16 @@ type Options struct {
 	Services ServiceSlots
 	// Report fills the per-service, per-key Batch of every walk.
 	Report bool
+	// Findings turns on the signal conformance checks: each attribute,
+	// metric, log event, matched span and resource is checked against the
+	// registry's definitions, with Weaver live-check's findings.
+	Findings bool
+	// LevelOverrides replaces Weaver's level of the findings listed, as
+	// Weaver's finding_level_overrides does.
+	LevelOverrides map[Finding]Level
+	// DropUnexpected removes data-point attributes outside a registry
+	// metric's attribute set (a cardinality guard). Needs Findings.
+	DropUnexpected bool
 }
 
 // Mutates reports whether the options can change telemetry.
@@ -100,7 +110,8 @@ func (o *Options) Mutates() bool {
 	return o.Deprecated != DeprecatedOff ||
 		o.Unknown == UnknownDrop ||
 		o.TypeMismatch != TypeMismatchKeep ||
-		o.EnumViolation == EnumViolationDrop
+		o.EnumViolation == EnumViolationDrop ||
+		(o.Findings && o.DropUnexpected)
 }
 
 // Engine is one compiled set of Options. It is safe for concurrent use: every
@@ -111,6 +122,7 @@ type Engine struct {
 	allowKeys     map[string]struct{}
 	allowPrefixes []string
 	include       []includeRule
+	levels        [NumFindings]Level
 	walkers       sync.Pool // *Walker
 }
 
@@ -138,8 +150,22 @@ func New(opts Options) *Engine {
 		}
 		e.include = append(e.include, r)
 	}
+	e.levels = defaultLevels
+	for f, l := range opts.LevelOverrides {
+		if f < NumFindings && l < NumLevels {
+			e.levels[f] = l
+		}
+	}
 	e.walkers.New = func() any { return newWalker(e) }
 	return e
+}
+
+// Level is the level of finding f under this engine's overrides.
+func (e *Engine) Level(f Finding) Level {
+	if f < NumFindings {
+		return e.levels[f]
+	}
+	return LevelViolation
 }
 
 // Mutates reports whether the engine can change telemetry.

@@ -41,6 +41,8 @@ type Walker struct {
 	unused  [NumOutcomes]int64
 	// report feeds the registry extension's conformance report.
 	report reportTally
+	// sig is the signal conformance check of the current item (signals.go).
+	sig signalState
 }
 
 func newWalker(e *Engine) *Walker {
@@ -52,6 +54,7 @@ func newWalker(e *Engine) *Walker {
 		report:  newReportTally(e.opts.Report),
 	}
 	w.svc = &w.unused
+	w.sig.svc = &w.sig.unused
 	return w
 }
 
@@ -87,6 +90,7 @@ func (w *Walker) reset() {
 	w.ctx = registry.Context{}
 	w.ix = nil
 	w.report.reset()
+	w.sig.reset()
 }
 
 // Counts returns the tally of the batch walked so far. It belongs to the
@@ -97,6 +101,7 @@ func (w *Walker) Counts() *Counts { return &w.counts }
 // Options.Report is set). It belongs to the walker: read it before Release.
 func (w *Walker) Report() *Batch {
 	w.report.flush()
+	w.report.batch.Levels = w.e.levels
 	return &w.report.batch
 }
 
@@ -124,10 +129,13 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 			}
 		}
 		w.svc = w.counts.service(slot)
+		w.sig.svc = w.counts.serviceFindings(slot)
 	}
 	w.report.resource(attrs)
 	w.ctx = registry.Context{Location: registry.LocationResource}
+	w.sigResource()
 	w.attrs(attrs)
+	w.sigResourceEnd()
 	return true
 }
 
@@ -159,7 +167,7 @@ func (w *Walker) Traces(td ptrace.Traces) {
 func (w *Walker) span(span ptrace.Span) {
 	kind := spanKind(span.Kind())
 	w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: kind}
-	w.attrs(span.Attributes())
+	w.spanAttrs(span, kind)
 	events := span.Events()
 	if events.Len() > 0 {
 		w.ctx = registry.Context{Location: registry.LocationSpanEvent, SpanKind: kind}
@@ -209,7 +217,7 @@ func (w *Walker) Logs(ld plog.Logs) {
 			w.ctx = registry.Context{Location: registry.LocationLog}
 			records := sl.LogRecords()
 			for k := 0; k < records.Len(); k++ {
-				w.attrs(records.At(k).Attributes())
+				w.logRecord(records.At(k))
 			}
 		}
 	}
@@ -232,7 +240,9 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 			n := ms.Len()
 			for k := range n {
 				m := ms.At(k)
+				w.sigMetric(m)
 				w.dataPoints(m)
+				w.sigMetricEnd()
 				w.metricName(ms, m)
 			}
 		}
@@ -252,20 +262,20 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.Histogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.attrs(dp.Attributes())
+			w.pointAttrs(dp.Attributes())
 			w.exemplars(dp.Exemplars())
 		}
 	case pmetric.MetricTypeExponentialHistogram:
 		dps := m.ExponentialHistogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.attrs(dp.Attributes())
+			w.pointAttrs(dp.Attributes())
 			w.exemplars(dp.Exemplars())
 		}
 	case pmetric.MetricTypeSummary:
 		dps := m.Summary().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
-			w.attrs(dps.At(i).Attributes())
+			w.pointAttrs(dps.At(i).Attributes())
 		}
 	case pmetric.MetricTypeEmpty:
 	}
@@ -274,7 +284,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
-		w.attrs(dp.Attributes())
+		w.pointAttrs(dp.Attributes())
 		w.exemplars(dp.Exemplars())
 	}
 }
@@ -305,6 +315,9 @@ func (w *Walker) attrs(m pcommon.Map) {
 // check classifies one attribute; changes are queued in w.ops.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	a := w.lookup(k, pos)
+	if w.e.opts.Findings && w.sigAttr(k, a) {
+		return
+	}
 	if a == nil {
 		w.unknown(k)
 		return
@@ -326,6 +339,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	}
 	if t := a.Target(w.ctx); t != nil {
 		w.report.key(k, KeyDeprecated)
+		w.finding(FindingDeprecated, SubjectKey, k)
 		w.deprecated(k, a, t)
 		return
 	}
@@ -334,6 +348,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		w.unknown(k)
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
+		w.finding(FindingDeprecated, SubjectKey, k)
 		w.count(OutcomeDeprecatedKept)
 	default:
 		w.value(k, v, a)
@@ -341,6 +356,10 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 }
 
 func (w *Walker) unknown(k string) {
+	if w.e.opts.Findings && !w.e.allowed(k) {
+		w.finding(FindingMissingAttribute, SubjectKey, k)
+		w.nameFindings(k, SubjectKey)
+	}
 	switch {
 	case w.e.allowed(k):
 		w.count(OutcomeAllowed)
@@ -391,6 +410,9 @@ func (w *Walker) value(k string, v pcommon.Value, a *registry.Attribute) {
 		violates = a.EnumInts != nil && !a.AllowsInt(v.Int())
 	default:
 	}
+	if violates {
+		w.finding(FindingUndefinedEnumVariant, SubjectKey, k)
+	}
 	switch {
 	case !violates:
 		w.count(OutcomeConformant)
@@ -402,6 +424,7 @@ func (w *Walker) value(k string, v pcommon.Value, a *registry.Attribute) {
 }
 
 func (w *Walker) mismatch(k string, v pcommon.Value, want registry.Type) {
+	w.finding(FindingTypeMismatch, SubjectKey, k)
 	if !w.mutate {
 		w.count(OutcomeTypeMismatch)
 		return

@@ -428,3 +428,30 @@ func TestNetPeerOnSpanEvents(t *testing.T) {
 	_, ok = ln.Attributes().Get("server.port")
 	assert.True(t, ok)
 }
+
+// TestZeroAllocsSignals: with the signal checks and the report on, walking
+// conforming traces, metrics and logs allocates nothing once the walker's
+// report maps have grown.
+func TestZeroAllocsSignals(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under -race")
+	}
+	e, ix := newTestEngine(t, findingOptions())
+	spans := spanSample(t, ptrace.SpanKindServer, map[string]any{
+		"http.request.method": "GET", "url.path": "/cart", "url.scheme": "https", "http.response.status_code": int64(200),
+	})
+	metrics := metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
+	logs := logSample(t, "exception", map[string]any{"exception.type": "E", "exception.message": "m"})
+	for name, s := range map[string]sample{"traces": spans, "metrics": metrics, "logs": logs} {
+		t.Run(name, func(t *testing.T) {
+			run := func() {
+				w := e.Walker(ix, true)
+				s(w)
+				_ = w.Report()
+				e.Release(w)
+			}
+			run()
+			assert.Zero(t, testing.AllocsPerRun(100, run))
+		})
+	}
+}

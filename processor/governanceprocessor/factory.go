@@ -23,6 +23,7 @@ const (
 	defaultTypeMismatch  = engine.TypeMismatchKeep
 	defaultEnumViolation = engine.EnumViolationKeep
 	defaultServiceLimit  = 100
+	defaultFindings      = true
 )
 
 // NewFactory returns the factory of the governance processor.
@@ -47,6 +48,7 @@ func createDefaultConfig() component.Config {
 		TypeMismatch:  defaultTypeMismatch,
 		EnumViolation: defaultEnumViolation,
 		ServiceLimit:  defaultServiceLimit,
+		Findings:      findingsConfig{Enabled: defaultFindings},
 	}
 }
 

@@ -48,11 +48,11 @@ type snapshot struct {
 }
 
 func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, sig signal) (*governor, error) {
-	tel, err := newTelemetry(set, id, sig, cfg.ServiceLimit)
+	opts := cfg.engineOptions()
+	tel, err := newTelemetry(set, id, sig, cfg.ServiceLimit, levelsOf(&opts))
 	if err != nil {
 		return nil, err
 	}
-	opts := cfg.engineOptions()
 	opts.Services = tel.services
 	g := &governor{
 		cfg:    cfg,

@@ -144,24 +144,28 @@ func (w *Walker) sigAttr(k string, a *registry.Attribute) bool {
 	return false
 }
 
+// requirementFindings maps requirement levels to the finding of an absent
+// attribute; required first, the only level resources are checked for.
+var requirementFindings = [...]struct {
+	l registry.RequirementLevel
+	f Finding
+}{
+	{registry.RequirementRequired, FindingRequiredAttributeNotPresent},
+	{registry.RequirementRecommended, FindingRecommendedAttributeNotPresent},
+	{registry.RequirementOptIn, FindingOptInAttributeNotPresent},
+	{registry.RequirementConditionallyRequired, FindingConditionallyRequiredAttributeNotPresent},
+}
+
 // requirements reports the definition's attributes the item lacks, and
 // notes its coverage. Resources are checked for required attributes only.
 func (w *Walker) requirements() {
 	s := &w.sig
 	d := s.def
-	levels := [...]struct {
-		l registry.RequirementLevel
-		f Finding
-	}{
-		{registry.RequirementRequired, FindingRequiredAttributeNotPresent},
-		{registry.RequirementRecommended, FindingRecommendedAttributeNotPresent},
-		{registry.RequirementOptIn, FindingOptInAttributeNotPresent},
-		{registry.RequirementConditionallyRequired, FindingConditionallyRequiredAttributeNotPresent},
-	}
-	for _, lv := range levels {
+	for i := range requirementFindings {
+		lv := &requirementFindings[i]
 		missing := d.Levels[lv.l].AndNot(s.seen)
-		for i := missing.Next(0); i >= 0; i = missing.Next(i + 1) {
-			w.finding(lv.f, SubjectKey, d.Attrs[i].Key)
+		for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
+			w.finding(lv.f, SubjectKey, d.Attrs[p].Key)
 		}
 		if s.resource {
 			break

@@ -161,11 +161,20 @@ var requirementFindings = [...]struct {
 func (w *Walker) requirements() {
 	s := &w.sig
 	d := s.def
+	names := w.report.findings.enabled
 	for i := range requirementFindings {
 		lv := &requirementFindings[i]
 		missing := d.Levels[lv.l].AndNot(s.seen)
-		for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
-			w.finding(lv.f, SubjectKey, d.Attrs[p].Key)
+		if n := int64(missing.Count()); n > 0 {
+			// Counted in bulk; the positions are walked only when a
+			// report needs the names.
+			w.counts.Findings[lv.f] += n
+			s.svc[lv.f] += n
+			if names {
+				for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
+					w.report.finding(lv.f, SubjectKey, d.Attrs[p].Key)
+				}
+			}
 		}
 		if s.resource {
 			break

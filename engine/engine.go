@@ -103,6 +103,9 @@ type Options struct {
 	// DropUnexpected removes data-point attributes outside a registry
 	// metric's attribute set (a cardinality guard). Needs Findings.
 	DropUnexpected bool
+	// Sink, when set, is offered each finding with its context (Findings
+	// only); it samples or rate-limits them itself.
+	Sink FindingSink
 }
 
 // Mutates reports whether the options can change telemetry.

@@ -52,6 +52,8 @@ type signalState struct {
 	// svc is the finding tally of the current resource's service.
 	svc    *[NumFindings]int64
 	unused [NumFindings]int64
+	// sink is the context of Options.Sink (sink.go).
+	sink sinkState
 }
 
 func (s *signalState) reset() {
@@ -61,6 +63,7 @@ func (s *signalState) reset() {
 	s.nPend = 0
 	s.ix, s.service = nil, nil
 	s.svc = &s.unused
+	s.sink.reset()
 }
 
 // finding counts one finding of the current item.
@@ -71,6 +74,9 @@ func (w *Walker) finding(f Finding, subj Subject, name string) {
 	w.counts.Findings[f]++
 	w.sig.svc[f]++
 	w.report.finding(f, subj, name)
+	if w.e.opts.Sink != nil {
+		w.emit(f, subj, name)
+	}
 }
 
 // nameFindings reports the format findings of a name the registry does not
@@ -161,7 +167,7 @@ var requirementFindings = [...]struct {
 func (w *Walker) requirements() {
 	s := &w.sig
 	d := s.def
-	names := w.report.findings.enabled
+	names := w.report.findings.enabled || w.e.opts.Sink != nil
 	for i := range requirementFindings {
 		lv := &requirementFindings[i]
 		missing := d.Levels[lv.l].AndNot(s.seen)
@@ -173,6 +179,9 @@ func (w *Walker) requirements() {
 			if names {
 				for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
 					w.report.finding(lv.f, SubjectKey, d.Attrs[p].Key)
+					if w.e.opts.Sink != nil {
+						w.emit(lv.f, SubjectKey, d.Attrs[p].Key)
+					}
 				}
 			}
 		}
@@ -195,11 +204,12 @@ func (s *signalState) refresh(ix *registry.Index) {
 }
 
 // sigResource starts the resource check; sigResourceEnd finishes it.
-func (w *Walker) sigResource() {
+func (w *Walker) sigResource(attrs pcommon.Map) {
 	s := &w.sig
 	if !w.e.opts.Findings {
 		return
 	}
+	w.sinkResource(attrs)
 	s.refresh(w.ix)
 	s.def, s.active, s.resource, s.seen = s.service, true, true, registry.AttrBits{}
 }
@@ -221,6 +231,7 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 		return
 	}
 	s.active, s.pending, s.match = true, true, 0
+	w.sinkItem("span", span.Name(), "")
 	w.attrs(span.Attributes())
 	s.active, s.pending = false, false
 	d := w.ix.MatchSpan(kind, s.match)
@@ -258,6 +269,7 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 		return
 	}
 	s.def = nil
+	w.sinkItem("log", lr.EventName(), "")
 	if name := lr.EventName(); name != "" {
 		s.def = w.ix.EventSignal(name)
 		switch {
@@ -286,6 +298,7 @@ func (w *Walker) sigMetric(m pmetric.Metric) {
 		return
 	}
 	name := m.Name()
+	w.sinkItem("metric", name, pointType(m.Type()))
 	d := w.ix.MetricSignal(name)
 	if d == nil {
 		w.finding(FindingMissingMetric, SubjectMetric, name)

@@ -455,3 +455,47 @@ func TestZeroAllocsSignals(t *testing.T) {
 		})
 	}
 }
+
+// recordingSink accepts up to limit findings.
+type recordingSink struct {
+	limit int
+	got   []FindingEvent
+	calls int
+}
+
+func (s *recordingSink) Emit(ev *FindingEvent) bool {
+	s.calls++
+	if len(s.got) >= s.limit {
+		return false
+	}
+	s.got = append(s.got, *ev)
+	return true
+}
+
+func TestFindingSink(t *testing.T) {
+	sink := &recordingSink{limit: 100}
+	opts := findingOptions()
+	opts.Sink = sink
+	walkSample(t, opts, metricSample(t, "http.server.request.duration", "histogram", "ms",
+		with(without(fullDuration(), "http.request.method"), "user.id", "u1")))
+	byID := map[Finding]FindingEvent{}
+	for _, ev := range sink.got {
+		byID[ev.Finding] = ev
+	}
+	um := byID[FindingUnitMismatch]
+	assert.Equal(t, FindingEvent{Finding: FindingUnitMismatch, Level: LevelViolation, Subject: SubjectMetric,
+		Name: "http.server.request.duration", SampleType: "metric", SignalType: "metric",
+		SignalName: "http.server.request.duration", Service: "checkout"}, um)
+	req := byID[FindingRequiredAttributeNotPresent]
+	assert.Equal(t, "http.request.method", req.Name)
+	assert.Equal(t, "histogram_data_point", req.SampleType)
+	assert.Equal(t, "user.id", byID[FindingUnexpectedAttribute].Name)
+
+	// A refusal closes the sink for the rest of the batch.
+	limited := &recordingSink{limit: 1}
+	opts.Sink = limited
+	walkSample(t, opts, metricSample(t, "http.server.request.duration", "histogram", "ms",
+		with(without(fullDuration(), "http.request.method"), "user.id", "u1")))
+	assert.Len(t, limited.got, 1)
+	assert.Equal(t, 2, limited.calls)
+}

@@ -133,7 +133,7 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 	}
 	w.report.resource(attrs)
 	w.ctx = registry.Context{Location: registry.LocationResource}
-	w.sigResource()
+	w.sigResource(attrs)
 	w.attrs(attrs)
 	w.sigResourceEnd()
 	return true

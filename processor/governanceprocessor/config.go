@@ -25,6 +25,7 @@ var (
 	errUnknownFinding   = errors.New("unknown finding id")
 	errUnknownLevel     = errors.New("unknown level")
 	errNeedsFindings    = errors.New("needs findings::enabled")
+	errNotPositive      = errors.New("must be positive")
 )
 
 // config is the configuration of the governance processor.
@@ -95,6 +96,25 @@ type findingsConfig struct {
 	// Default: false (only counted).
 	DropUnexpectedAttributes bool `mapstructure:"drop_unexpected_attributes"`
 
+	// Logs emits a rate-limited sample of the findings as OTLP log records
+	// named weaver.live_check.finding, with Weaver's weaver.finding.*
+	// attributes, into the logs pipelines this processor is in. Default:
+	// disabled.
+	Logs findingLogsConfig `mapstructure:"logs"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// findingLogsConfig configures findings as log records.
+type findingLogsConfig struct {
+	// Enabled turns the records on. Default: false.
+	Enabled bool `mapstructure:"enabled"`
+	// MaxPerSecond bounds the records per second over the traces, metrics
+	// and logs pipelines of this processor, and the records waiting for the
+	// next logs batch. Default: 100. Must be positive when enabled.
+	MaxPerSecond int `mapstructure:"max_per_second"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
@@ -112,6 +132,12 @@ func (f *findingsConfig) Validate() error {
 	}
 	if f.DropUnexpectedAttributes && !f.Enabled {
 		errs = append(errs, fmt.Errorf("drop_unexpected_attributes: %w", errNeedsFindings))
+	}
+	if f.Logs.Enabled && !f.Enabled {
+		errs = append(errs, fmt.Errorf("logs::enabled: %w", errNeedsFindings))
+	}
+	if f.Logs.Enabled && f.Logs.MaxPerSecond <= 0 {
+		errs = append(errs, fmt.Errorf("logs::max_per_second: %w, got %d", errNotPositive, f.Logs.MaxPerSecond))
 	}
 	return errors.Join(errs...)
 }
@@ -300,5 +326,6 @@ func (cfg *config) engineOptions() engine.Options {
 // mutates reports whether the configuration can change telemetry.
 func (cfg *config) mutates() bool {
 	o := cfg.engineOptions()
-	return o.Mutates()
+	// Finding records are appended to the logs batches.
+	return o.Mutates() || (cfg.Findings.Enabled && cfg.Findings.Logs.Enabled)
 }

@@ -141,3 +141,45 @@ func TestSignalFindings(t *testing.T) {
 	require.Len(t, doc.Spans, 1)
 	assert.Equal(t, "span.http.server", doc.Spans[0].Name)
 }
+
+// TestFindingLogRecords: with findings::logs on, a finding of the metrics
+// pipeline leaves the logs pipeline as a weaver.live_check.finding record.
+func TestFindingLogRecords(t *testing.T) {
+	sink := e2e.StartSink(t)
+	p := e2e.NewPipeline(t, sink)
+	p.Processors = "  governance:\n    findings:\n      logs:\n        enabled: true\n        max_per_second: 50\n"
+	p.ProcessorNames = []string{"governance"}
+	e2e.StartCollector(t, p.YAML(), p.HealthPort, p.MetricsPort, e2e.Options{})
+	client, err := e2e.NewClient(p.GRPCEndpoint(), p.HTTPEndpoint())
+	require.NoError(t, err)
+	defer client.Close()
+	ctx := context.Background()
+
+	require.NoError(t, client.SendMetrics(ctx, e2e.GRPC, durationMetrics("bad-metrics", "ms", map[string]any{"url.scheme": "https"})))
+	sink.WaitFor(t, e2e.Counts{DataPoints: 1}, 10*time.Second)
+	require.NoError(t, client.SendLogs(ctx, e2e.GRPC, e2e.Logs("app", 0, 1, nil)))
+	deadline := time.Now().Add(10 * time.Second)
+	for sink.Counts().LogRecords < 2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	found := map[string]map[string]any{}
+	for _, ld := range sink.Logs() {
+		for _, rl := range ld.ResourceLogs().All() {
+			for _, sl := range rl.ScopeLogs().All() {
+				for _, lr := range sl.LogRecords().All() {
+					if lr.EventName() != "weaver.live_check.finding" {
+						continue
+					}
+					id, _ := lr.Attributes().Get("weaver.finding.id")
+					found[id.Str()] = lr.Attributes().AsRaw()
+				}
+			}
+		}
+	}
+	require.Contains(t, found, "unit_mismatch")
+	assert.Equal(t, "violation", found["unit_mismatch"]["weaver.finding.level"])
+	assert.Equal(t, "http.server.request.duration", found["unit_mismatch"]["weaver.finding.signal.name"])
+	assert.Equal(t, "bad-metrics", found["unit_mismatch"]["weaver.finding.resource.attribute.service.name"])
+	require.Contains(t, found, "required_attribute_not_present")
+	assert.Equal(t, "http.request.method", found["required_attribute_not_present"]["weaver.finding.context.attribute_key"])
+}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sort"
 	"strconv"
@@ -144,7 +145,7 @@ func (s *Signal) Position(a *Attribute) int {
 // open addressing with a multiplicative hash; definitions are small.
 type posTable struct {
 	ids   []int32 // sigID+1; 0 is empty
-	pos   []uint8
+	pos   []uint16
 	shift uint
 }
 
@@ -153,16 +154,16 @@ func newPosTable(attrs []SignalAttr) posTable {
 	for size < 2*len(attrs) {
 		size <<= 1
 	}
-	t := posTable{ids: make([]int32, size), pos: make([]uint8, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+	t := posTable{ids: make([]int32, size), pos: make([]uint16, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
 	for i, sa := range attrs {
-		if i >= 255 {
+		if i > math.MaxUint16 {
 			break
 		}
 		j := t.slot(sa.attr.sigID)
 		for t.ids[j] != 0 {
 			j = (j + 1) & (len(t.ids) - 1)
 		}
-		t.ids[j], t.pos[j] = sa.attr.sigID+1, uint8(i)
+		t.ids[j], t.pos[j] = sa.attr.sigID+1, uint16(i) //nolint:gosec // bounded above
 	}
 	return t
 }

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -262,4 +264,24 @@ func TestAttrBits(t *testing.T) {
 	assert.Equal(t, 1, d.Count())
 	assert.True(t, b.Has(70))
 	assert.False(t, d.Has(70))
+}
+
+func TestLargeDefinition(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("groups:\n  - id: registry.big\n    type: attribute_group\n    attributes:\n")
+	for i := range MaxSignalAttributes + 20 {
+		fmt.Fprintf(&b, "      - id: big.a%03d\n        type: string\n        stability: development\n", i)
+	}
+	b.WriteString("  - id: span.big\n    type: span\n    span_kind: internal\n    extends: registry.big\n")
+	dir := writeFiles(t, map[string]string{"big.yaml": b.String()})
+	ix, err := Load(Sources{OrgRegistries: []string{dir}})
+	require.NoError(t, err)
+	s := ix.SpanSignal("span.big")
+	require.NotNil(t, s)
+	require.Len(t, s.Attrs, MaxSignalAttributes+20)
+	// Every attribute belongs to it; presence is tracked for the first
+	// MaxSignalAttributes only.
+	last := fmt.Sprintf("big.a%03d", MaxSignalAttributes+19)
+	assert.Equal(t, MaxSignalAttributes+19, s.Position(ix.Lookup(last)))
+	assert.Equal(t, MaxSignalAttributes, s.Levels[RequirementRecommended].Count())
 }

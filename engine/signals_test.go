@@ -483,9 +483,12 @@ func TestFindingSink(t *testing.T) {
 		byID[ev.Finding] = ev
 	}
 	um := byID[FindingUnitMismatch]
-	assert.Equal(t, FindingEvent{Finding: FindingUnitMismatch, Level: LevelViolation, Subject: SubjectMetric,
+	want := FindingEvent{
+		Finding: FindingUnitMismatch, Level: LevelViolation, Subject: SubjectMetric,
 		Name: "http.server.request.duration", SampleType: "metric", SignalType: "metric",
-		SignalName: "http.server.request.duration", Service: "checkout"}, um)
+		SignalName: "http.server.request.duration", Service: "checkout",
+	}
+	assert.Equal(t, want, um)
 	req := byID[FindingRequiredAttributeNotPresent]
 	assert.Equal(t, "http.request.method", req.Name)
 	assert.Equal(t, "histogram_data_point", req.SampleType)

@@ -241,8 +241,7 @@ func TestSignalErrors(t *testing.T) {
 				src.RulesFiles = []string{rdir + "/r.yaml"}
 			}
 			_, err := Load(src)
-			require.Error(t, err)
-			assert.ErrorIs(t, err, ErrInvalid)
+			require.ErrorIs(t, err, ErrInvalid)
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}

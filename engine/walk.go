@@ -356,12 +356,13 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 }
 
 func (w *Walker) unknown(k string) {
-	if w.e.opts.Findings && !w.e.allowed(k) {
+	allowed := w.e.allowed(k)
+	if w.e.opts.Findings && !allowed {
 		w.finding(FindingMissingAttribute, SubjectKey, k)
 		w.nameFindings(k, SubjectKey)
 	}
 	switch {
-	case w.e.allowed(k):
+	case allowed:
 		w.count(OutcomeAllowed)
 	case w.mutate && w.e.opts.Unknown == UnknownDrop:
 		w.report.key(k, KeyUnknown)

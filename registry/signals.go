@@ -255,7 +255,52 @@ type signalIndex struct {
 	list     []*Signal // every definition, sorted by kind then ID
 	matchers []SpanMatcher
 	// namespaces holds every '.'-bounded proper prefix of a registry key.
-	namespaces map[string]struct{}
+	namespaces nameSet
+}
+
+// nameSet is an immutable set of non-empty strings: open addressing on the
+// registry's key hash, so that a membership test allocates nothing and
+// costs one hash of at most 16 bytes.
+type nameSet struct {
+	slots    []string // "" is empty
+	mask     uint64
+	maxProbe int
+}
+
+func newNameSet(names map[string]struct{}) nameSet {
+	size := 16
+	for size < 4*len(names) {
+		size <<= 1
+	}
+	t := nameSet{slots: make([]string, size), mask: uint64(size - 1)} //nolint:gosec // positive power of two
+	for n := range names {
+		i := hashKey(n, 0) & t.mask
+		p := 1
+		for t.slots[i] != "" {
+			i = (i + 1) & t.mask
+			p++
+		}
+		t.slots[i] = n
+		t.maxProbe = max(t.maxProbe, p)
+	}
+	return t
+}
+
+func (t *nameSet) has(name string) bool {
+	if len(t.slots) == 0 || name == "" {
+		return false
+	}
+	i := hashKey(name, 0) & t.mask
+	for range t.maxProbe {
+		switch t.slots[i] {
+		case "":
+			return false
+		case name:
+			return true
+		}
+		i = (i + 1) & t.mask
+	}
+	return false
 }
 
 // MetricSignal returns the definition of a metric name (placeholders
@@ -308,9 +353,9 @@ func (ix *Index) MatchSpan(k SpanKind, seen uint64) *Signal {
 // a namespace of registry attributes (key "http.foo" extends "http"). It
 // does not allocate.
 func (ix *Index) ExtendsNamespace(key string) bool {
-	ns := ix.signals.namespaces
+	ns := &ix.signals.namespaces
 	for i := strings.LastIndexByte(key, '.'); i > 0; i = strings.LastIndexByte(key[:i], '.') {
-		if _, ok := ns[key[:i]]; ok {
+		if ns.has(key[:i]) {
 			return true
 		}
 	}
@@ -391,7 +436,8 @@ func (r *resolver) buildSignals(ix *Index) error {
 			order = append(order, g)
 		}
 	}
-	si := signalIndex{spans: map[string]*Signal{}, entities: map[string]*Signal{}, namespaces: map[string]struct{}{}}
+	si := signalIndex{spans: map[string]*Signal{}, entities: map[string]*Signal{}}
+	namespaces := map[string]struct{}{}
 	newSignal := func(kind SignalKind, g *groupDef, name string) (*Signal, error) {
 		s := &Signal{Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, SpanKind: g.SpanKind, HasKind: g.HasKind}
 		ga, err := gr.attrs(g.ID, nil)
@@ -494,7 +540,7 @@ func (r *resolver) buildSignals(ix *Index) error {
 			continue
 		}
 		for i := strings.IndexByte(a.Key, '.'); i > 0; {
-			si.namespaces[a.Key[:i]] = struct{}{}
+			namespaces[a.Key[:i]] = struct{}{}
 			j := strings.IndexByte(a.Key[i+1:], '.')
 			if j < 0 {
 				break
@@ -502,9 +548,10 @@ func (r *resolver) buildSignals(ix *Index) error {
 			i += 1 + j
 		}
 		if a.Template {
-			si.namespaces[a.Key] = struct{}{}
+			namespaces[a.Key] = struct{}{}
 		}
 	}
+	si.namespaces = newNameSet(namespaces)
 	ix.signals = si
 	if err := r.buildMatchers(ix); err != nil {
 		return err

@@ -284,3 +284,21 @@ func TestLargeDefinition(t *testing.T) {
 	assert.Equal(t, MaxSignalAttributes+19, s.Position(ix.Lookup(last)))
 	assert.Equal(t, MaxSignalAttributes, s.Levels[RequirementRecommended].Count())
 }
+
+func TestNameSet(t *testing.T) {
+	names := map[string]struct{}{}
+	for i := range 500 {
+		names[fmt.Sprintf("ns%d.sub", i)] = struct{}{}
+	}
+	s := newNameSet(names)
+	for n := range names {
+		assert.True(t, s.has(n), n)
+	}
+	assert.False(t, s.has("ns500.sub"))
+	assert.False(t, s.has(""))
+	var empty nameSet
+	assert.False(t, empty.has("x"))
+	ix, err := Default()
+	require.NoError(t, err)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.ExtendsNamespace("http.request.foo.bar") }))
+}

@@ -17,6 +17,42 @@ type Document struct {
 	// max_services) and "_missing" (no string service.name). With
 	// ?service=NAME only that entry is listed (totals stay global).
 	Services []ServiceReport `json:"services"`
+	// Metrics, Events and Spans are the registry definitions checked so
+	// far, sorted by name, with their attribute coverage.
+	Metrics []SignalReport `json:"metrics"`
+	Events  []SignalReport `json:"events"`
+	Spans   []SignalReport `json:"spans"`
+}
+
+// SignalReport is one registry definition's coverage: how many items were
+// checked against it and which of its attributes they carried.
+type SignalReport struct {
+	// Name is the metric name, event name or span definition id.
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+	// Attributes is the size of the definition's attribute set.
+	Attributes     int      `json:"attributes"`
+	SeenAttributes []string `json:"seen_attributes"`
+	// Coverage is len(SeenAttributes)/Attributes, 0 to 1.
+	Coverage float64 `json:"coverage"`
+}
+
+// FindingReport is one finding ID's count in one service, with the names
+// it was reported for most often.
+type FindingReport struct {
+	Level string        `json:"level"`
+	Count int64         `json:"count"`
+	Top   []FindingName `json:"top"`
+}
+
+// FindingName is one name of a finding's top-N list. Subject says what the
+// name is: key (an attribute key), metric, event or span (a span
+// definition id). Count may overestimate by at most MaxError.
+type FindingName struct {
+	Subject  string `json:"subject"`
+	Name     string `json:"name"`
+	Count    int64  `json:"count"`
+	MaxError int64  `json:"max_error"`
 }
 
 // DocumentLimits are the report's bounds.
@@ -44,6 +80,21 @@ type Totals struct {
 	Services int `json:"services"`
 	// ServicesOverflow counts batch tallies counted under "_other".
 	ServicesOverflow int64 `json:"services_overflow"`
+	// TotalAdvisories counts every finding, as Weaver's statistics do.
+	TotalAdvisories int64 `json:"total_advisories"`
+	// AdviceLevelCounts counts findings by level.
+	AdviceLevelCounts map[string]int64 `json:"advice_level_counts"`
+	// AdviceTypeCounts counts findings by finding ID.
+	AdviceTypeCounts map[string]int64 `json:"advice_type_counts"`
+	// SeenRegistryMetrics and SeenRegistryEvents are how many distinct
+	// registry metrics and events have been seen.
+	SeenRegistryMetrics int `json:"seen_registry_metrics"`
+	SeenRegistryEvents  int `json:"seen_registry_events"`
+	// SeenNonRegistryMetrics and SeenNonRegistryEvents count occurrences of
+	// metric and event names no registry defines (missing_metric,
+	// missing_event).
+	SeenNonRegistryMetrics int64 `json:"seen_non_registry_metrics"`
+	SeenNonRegistryEvents  int64 `json:"seen_non_registry_events"`
 }
 
 // ServiceReport is one service's conformance.
@@ -56,6 +107,9 @@ type ServiceReport struct {
 	// frequent first.
 	UnknownKeys    []KeyCount `json:"unknown_keys"`
 	DeprecatedKeys []KeyCount `json:"deprecated_keys"`
+	// Findings counts findings by Weaver finding ID, each with its level
+	// and the top_keys names it was reported for most often.
+	Findings map[string]FindingReport `json:"findings"`
 }
 
 // KeyCount is one key of a top-N list. Count may overestimate by at most

@@ -63,6 +63,9 @@ type Report struct {
 	registrySeen map[string]struct{}
 
 	slots []*serviceReport // scratch for one batch, reused under mu
+
+	// findings aggregates the signal checks' findings (findings.go).
+	findings findingsState
 }
 
 type serviceReport struct {
@@ -71,6 +74,7 @@ type serviceReport struct {
 	outcomes    [engine.NumOutcomes]int64
 	unknown     sketch
 	deprecated  sketch
+	findings    *serviceFindings // nil until the service's first finding
 }
 
 // New returns an empty report that counts from now.
@@ -82,6 +86,7 @@ func New(cfg Limits, now time.Time) *Report {
 		services:     make(map[string]*serviceReport, min(cfg.MaxServices, 1024)),
 		registrySeen: map[string]struct{}{},
 	}
+	r.findings.signals = map[signalKey]*signalCoverage{}
 	r.other = r.newService(serviceOther)
 	r.missing = r.newService(serviceMissing)
 	return r
@@ -138,6 +143,7 @@ func (r *Report) Add(b *engine.Batch, now time.Time) (overflow int64) {
 			sr.deprecated.add(k.Key, k.Count)
 		}
 	}
+	r.addFindings(b)
 	r.overflow += overflow
 	return overflow
 }
@@ -188,6 +194,7 @@ func (r *Report) Document(ix *registry.Index, generation int64, service string, 
 		}
 	}
 	out.Totals.SeenRegistryAttributes = seen
+	r.documentFindings(&out, ix)
 	if known := ix.Stats().Known; known > 0 {
 		out.Totals.RegistryCoverage = float64(seen) / float64(known)
 	}
@@ -202,6 +209,7 @@ func (r *Report) Document(ix *registry.Index, generation int64, service string, 
 			Attributes:     outcomeMap(&sr.outcomes),
 			UnknownKeys:    sr.unknown.top(r.topKeys),
 			DeprecatedKeys: sr.deprecated.top(r.topKeys),
+			Findings:       r.findingsDoc(sr.findings),
 		})
 	}
 	if service != "" {

@@ -366,3 +366,42 @@ func sortedLabels(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestK8sCollectorConfigsStartWithoutDeprecations runs every CR's
+// spec.config (its listen addresses moved to free loopback ports) and
+// requires that the collector starts without a deprecation warning: the
+// shipped CRs use the current component names and options.
+func TestK8sCollectorConfigsStartWithoutDeprecations(t *testing.T) {
+	configs := collectorConfigs(t, kustomized(t, k8sDir(t)))
+	require.Len(t, configs, 2)
+	for name, path := range configs {
+		t.Run(name, func(t *testing.T) {
+			cfg := mustRead(t, path)
+			health, metrics := e2e.FreePort(t), e2e.FreePort(t)
+			for old, repl := range map[string]string{
+				"0.0.0.0:13133":           fmt.Sprintf("127.0.0.1:%d", health),
+				"0.0.0.0:4317":            fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)),
+				"0.0.0.0:4318":            fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)),
+				"127.0.0.1:4317":          fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)),
+				"127.0.0.1:4318":          fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)),
+				"host: 0.0.0.0":           "host: 127.0.0.1",
+				"port: 8888":              fmt.Sprintf("port: %d", metrics),
+				"governance_registry: {}": fmt.Sprintf("governance_registry: {http: {endpoint: 127.0.0.1:%d}}", e2e.FreePort(t)),
+			} {
+				cfg = strings.ReplaceAll(cfg, old, repl)
+			}
+			local := filepath.Join(t.TempDir(), "collector.yaml")
+			writeFile(t, local, cfg)
+			col := e2e.StartCollectorFile(t, local, health, metrics, e2e.Options{})
+			e2e.MustScrape(t, metrics)
+			col.Stop()
+			log := col.Log()
+			assert.Contains(t, log, "Everything is ready")
+			for _, line := range strings.Split(log, "\n") {
+				if strings.Contains(line, "\twarn\t") || strings.Contains(line, "\terror\t") {
+					assert.NotContains(t, strings.ToLower(line), "deprecat", "deprecation warning")
+				}
+			}
+		})
+	}
+}

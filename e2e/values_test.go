@@ -107,9 +107,9 @@ func TestValueMigrations(t *testing.T) {
 	assertCount(t, fams, attributesMetric, with(spanLoc, "outcome", "undefined_enum_variant"), 1)
 	assertCount(t, fams, attributesMetric, map[string]string{"otel_signal": "logs", "location": "log", "outcome": "moved"}, 1)
 	assertCount(t, fams, serviceAttributesMetric, map[string]string{"otel_signal": "traces", "service_name": "checkout", "outcome": "undefined_enum_variant"}, 1)
-	assertCount(t, fams, schemaRewritesName, map[string]string{"otel_signal": "traces", "level": "resource"}, 1)
-	assertCount(t, fams, schemaRewritesName, map[string]string{"otel_signal": "traces", "level": "scope"}, 1)
-	assertCount(t, fams, schemaRewritesName, map[string]string{"otel_signal": "logs", "level": "resource"}, 1)
+	assertCount(t, fams, schemaRewritesName, map[string]string{"otel_signal": "traces", "target": "resource"}, 1)
+	assertCount(t, fams, schemaRewritesName, map[string]string{"otel_signal": "traces", "target": "scope"}, 1)
+	assertCount(t, fams, schemaRewritesName, map[string]string{"otel_signal": "logs", "target": "resource"}, 1)
 }
 
 // TestValidateRejectsBadValueRules: `otelcol validate` names the rules file,

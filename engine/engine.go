@@ -98,6 +98,19 @@ type Options struct {
 	// with EnumViolationDrop. Every other enum is open: a value outside its
 	// members is an undefined_enum_variant and always kept.
 	ClosedEnums []string
+	// Findings turns on the signal conformance checks: each attribute,
+	// metric, log event, matched span and resource is checked against the
+	// registry's definitions, with Weaver live-check's findings.
+	Findings bool
+	// LevelOverrides replaces Weaver's level of the findings listed, as
+	// Weaver's finding_level_overrides does.
+	LevelOverrides map[Finding]Level
+	// DropUnexpected removes data-point attributes outside a registry
+	// metric's attribute set (a cardinality guard). Needs Findings.
+	DropUnexpected bool
+	// Sink, when set, is offered each finding with its context (Findings
+	// only); it samples or rate-limits them itself.
+	Sink FindingSink
 }
 
 // Mutates reports whether the options can change telemetry.
@@ -105,7 +118,8 @@ func (o *Options) Mutates() bool {
 	return o.Deprecated != DeprecatedOff ||
 		o.Unknown == UnknownDrop ||
 		o.TypeMismatch != TypeMismatchKeep ||
-		(o.EnumViolation == EnumViolationDrop && len(o.ClosedEnums) > 0)
+		(o.EnumViolation == EnumViolationDrop && len(o.ClosedEnums) > 0) ||
+		(o.Findings && o.DropUnexpected)
 }
 
 // Engine is one compiled set of Options. It is safe for concurrent use: every
@@ -117,7 +131,8 @@ type Engine struct {
 	allowPrefixes []string
 	include       []includeRule
 	closed        map[string]struct{} // ClosedEnums
-	walkers       sync.Pool           // *Walker
+	levels        [NumFindings]Level
+	walkers       sync.Pool // *Walker
 }
 
 // includeRule is one key of IncludeResources.
@@ -148,8 +163,22 @@ func New(opts Options) *Engine {
 		}
 		e.include = append(e.include, r)
 	}
+	e.levels = defaultLevels
+	for f, l := range opts.LevelOverrides {
+		if f < NumFindings && l < NumLevels {
+			e.levels[f] = l
+		}
+	}
 	e.walkers.New = func() any { return newWalker(e) }
 	return e
+}
+
+// Level is the level of finding f under this engine's overrides.
+func (e *Engine) Level(f Finding) Level {
+	if f < NumFindings {
+		return e.levels[f]
+	}
+	return LevelViolation
 }
 
 // Mutates reports whether the engine can change telemetry.

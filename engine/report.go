@@ -30,6 +30,8 @@ type reportTally struct {
 	// extension ignores); known lists them until finish adds them to Keys.
 	seen  [recentSize]*registry.Attribute
 	known []*registry.Attribute
+	// findings feeds Batch.Findings and Batch.Signals (report_findings.go).
+	findings findingTally
 }
 
 const recentSize = 256
@@ -50,6 +52,7 @@ func newReportTally(enabled bool) reportTally {
 	if enabled {
 		r.services = make(map[string]int, 8)
 		r.keys = make(map[tallyKey]int, 64)
+		r.findings = newFindingTally()
 	}
 	r.svc = &r.unused
 	return r
@@ -137,6 +140,9 @@ func (r *reportTally) flush() {
 func (r *reportTally) reset() {
 	clear(r.batch.Services)
 	clear(r.batch.Keys)
+	clear(r.batch.Findings)
+	clear(r.batch.Signals)
+	r.findings.reset()
 	r.batch.Reset()
 	clear(r.services)
 	clear(r.keys)

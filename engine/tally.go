@@ -51,10 +51,11 @@ const (
 	ReasonUnknown DropReason = iota
 	ReasonTypeMismatch
 	ReasonEnumViolation
+	ReasonUnexpected // outside a registry metric's attribute set (drop_unexpected_attributes)
 	NumReasons
 )
 
-var reasonNames = [NumReasons]string{"unknown", "type_mismatch", "enum_violation"}
+var reasonNames = [NumReasons]string{"unknown", "type_mismatch", "enum_violation", "unexpected"}
 
 // String returns the reason's name as used in metrics.
 func (r DropReason) String() string {
@@ -85,12 +86,15 @@ type Counts struct {
 	// SchemaURLs counts resources and scopes whose schema_url was set to the
 	// registry's because their data was rewritten.
 	SchemaURLs [NumSchemaLevels]int64
+	// Findings counts Weaver live-check findings by ID (Options.Findings).
+	Findings [NumFindings]int64
 }
 
-// ServiceCount is the outcome tally of one service slot.
+// ServiceCount is the outcome and finding tally of one service slot.
 type ServiceCount struct {
-	Slot   int
-	Counts [NumOutcomes]int64
+	Slot     int
+	Counts   [NumOutcomes]int64
+	Findings [NumFindings]int64
 }
 
 func (c *Counts) reset() {
@@ -101,6 +105,19 @@ func (c *Counts) reset() {
 	c.Services = c.Services[:0]
 	c.Overflow = 0
 	c.SchemaURLs = [NumSchemaLevels]int64{}
+	c.Findings = [NumFindings]int64{}
+}
+
+// serviceFindings returns the finding tally of one service slot, adding it
+// on first use.
+func (c *Counts) serviceFindings(slot int) *[NumFindings]int64 {
+	c.service(slot)
+	for i := range c.Services {
+		if c.Services[i].Slot == slot {
+			return &c.Services[i].Findings
+		}
+	}
+	return nil
 }
 
 // service returns the tally of one service slot, adding it on first use.
@@ -155,6 +172,35 @@ type Batch struct {
 	Services []ServiceTally
 	// Keys holds one entry per distinct (service, key, kind) in the batch.
 	Keys []KeyTally
+	// Levels is the level of each finding in the engine that walked the
+	// batch (Weaver's, or overridden).
+	Levels [NumFindings]Level
+	// Findings holds one entry per distinct (service, finding, subject,
+	// name) in the batch.
+	Findings []FindingTally
+	// Signals holds one entry per registry definition checked in the batch.
+	Signals []SignalTally
+}
+
+// FindingTally is how often one finding was reported for one name in one
+// batch.
+type FindingTally struct {
+	// Service indexes Batch.Services.
+	Service int
+	Finding Finding
+	Subject Subject
+	// Name is the attribute key, metric name, event name or span
+	// definition the finding is about.
+	Name  string
+	Count int64
+}
+
+// SignalTally is one registry definition's use in one batch: how many
+// items it checked and which of its attributes they carried.
+type SignalTally struct {
+	Signal *registry.Signal
+	Count  int64
+	Seen   registry.AttrBits
 }
 
 // Reset empties b and keeps its capacity.
@@ -162,6 +208,8 @@ func (b *Batch) Reset() {
 	b.Generation = 0
 	b.Services = b.Services[:0]
 	b.Keys = b.Keys[:0]
+	b.Findings = b.Findings[:0]
+	b.Signals = b.Signals[:0]
 }
 
 // ServiceTally is one service's attribute counts in one batch.
@@ -171,6 +219,8 @@ type ServiceTally struct {
 	Service string
 	// Outcomes counts attributes by Outcome.
 	Outcomes [NumOutcomes]int64
+	// Findings counts findings by Finding.
+	Findings [NumFindings]int64
 }
 
 // KeyTally is how often one key was seen in one batch.

@@ -83,12 +83,6 @@ func (e *Engine) closedEnum(key string) bool {
 	return ok
 }
 
-// logRecord walks the attributes of one log record; a move needs the record.
-func (w *Walker) logRecord(rec plog.LogRecord) {
-	w.mig.rec = rec
-	w.attrs(rec.Attributes())
-}
-
 // enumValue checks a current enum attribute's value of the right type:
 // deprecated members are renamed (or kept), in-place value maps applied,
 // and values outside the members counted as undefined enum variants (open
@@ -123,6 +117,7 @@ func (w *Walker) enumValue(k string, v pcommon.Value, a *registry.Attribute) {
 		w.count(OutcomeConformant)
 		return
 	}
+	w.finding(FindingUndefinedEnumVariant, SubjectKey, k)
 	switch {
 	case !w.e.closedEnum(k):
 		w.count(OutcomeUndefinedEnumVariant)

@@ -43,6 +43,8 @@ type Walker struct {
 	report reportTally
 	// mig is the value-migration state (values.go).
 	mig migState
+	// sig is the signal conformance check of the current item (signals.go).
+	sig signalState
 }
 
 func newWalker(e *Engine) *Walker {
@@ -54,6 +56,7 @@ func newWalker(e *Engine) *Walker {
 		report:  newReportTally(e.opts.Report),
 	}
 	w.svc = &w.unused
+	w.sig.svc = &w.sig.unused
 	return w
 }
 
@@ -90,6 +93,7 @@ func (w *Walker) reset() {
 	w.ix = nil
 	w.report.reset()
 	w.mig = migState{}
+	w.sig.reset()
 }
 
 // Counts returns the tally of the batch walked so far. It belongs to the
@@ -100,6 +104,7 @@ func (w *Walker) Counts() *Counts { return &w.counts }
 // Options.Report is set). It belongs to the walker: read it before Release.
 func (w *Walker) Report() *Batch {
 	w.report.flush()
+	w.report.batch.Levels = w.e.levels
 	return &w.report.batch
 }
 
@@ -128,10 +133,13 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 			}
 		}
 		w.svc = w.counts.service(slot)
+		w.sig.svc = w.counts.serviceFindings(slot)
 	}
 	w.report.resource(attrs)
 	w.ctx = registry.Context{Location: registry.LocationResource}
+	w.sigResource(attrs)
 	w.attrs(attrs)
+	w.sigResourceEnd()
 	return true
 }
 
@@ -168,7 +176,7 @@ func (w *Walker) span(span ptrace.Span) {
 	kind := spanKind(span.Kind())
 	w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: kind}
 	w.mig.span = span
-	w.attrs(span.Attributes())
+	w.spanAttrs(span, kind)
 	events := span.Events()
 	if events.Len() > 0 {
 		w.ctx = registry.Context{Location: registry.LocationSpanEvent, SpanKind: kind}
@@ -247,7 +255,9 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 			n := ms.Len()
 			for k := range n {
 				m := ms.At(k)
+				w.sigMetric(m)
 				w.dataPoints(m)
+				w.sigMetricEnd()
 				w.metricName(ms, m)
 			}
 			schemaURL(w, sm, s0, SchemaScope)
@@ -269,20 +279,20 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.Histogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.attrs(dp.Attributes())
+			w.pointAttrs(dp.Attributes())
 			w.exemplars(dp.Exemplars())
 		}
 	case pmetric.MetricTypeExponentialHistogram:
 		dps := m.ExponentialHistogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.attrs(dp.Attributes())
+			w.pointAttrs(dp.Attributes())
 			w.exemplars(dp.Exemplars())
 		}
 	case pmetric.MetricTypeSummary:
 		dps := m.Summary().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
-			w.attrs(dps.At(i).Attributes())
+			w.pointAttrs(dps.At(i).Attributes())
 		}
 	case pmetric.MetricTypeEmpty:
 	}
@@ -291,7 +301,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
-		w.attrs(dp.Attributes())
+		w.pointAttrs(dp.Attributes())
 		w.exemplars(dp.Exemplars())
 	}
 }
@@ -322,6 +332,9 @@ func (w *Walker) attrs(m pcommon.Map) {
 // check classifies one attribute; changes are queued in w.ops.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	a := w.lookup(k, pos)
+	if w.e.opts.Findings && w.sigAttr(k, a) {
+		return
+	}
 	if a == nil {
 		w.unknown(k)
 		return
@@ -343,6 +356,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	}
 	if t := a.Target(w.ctx); t != nil {
 		w.report.key(k, KeyDeprecated)
+		w.finding(FindingDeprecated, SubjectKey, k)
 		if (a.Migration != nil || t.DeprecatedMembers != nil) && w.renameValue(k, v, a, t) {
 			return
 		}
@@ -354,6 +368,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		w.unknown(k)
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
+		w.finding(FindingDeprecated, SubjectKey, k)
 		if a.Migration != nil && w.migrate(k, v, a) {
 			return
 		}
@@ -364,8 +379,13 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 }
 
 func (w *Walker) unknown(k string) {
+	allowed := w.e.allowed(k)
+	if w.e.opts.Findings && !allowed {
+		w.finding(FindingMissingAttribute, SubjectKey, k)
+		w.nameFindings(k, SubjectKey)
+	}
 	switch {
-	case w.e.allowed(k):
+	case allowed:
 		w.count(OutcomeAllowed)
 	case w.mutate && w.e.opts.Unknown == UnknownDrop:
 		w.report.key(k, KeyUnknown)
@@ -410,6 +430,7 @@ func (w *Walker) value(k string, v pcommon.Value, a *registry.Attribute) {
 }
 
 func (w *Walker) mismatch(k string, v pcommon.Value, want registry.Type) {
+	w.finding(FindingTypeMismatch, SubjectKey, k)
 	if !w.mutate {
 		w.count(OutcomeTypeMismatch)
 		return

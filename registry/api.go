@@ -145,6 +145,11 @@ type Attribute struct {
 	Placeholder bool
 
 	rename renameSet // resolved per-context rename targets
+	// sigID is the entry's position in the Index, the key of the signal
+	// definitions' position tables; matchBit is its bit in span matchers
+	// plus one (0: no matcher names it).
+	sigID    int32
+	matchBit uint8
 }
 
 // Metric is one resolved metric definition.

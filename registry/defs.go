@@ -98,10 +98,13 @@ type ruleRename struct {
 
 // defs is everything loaded from a set of sources, before resolution.
 type defs struct {
-	SchemaURL     string
-	Attributes    []attrDef
-	Refs          []attrRef
-	Metrics       []metricDef
+	SchemaURL  string
+	Attributes []attrDef
+	Refs       []attrRef
+	Metrics    []metricDef
+	// Groups are the model's groups with their attribute references and
+	// requirement levels (signal definitions).
+	Groups        []groupDef
 	SchemaRenames []schemaRename
 	MetricRenames []metricRename
 	// SchemaFile names the schema file the renames came from, for messages.

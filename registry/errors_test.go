@@ -201,7 +201,7 @@ attributes:
 			name:  "rules file format",
 			files: map[string]string{"a.yaml": goodAttr},
 			rules: map[string]string{"r.yaml": "rules: []\n"},
-			want:  []string{"r.yaml:1: file_format: want \"otelgov.rules/1\""},
+			want:  []string{"r.yaml:1: file_format: want \"otelgov.rules/2\" or \"otelgov.rules/1\""},
 		},
 		{
 			name:  "metrics scope outside data points",

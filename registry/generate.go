@@ -71,6 +71,7 @@ func GenerateEmbedded(semconvDir string) ([]byte, error) {
 		writeDeprecation(&b, m.Deprecation)
 		fmt.Fprintf(&b, ", File: %s, Line: %d},\n", q(m.File), m.Line)
 	}
+	writeGroups(&b, d.Groups)
 	b.WriteString("},\nSchemaRenames: []schemaRename{\n")
 	for _, s := range d.SchemaRenames {
 		fmt.Fprintf(&b, "{Version: %s, Section: %s, From: %s, To: %s", q(s.Version), q(s.Section), q(s.From), q(s.To))

@@ -25,6 +25,9 @@ type Index struct {
 	// renamesCurrent: some rule renames a key that is neither deprecated
 	// nor a placeholder.
 	renamesCurrent bool
+	// signals holds the metric, event, span and entity definitions and the
+	// span matchers (signals.go).
+	signals signalIndex
 }
 
 // Stats counts what an Index holds.
@@ -278,6 +281,7 @@ func (ix *Index) canonical() []byte {
 		b = strconv.AppendBool(b, m.Placeholder)
 		b = append(b, '\n')
 	}
+	b = ix.appendSignals(b)
 	for _, d := range ix.disagreements {
 		b = append(b, "disagreement"...)
 		for _, f := range []string{d.Kind, d.Key, d.Registry, d.Schema, d.Resolution} {

@@ -99,18 +99,20 @@ func Load(src Sources) (*Index, error) {
 		in.layers = append(in.layers, layer{name: name, defs: reg.Defs})
 	}
 	for _, p := range src.RulesFiles {
-		rules, err := loadRulesFile(p)
+		rules, matchers, err := loadRulesFile(p)
 		if err != nil {
 			return nil, err
 		}
 		in.rules = append(in.rules, rules...)
+		in.matchers = append(in.matchers, matchers...)
 	}
 	if haveSemconv && !src.SkipShippedRules {
-		rules, err := parseRulesFile(shippedRulesName, shippedRules)
+		rules, matchers, err := parseRulesFileAll(shippedRulesName, shippedRules)
 		if err != nil {
 			return nil, fmt.Errorf("shipped rules: %w", err)
 		}
 		in.rules = append(in.rules, rules...)
+		in.matchers = append(in.matchers, matchers...)
 	}
 	return resolve(in)
 }
@@ -135,6 +137,9 @@ func loadSemconv(root string) (*defs, error) {
 	}
 	for i := range d.Refs {
 		d.Refs[i].File = "model/" + d.Refs[i].File
+	}
+	for i := range d.Groups {
+		d.Groups[i].File = "model/" + d.Groups[i].File
 	}
 	sf, err := latestSchemaFile(filepath.Join(root, "schemas"))
 	if err != nil {

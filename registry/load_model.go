@@ -153,6 +153,9 @@ func parseV1Group(f yfile, g *yaml.Node, out *defs) error {
 	if err != nil {
 		return err
 	}
+	if err := v1Group(f, g, attrs, out); err != nil {
+		return err
+	}
 	if groupType == "metric" {
 		if metricName == "" {
 			return f.errf(g, "metric_name", "metric group without metric_name")
@@ -176,11 +179,17 @@ func parseV2(f yfile, root *yaml.Node, out *defs) error {
 			})
 		case "metrics":
 			return f.items(v, key, func(_ int, m *yaml.Node) error {
+				if err := v2Group(f, key, m, out); err != nil {
+					return err
+				}
 				return parseV2Metric(f, m, out)
 			})
 		case "attribute_groups", "spans", "events", "entities", "span_refinements", "metric_refinements", "event_refinements":
 			// Only references live here; collect them for validation.
 			return f.items(v, key, func(_ int, g *yaml.Node) error {
+				if err := v2Group(f, key, g, out); err != nil {
+					return err
+				}
 				return f.fields(g, key, func(k string, _, av *yaml.Node) error {
 					if k != "attributes" {
 						return nil

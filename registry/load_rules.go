@@ -9,10 +9,11 @@ import (
 )
 
 // Rules-file formats: /1 declares renames only; /2 adds value migrations
-// (values, convert, split, merge, move; see values.go). Both are read.
+// (values, convert, split, merge, move; see values.go) and span matchers.
+// Both are read.
 const (
-	rulesFileFormat  = "otelgov.rules/1"
-	rulesFileFormat2 = "otelgov.rules/2"
+	rulesFileFormat   = "otelgov.rules/2"
+	rulesFileFormatV1 = "otelgov.rules/1"
 )
 
 // shippedRulesName names the embedded rules file in messages.
@@ -22,12 +23,18 @@ const shippedRulesName = "registry/rules/semconv.yaml"
 var shippedRules []byte
 
 // loadRulesFile reads one rules file from disk.
-func loadRulesFile(path string) ([]ruleDef, error) {
+func loadRulesFile(path string) ([]ruleDef, []matcherDef, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading rules file: %w", err)
+		return nil, nil, fmt.Errorf("reading rules file: %w", err)
 	}
-	return parseRulesFile(path, data)
+	return parseRulesFileAll(path, data)
+}
+
+// parseRulesFile decodes a rules file's rules; see parseRulesFileAll.
+func parseRulesFile(name string, data []byte) ([]ruleDef, error) {
+	rules, _, err := parseRulesFileAll(name, data)
+	return rules, err
 }
 
 var locationNames = map[string]Location{
@@ -49,9 +56,9 @@ var spanKindNames = map[string]SpanKind{
 	"consumer":    SpanKindConsumer,
 }
 
-// parseRulesFile decodes a rules file:
+// parseRulesFileAll decodes a rules file:
 //
-//	file_format: otelgov.rules/1
+//	file_format: otelgov.rules/2   # or otelgov.rules/1, without matchers
 //	rules:
 //	  - key: net.peer.name
 //	    replace_registry: false      # optional
@@ -61,18 +68,25 @@ var spanKindNames = map[string]SpanKind{
 //	        span_kinds: [client]     # optional; default any
 //	        metrics: [a.b]           # optional; data_point only
 //	        spans: [GET /]           # optional; span locations only
-func parseRulesFile(name string, data []byte) ([]ruleDef, error) {
+//	matchers:                        # otelgov.rules/2 only
+//	  - span: span.http.server       # a span definition's group id
+//	    span_kinds: [server]         # optional; default any kind
+//	    present: [http.request.method]
+//	    absent: [url.full]           # optional
+func parseRulesFileAll(name string, data []byte) ([]ruleDef, []matcherDef, error) {
 	f := yfile{name: name}
 	root, err := f.parse(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if root == nil {
-		return nil, f.errf(nil, "", "empty rules file")
+		return nil, nil, f.errf(nil, "", "empty rules file")
 	}
 	var (
-		format string
-		rules  []ruleDef
+		format      string
+		rules       []ruleDef
+		matchers    []matcherDef
+		matchersKey *yaml.Node
 	)
 	err = f.fields(root, "", func(key string, k, v *yaml.Node) error {
 		var err error
@@ -88,26 +102,90 @@ func parseRulesFile(name string, data []byte) ([]ruleDef, error) {
 				rules = append(rules, rd)
 				return nil
 			})
+		case "matchers":
+			matchersKey = k
+			err = f.items(v, key, func(_ int, m *yaml.Node) error {
+				md, err := parseMatcher(f, m)
+				if err != nil {
+					return err
+				}
+				matchers = append(matchers, md)
+				return nil
+			})
 		default:
 			err = f.errf(k, key, "unknown field")
 		}
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch format {
 	case rulesFileFormat:
+	case rulesFileFormatV1:
+		if matchersKey != nil {
+			return nil, nil, f.errf(matchersKey, "matchers", "matchers need file_format %q", rulesFileFormat)
+		}
 		for _, rd := range rules {
 			if rd.Migration != nil {
-				return nil, &posError{File: f.name, Line: rd.Migration.Line, Key: rd.Key, Err: fmt.Errorf("value migrations need file_format %q", rulesFileFormat2)}
+				return nil, nil, &posError{File: f.name, Line: rd.Migration.Line, Key: rd.Key, Err: fmt.Errorf("value migrations need file_format %q", rulesFileFormat)}
 			}
 		}
-	case rulesFileFormat2:
 	default:
-		return nil, f.errf(root, "file_format", "want %q or %q, got %q", rulesFileFormat, rulesFileFormat2, format)
+		return nil, nil, f.errf(root, "file_format", "want %q or %q, got %q", rulesFileFormat, rulesFileFormatV1, format)
 	}
-	return rules, nil
+	return rules, matchers, nil
+}
+
+// matcherDef is one span matcher of a rules file.
+type matcherDef struct {
+	Span      string
+	SpanKinds []SpanKind
+	Present   []string
+	Absent    []string
+	File      string
+	Line      int
+}
+
+func parseMatcher(f yfile, n *yaml.Node) (matcherDef, error) {
+	md := matcherDef{File: f.name, Line: n.Line}
+	err := f.fields(n, "matchers[]", func(key string, k, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "span":
+			md.Span, err = f.str(v, key)
+		case "span_kinds":
+			err = f.items(v, key, func(_ int, it *yaml.Node) error {
+				s, err := f.str(it, key)
+				if err != nil {
+					return err
+				}
+				sk, ok := spanKindNames[s]
+				if !ok {
+					return f.errf(it, key, "unknown span kind %q", s)
+				}
+				md.SpanKinds = append(md.SpanKinds, sk)
+				return nil
+			})
+		case "present":
+			md.Present, err = f.strList(v, key)
+		case "absent":
+			md.Absent, err = f.strList(v, key)
+		default:
+			err = f.errf(k, key, "unknown field")
+		}
+		return err
+	})
+	if err != nil {
+		return md, err
+	}
+	if md.Span == "" {
+		return md, f.errf(n, "span", "matcher without span")
+	}
+	if len(md.Present) == 0 {
+		return md, f.errf(n, "present", "matcher for %q names no present attribute", md.Span)
+	}
+	return md, nil
 }
 
 func parseRule(f yfile, r *yaml.Node) (ruleDef, error) {

@@ -25,6 +25,8 @@ type input struct {
 	// schemaFile names the schema file the renames came from.
 	schemaFile string
 	schema     *defs // schema renames (SchemaRenames, MetricRenames)
+	// matchers are the rules files' span matchers, in precedence order.
+	matchers []matcherDef
 }
 
 // origin says where a raw rename came from.
@@ -98,7 +100,14 @@ func resolve(in *input) (*Index, error) {
 	if err := r.resolveMigrations(); err != nil {
 		return nil, err
 	}
-	return r.build()
+	ix, err := r.build()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.buildSignals(ix); err != nil {
+		return nil, err
+	}
+	return ix, nil
 }
 
 func sameAttr(a, b attrDef) bool {

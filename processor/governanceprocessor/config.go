@@ -23,6 +23,10 @@ var (
 	errEmptyClosedEnum  = errors.New("entries must not be empty")
 	errEmptyIncludeList = errors.New("needs at least one value")
 	errExtensionSources = errors.New("cannot be combined with semconv_dir, org_registries or rules_files")
+	errUnknownFinding   = errors.New("unknown finding id")
+	errUnknownLevel     = errors.New("unknown level")
+	errNeedsFindings    = errors.New("needs findings::enabled")
+	errNotPositive      = errors.New("must be positive")
 )
 
 // config is the configuration of the governance processor.
@@ -73,8 +77,95 @@ type config struct {
 	// "_other". Default: 100. Zero counts every service under "_other".
 	ServiceLimit int `mapstructure:"service_limit"`
 
+	// Findings configures the signal conformance checks, which report Weaver
+	// live-check findings. Default: enabled, Weaver's levels, nothing
+	// dropped.
+	Findings findingsConfig `mapstructure:"findings"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// findingsConfig configures the signal conformance checks.
+type findingsConfig struct {
+	// Enabled checks every metric, log event, matched span and resource
+	// against its registry definition and counts Weaver live-check
+	// findings. Default: true. False leaves only the per-attribute outcomes.
+	Enabled bool `mapstructure:"enabled"`
+
+	// LevelOverrides maps Weaver finding IDs to the level they are counted
+	// at (violation, improvement or information), like Weaver's
+	// finding_level_overrides. Default: empty (Weaver's levels).
+	LevelOverrides map[string]string `mapstructure:"level_overrides"`
+
+	// DropUnexpectedAttributes removes data-point attributes that are not
+	// part of a registry metric's attribute set (unexpected_attribute), a
+	// guard against cardinality bombs such as user.id on
+	// http.server.request.duration. Metrics the registry does not define
+	// keep their attributes. Drops are counted with reason unexpected.
+	// Default: false (only counted).
+	DropUnexpectedAttributes bool `mapstructure:"drop_unexpected_attributes"`
+
+	// Logs emits a rate-limited sample of the findings as OTLP log records
+	// named weaver.live_check.finding, with Weaver's weaver.finding.*
+	// attributes, into the logs pipelines this processor is in. Default:
+	// disabled.
+	Logs findingLogsConfig `mapstructure:"logs"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// findingLogsConfig configures findings as log records.
+type findingLogsConfig struct {
+	// Enabled turns the records on. Default: false.
+	Enabled bool `mapstructure:"enabled"`
+	// MaxPerSecond bounds the records per second over the traces, metrics
+	// and logs pipelines of this processor, and the records waiting for the
+	// next logs batch. Default: 100. Must be positive when enabled.
+	MaxPerSecond int `mapstructure:"max_per_second"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// Validate checks finding IDs and levels.
+func (f *findingsConfig) Validate() error {
+	var errs []error
+	for id, level := range f.LevelOverrides {
+		if _, ok := engine.ParseFinding(id); !ok {
+			errs = append(errs, fmt.Errorf("level_overrides: %w %q", errUnknownFinding, id))
+		}
+		if _, ok := engine.ParseLevel(level); !ok {
+			errs = append(errs, fmt.Errorf("level_overrides: %q: %w %q, want violation, improvement or information", id, errUnknownLevel, level))
+		}
+	}
+	if f.DropUnexpectedAttributes && !f.Enabled {
+		errs = append(errs, fmt.Errorf("drop_unexpected_attributes: %w", errNeedsFindings))
+	}
+	if f.Logs.Enabled && !f.Enabled {
+		errs = append(errs, fmt.Errorf("logs::enabled: %w", errNeedsFindings))
+	}
+	if f.Logs.Enabled && f.Logs.MaxPerSecond <= 0 {
+		errs = append(errs, fmt.Errorf("logs::max_per_second: %w, got %d", errNotPositive, f.Logs.MaxPerSecond))
+	}
+	return errors.Join(errs...)
+}
+
+// levelOverrides returns the validated overrides in the engine's types.
+func (f *findingsConfig) levelOverrides() map[engine.Finding]engine.Level {
+	if len(f.LevelOverrides) == 0 {
+		return nil
+	}
+	out := make(map[engine.Finding]engine.Level, len(f.LevelOverrides))
+	for id, level := range f.LevelOverrides {
+		fi, ok1 := engine.ParseFinding(id)
+		l, ok2 := engine.ParseLevel(level)
+		if ok1 && ok2 {
+			out[fi] = l
+		}
+	}
+	return out
 }
 
 // registryConfig says where the registry comes from: the processor's own
@@ -242,11 +333,15 @@ func (cfg *config) engineOptions() engine.Options {
 		IncludeResources: cfg.IncludeResources,
 		Report:           cfg.Registry.Extension != nil,
 		ClosedEnums:      cfg.ClosedEnums,
+		Findings:         cfg.Findings.Enabled,
+		LevelOverrides:   cfg.Findings.levelOverrides(),
+		DropUnexpected:   cfg.Findings.Enabled && cfg.Findings.DropUnexpectedAttributes,
 	}
 }
 
 // mutates reports whether the configuration can change telemetry.
 func (cfg *config) mutates() bool {
 	o := cfg.engineOptions()
-	return o.Mutates()
+	// Finding records are appended to the logs batches.
+	return o.Mutates() || (cfg.Findings.Enabled && cfg.Findings.Logs.Enabled)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
@@ -23,11 +24,13 @@ const (
 	defaultTypeMismatch  = engine.TypeMismatchKeep
 	defaultEnumViolation = engine.EnumViolationKeep
 	defaultServiceLimit  = 100
+	defaultFindings      = true
+	defaultFindingLogs   = 100 // records per second
 )
 
 // NewFactory returns the factory of the governance processor.
 func NewFactory() processor.Factory {
-	f := &factory{indexes: map[component.ID]sharedIndex{}}
+	f := &factory{indexes: map[component.ID]sharedIndex{}, findingLogs: map[component.ID]sharedFindingLog{}}
 	return processor.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
@@ -47,6 +50,10 @@ func createDefaultConfig() component.Config {
 		TypeMismatch:  defaultTypeMismatch,
 		EnumViolation: defaultEnumViolation,
 		ServiceLimit:  defaultServiceLimit,
+		Findings: findingsConfig{
+			Enabled: defaultFindings,
+			Logs:    findingLogsConfig{MaxPerSecond: defaultFindingLogs},
+		},
 	}
 }
 
@@ -57,6 +64,30 @@ func createDefaultConfig() component.Config {
 type factory struct {
 	mu      sync.Mutex
 	indexes map[component.ID]sharedIndex
+	// findingLogs holds one findingLog per configured processor, shared by
+	// its traces, metrics and logs instances.
+	findingLogs map[component.ID]sharedFindingLog
+}
+
+type sharedFindingLog struct {
+	cfg *config
+	fl  *findingLog
+}
+
+// findingLog returns the shared finding-record buffer of one configured
+// processor, or nil when finding records are off.
+func (f *factory) findingLog(id component.ID, cfg *config) *findingLog {
+	if !cfg.Findings.Enabled || !cfg.Findings.Logs.Enabled {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s, ok := f.findingLogs[id]; ok && s.cfg == cfg {
+		return s.fl
+	}
+	fl := newFindingLog(cfg.Findings.Logs.MaxPerSecond, time.Now)
+	f.findingLogs[id] = sharedFindingLog{cfg: cfg, fl: fl}
+	return fl
 }
 
 type sharedIndex struct {
@@ -90,7 +121,14 @@ func (f *factory) newGovernor(set processor.Settings, cfg component.Config, sig 
 	if err != nil {
 		return nil, err
 	}
-	return newGovernor(set.TelemetrySettings, set.ID, pCfg, ix, sig)
+	g, err := newGovernor(set.TelemetrySettings, set.ID, pCfg, ix, sig)
+	if err != nil {
+		return nil, err
+	}
+	if fl := f.findingLog(set.ID, pCfg); fl != nil {
+		g.setFindingLog(fl)
+	}
+	return g, nil
 }
 
 func capabilities(cfg component.Config) processorhelper.Option {

@@ -38,6 +38,19 @@ type governor struct {
 	snap  atomic.Pointer[snapshot]
 	ext   registryapi.Registry // nil without a registry extension
 	swapM sync.Mutex           // serialises snapshot swaps (rare: one per reload)
+
+	// findingLog receives a sample of the findings as log records; the logs
+	// instance appends them to its batches. nil when off.
+	findingLog *findingLog
+}
+
+// setFindingLog makes the engine offer its findings to fl.
+func (g *governor) setFindingLog(fl *findingLog) {
+	opts := g.cfg.engineOptions()
+	opts.Services = g.tel.services
+	opts.Sink = fl
+	g.engine = engine.New(opts)
+	g.findingLog = fl
 }
 
 // snapshot is one registry in force.
@@ -48,11 +61,11 @@ type snapshot struct {
 }
 
 func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, sig signal) (*governor, error) {
-	tel, err := newTelemetry(set, id, sig, cfg.ServiceLimit)
+	opts := cfg.engineOptions()
+	tel, err := newTelemetry(set, id, sig, cfg.ServiceLimit, levelsOf(&opts))
 	if err != nil {
 		return nil, err
 	}
-	opts := cfg.engineOptions()
 	opts.Services = tel.services
 	g := &governor{
 		cfg:    cfg,
@@ -183,5 +196,9 @@ func (g *governor) processMetrics(ctx context.Context, md pmetric.Metrics) (pmet
 }
 
 func (g *governor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	return govern(ctx, g, ld, (*engine.Walker).Logs)
+	ld, err := govern(ctx, g, ld, (*engine.Walker).Logs)
+	if err == nil && g.findingLog != nil && !ld.IsReadOnly() {
+		g.findingLog.drainInto(ld)
+	}
+	return ld, err
 }

@@ -53,6 +53,7 @@ type telemetry struct {
 	overflow []metric.AddOption
 	schema   [engine.NumSchemaLevels][]metric.AddOption
 	services *serviceTable
+	findings findingOpts
 }
 
 // The attribute keys of processor and signal are those of the collector's own
@@ -63,7 +64,7 @@ const (
 	signalKey    = "otel.signal"
 )
 
-func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, serviceLimit int) (*telemetry, error) {
+func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, serviceLimit int, levels *findingLevels) (*telemetry, error) {
 	tb, err := metadata.NewTelemetryBuilder(set)
 	if err != nil {
 		return nil, fmt.Errorf("create telemetry: %w", err)
@@ -72,7 +73,8 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, 
 		attribute.String(processorKey, id.String()),
 		attribute.String(signalKey, sig.String()),
 	}
-	t := &telemetry{tb: tb, base: base, services: newServiceTable(base, serviceLimit)}
+	t := &telemetry{tb: tb, base: base, services: newServiceTable(base, serviceLimit, levels)}
+	t.findings = newFindingOpts(base, levels, nil)
 	for l := registry.LocationResource; l <= registry.LocationLog; l++ {
 		loc := attribute.String("location", l.String())
 		for o := range engine.NumOutcomes {
@@ -87,7 +89,7 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, 
 	}
 	t.overflow = addOpts(base)
 	for l := range engine.NumSchemaLevels {
-		t.schema[l] = addOpts(base, attribute.String("level", l.String()))
+		t.schema[l] = addOpts(base, attribute.String("target", l.String()))
 	}
 	return t, nil
 }
@@ -134,7 +136,9 @@ func (t *telemetry) record(ctx context.Context, c *engine.Counts) {
 				t.tb.ProcessorGovernanceServiceAttributes.Add(ctx, n, slot.opts[o]...)
 			}
 		}
+		t.recordServiceFindings(ctx, slot, &s.Findings)
 	}
+	t.recordFindings(ctx, &c.Findings)
 	if c.Overflow > 0 {
 		t.tb.ProcessorGovernanceServiceOverflow.Add(ctx, c.Overflow, t.overflow...)
 	}
@@ -151,12 +155,14 @@ func (t *telemetry) shutdown() {
 
 // serviceSlot is one service.name series; immutable once created.
 type serviceSlot struct {
-	opts [engine.NumOutcomes][]metric.AddOption
+	opts     [engine.NumOutcomes][]metric.AddOption
+	findings findingOpts
 }
 
-func newServiceSlot(base []attribute.KeyValue, name string) *serviceSlot {
+func newServiceSlot(base []attribute.KeyValue, name string, levels *findingLevels) *serviceSlot {
 	s := &serviceSlot{}
 	svc := attribute.String("service.name", name)
+	s.findings = newFindingOpts(base, levels, &svc)
 	for o := range engine.NumOutcomes {
 		s.opts[o] = addOpts(base, svc, attribute.String("outcome", o.String()))
 	}
@@ -178,16 +184,23 @@ type serviceTable struct {
 	limit int
 	index map[string]int // name -> slot
 	slots []*serviceSlot // by slot; append-only
+
+	// levels are the findings' levels; nil when the signal checks are off.
+	levels *findingLevels
 }
 
 var _ engine.ServiceSlots = (*serviceTable)(nil)
 
-func newServiceTable(base []attribute.KeyValue, limit int) *serviceTable {
+func newServiceTable(base []attribute.KeyValue, limit int, levels *findingLevels) *serviceTable {
 	return &serviceTable{
-		base:  base,
-		limit: limit,
-		index: make(map[string]int, min(limit, 1024)),
-		slots: []*serviceSlot{slotOther: newServiceSlot(base, serviceOther), slotMissing: newServiceSlot(base, serviceMissing)},
+		base:   base,
+		levels: levels,
+		limit:  limit,
+		index:  make(map[string]int, min(limit, 1024)),
+		slots: []*serviceSlot{
+			slotOther:   newServiceSlot(base, serviceOther, levels),
+			slotMissing: newServiceSlot(base, serviceMissing, levels),
+		},
 	}
 }
 
@@ -206,7 +219,7 @@ func (st *serviceTable) Slot(name string) (slot int, overflow bool) {
 		return slotOther, true
 	}
 	slot = len(st.slots)
-	st.slots = append(st.slots, newServiceSlot(st.base, name))
+	st.slots = append(st.slots, newServiceSlot(st.base, name, st.levels))
 	// Clone so the table does not pin the batch that carried the name.
 	st.index[strings.Clone(name)] = slot
 	return slot, false

@@ -71,8 +71,8 @@ func TestValueTelemetry(t *testing.T) {
 		{Attributes: set(proc, sig, svc, out("undefined_enum_variant")), Value: 1},
 	}, opts...)
 	metadatatest.AssertEqualProcessorGovernanceSchemaURLRewrites(t, tel, []metricdata.DataPoint[int64]{
-		{Attributes: set(proc, sig, attribute.String("level", "resource")), Value: 1},
-		{Attributes: set(proc, sig, attribute.String("level", "scope")), Value: 1},
+		{Attributes: set(proc, sig, attribute.String("target", "resource")), Value: 1},
+		{Attributes: set(proc, sig, attribute.String("target", "scope")), Value: 1},
 	}, opts...)
 
 	got := sink.AllTraces()[0]

@@ -28,10 +28,12 @@ type TelemetryBuilder struct {
 	registrations                        []metric.Registration
 	ProcessorGovernanceAttributes        metric.Int64Counter
 	ProcessorGovernanceAttributesDropped metric.Int64Counter
+	ProcessorGovernanceFindings          metric.Int64Counter
 	ProcessorGovernanceMetricNames       metric.Int64Counter
 	ProcessorGovernanceRegistryInfo      metric.Int64Gauge
 	ProcessorGovernanceSchemaURLRewrites metric.Int64Counter
 	ProcessorGovernanceServiceAttributes metric.Int64Counter
+	ProcessorGovernanceServiceFindings   metric.Int64Counter
 	ProcessorGovernanceServiceOverflow   metric.Int64Counter
 }
 
@@ -76,6 +78,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{attribute}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceFindings, err = builder.meter.Int64Counter(
+		"otelcol_processor_governance_findings",
+		metric.WithDescription("Weaver live-check findings of the signal conformance checks, by finding ID and level. An item (span, data point, log record, resource) may have several findings. [Alpha]"),
+		metric.WithUnit("{finding}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceMetricNames, err = builder.meter.Int64Counter(
 		"otelcol_processor_governance_metric_names",
 		metric.WithDescription("Metric names seen by the governance processor, by outcome. [Alpha]"),
@@ -98,6 +106,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_service_attributes",
 		metric.WithDescription("Attributes seen per service.name and outcome. Services beyond service_limit are counted under service.name _other. [Alpha]"),
 		metric.WithUnit("{attribute}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceServiceFindings, err = builder.meter.Int64Counter(
+		"otelcol_processor_governance_service_findings",
+		metric.WithDescription("Findings per service.name, finding ID and level. Services beyond service_limit are counted under service.name _other. [Alpha]"),
+		metric.WithUnit("{finding}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceServiceOverflow, err = builder.meter.Int64Counter(

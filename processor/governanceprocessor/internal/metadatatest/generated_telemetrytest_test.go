@@ -21,15 +21,20 @@ func TestSetupTelemetry(t *testing.T) {
 	defer tb.Shutdown()
 	tb.ProcessorGovernanceAttributes.Add(context.Background(), 1)
 	tb.ProcessorGovernanceAttributesDropped.Add(context.Background(), 1)
+	tb.ProcessorGovernanceFindings.Add(context.Background(), 1)
 	tb.ProcessorGovernanceMetricNames.Add(context.Background(), 1)
 	tb.ProcessorGovernanceRegistryInfo.Record(context.Background(), 1)
 	tb.ProcessorGovernanceSchemaURLRewrites.Add(context.Background(), 1)
 	tb.ProcessorGovernanceServiceAttributes.Add(context.Background(), 1)
+	tb.ProcessorGovernanceServiceFindings.Add(context.Background(), 1)
 	tb.ProcessorGovernanceServiceOverflow.Add(context.Background(), 1)
 	AssertEqualProcessorGovernanceAttributes(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorGovernanceAttributesDropped(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorGovernanceFindings(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorGovernanceMetricNames(t, testTel,
@@ -42,6 +47,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorGovernanceServiceAttributes(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorGovernanceServiceFindings(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorGovernanceServiceOverflow(t, testTel,

@@ -1,0 +1,91 @@
+package engine
+
+import "github.com/otelgov/otelcol-governance/registry"
+
+// findingTally fills Batch.Findings and Batch.Signals while the walk runs
+// (only with Options.Report). Like the key tally, a direct-mapped cache in
+// front of a reused map makes a repeated finding cost a few comparisons.
+type findingTally struct {
+	enabled bool
+	index   map[findingKey]int // -> index in Batch.Findings
+	recent  [recentSize]recentFinding
+	signals map[*registry.Signal]int // -> index in Batch.Signals
+	lastSig *registry.Signal
+	lastIdx int
+}
+
+type findingKey struct {
+	service int
+	finding Finding
+	subject Subject
+	name    string
+}
+
+type recentFinding struct {
+	fk  findingKey
+	idx int // index in Batch.Findings + 1; 0 for an empty slot
+}
+
+func newFindingTally() findingTally {
+	return findingTally{
+		enabled: true,
+		index:   make(map[findingKey]int, 64),
+		signals: make(map[*registry.Signal]int, 16),
+	}
+}
+
+func (f *findingTally) reset() {
+	clear(f.index)
+	clear(f.signals)
+	f.recent = [recentSize]recentFinding{}
+	f.lastSig, f.lastIdx = nil, 0
+}
+
+// finding counts one finding for the current service.
+func (r *reportTally) finding(fi Finding, subj Subject, name string) {
+	f := &r.findings
+	if !f.enabled {
+		return
+	}
+	svc := r.svcIdx
+	if svc < len(r.batch.Services) {
+		r.batch.Services[svc].Findings[fi]++
+	}
+	c := &f.recent[(slotHash(name)+svc*7+int(fi)*3+int(subj))&(recentSize-1)]
+	if c.idx > 0 && c.fk.name == name && c.fk.service == svc && c.fk.finding == fi && c.fk.subject == subj {
+		r.batch.Findings[c.idx-1].Count++
+		return
+	}
+	fk := findingKey{service: svc, finding: fi, subject: subj, name: name}
+	i, ok := f.index[fk]
+	if ok {
+		r.batch.Findings[i].Count++
+	} else {
+		i = len(r.batch.Findings)
+		f.index[fk] = i
+		r.batch.Findings = append(r.batch.Findings, FindingTally{Service: svc, Finding: fi, Subject: subj, Name: name, Count: 1})
+	}
+	*c = recentFinding{fk: fk, idx: i + 1}
+}
+
+// signal notes one item checked against d, carrying the attributes seen.
+func (r *reportTally) signal(d *registry.Signal, seen *registry.AttrBits) {
+	f := &r.findings
+	if !f.enabled {
+		return
+	}
+	i := f.lastIdx
+	if f.lastSig != d {
+		var ok bool
+		i, ok = f.signals[d]
+		if !ok {
+			i = len(r.batch.Signals)
+			f.signals[d] = i
+			r.batch.Signals = append(r.batch.Signals, SignalTally{Signal: d})
+		}
+		f.lastSig, f.lastIdx = d, i
+	}
+	st := &r.batch.Signals[i]
+	st.Count++
+	st.Seen = st.Seen.Or(*seen)
+}

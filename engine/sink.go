@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+// FindingEvent is one finding with the context a FindingSink needs to turn
+// it into Weaver's weaver.live_check.finding log record. Its strings point
+// into the batch being walked: a sink copies what it keeps.
+type FindingEvent struct {
+	Finding Finding
+	Level   Level
+	Subject Subject
+	// Name is the attribute key, metric name, event name or span definition
+	// id the finding is about.
+	Name string
+	// SampleType is Weaver's weaver.finding.sample.type: attribute, span,
+	// resource, metric, number_data_point, histogram_data_point,
+	// exponential_histogram_data_point, log.
+	SampleType string
+	// SignalType is Weaver's weaver.finding.signal.type: span, metric, log
+	// or resource.
+	SignalType string
+	// SignalName is the metric name, event name or span name ("" when none).
+	SignalName string
+	// Service is the resource's service.name ("" when none).
+	Service string
+}
+
+// FindingSink receives a sample of the findings (Options.Sink). Emit is
+// called from the walk, for at most as many findings as it accepts: the
+// first refusal closes the sink for the rest of the batch, so a sink that
+// rate-limits costs one comparison per finding once its budget is spent.
+type FindingSink interface {
+	Emit(ev *FindingEvent) bool
+}
+
+// sinkState is the walker's context for the sink; only maintained when
+// Options.Sink is set.
+type sinkState struct {
+	closed     bool // the sink refused a finding in this batch
+	service    string
+	signalType string
+	signalName string
+	pointType  string
+}
+
+func (s *sinkState) reset() { *s = sinkState{} }
+
+// emit offers one finding to the sink.
+func (w *Walker) emit(f Finding, subj Subject, name string) {
+	ss := &w.sig.sink
+	if ss.closed {
+		return
+	}
+	ev := FindingEvent{
+		Finding: f, Level: w.e.levels[f], Subject: subj, Name: name,
+		SignalType: ss.signalType, SignalName: ss.signalName, Service: ss.service,
+	}
+	switch {
+	case subj == SubjectKey && f >= FindingRequiredAttributeNotPresent && f <= FindingUnexpectedAttribute:
+		ev.SampleType = ss.signalType
+		if ss.pointType != "" {
+			ev.SampleType = ss.pointType
+		}
+	case subj == SubjectKey:
+		ev.SampleType = "attribute"
+	case subj == SubjectMetric:
+		ev.SampleType = "metric"
+	case subj == SubjectEvent:
+		ev.SampleType = "log"
+	default:
+		ev.SampleType = "span"
+	}
+	if !w.e.opts.Sink.Emit(&ev) {
+		ss.closed = true
+	}
+}
+
+// sinkResource notes the resource's service.name for the sink.
+func (w *Walker) sinkResource(attrs pcommon.Map) {
+	if w.e.opts.Sink == nil {
+		return
+	}
+	w.sig.sink.service = ""
+	if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
+		w.sig.sink.service = v.Str()
+	}
+	w.sig.sink.signalType, w.sig.sink.signalName, w.sig.sink.pointType = "resource", "", ""
+}
+
+// sinkItem notes the item being walked for the sink.
+func (w *Walker) sinkItem(signalType, name, pointType string) {
+	if w.e.opts.Sink == nil {
+		return
+	}
+	w.sig.sink.signalType, w.sig.sink.signalName, w.sig.sink.pointType = signalType, name, pointType
+}
+
+// pointType is Weaver's sample type of a metric's data points.
+func pointType(t pmetric.MetricType) string {
+	switch t {
+	case pmetric.MetricTypeHistogram:
+		return "histogram_data_point"
+	case pmetric.MetricTypeExponentialHistogram:
+		return "exponential_histogram_data_point"
+	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum, pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
+		return "number_data_point"
+	}
+	return "number_data_point"
+}

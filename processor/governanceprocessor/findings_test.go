@@ -1,0 +1,177 @@
+package governanceprocessor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
+	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
+)
+
+// durationMetric is http.server.request.duration in unit with the required
+// attributes (unless missingMethod) and user.id when extra.
+func durationMetric(unit string, missingMethod, extra bool) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "checkout")
+	m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("http.server.request.duration")
+	m.SetUnit(unit)
+	attrs := m.SetEmptyHistogram().DataPoints().AppendEmpty().Attributes()
+	if !missingMethod {
+		attrs.PutStr("http.request.method", "GET")
+	}
+	attrs.PutStr("url.scheme", "https")
+	attrs.PutStr("http.route", "/cart")
+	attrs.PutInt("http.response.status_code", 200)
+	attrs.PutStr("network.protocol.name", "http")
+	attrs.PutStr("network.protocol.version", "1.1")
+	attrs.PutStr("error.type", "_OTHER")
+	attrs.PutStr("server.address", "shop")
+	attrs.PutInt("server.port", 443)
+	if extra {
+		attrs.PutStr("user.id", "u-1")
+	}
+	return md
+}
+
+func TestFindingsTelemetry(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	cfg := withConfig(func(c *config) {
+		c.Findings.LevelOverrides = map[string]string{"unexpected_attribute": "violation"}
+		c.Findings.DropUnexpectedAttributes = true
+	})
+	sink := &consumertest.MetricsSink{}
+	mp, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, mp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, mp.Shutdown(context.Background())) })
+
+	require.NoError(t, mp.ConsumeMetrics(context.Background(), durationMetric("ms", true, true)))
+	require.NoError(t, mp.ConsumeMetrics(context.Background(), durationMetric("s", false, false)))
+
+	set := func(kvs ...attribute.KeyValue) attribute.Set { return attribute.NewSet(kvs...) }
+	proc := attribute.String("processor", "governance")
+	sig := attribute.String("otel.signal", "metrics")
+	fnd := func(f, l string) []attribute.KeyValue {
+		return []attribute.KeyValue{attribute.String("finding", f), attribute.String("level", l)}
+	}
+	svc := attribute.String("service.name", "checkout")
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualProcessorGovernanceFindings(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(append([]attribute.KeyValue{proc, sig}, fnd("unit_mismatch", "violation")...)...), Value: 1},
+		{Attributes: set(append([]attribute.KeyValue{proc, sig}, fnd("required_attribute_not_present", "violation")...)...), Value: 1},
+		{Attributes: set(append([]attribute.KeyValue{proc, sig}, fnd("unexpected_attribute", "violation")...)...), Value: 1},
+		// user.id is a development attribute.
+		{Attributes: set(append([]attribute.KeyValue{proc, sig}, fnd("not_stable", "improvement")...)...), Value: 1},
+		// user_agent.synthetic.type is opt-in and absent from both.
+		{Attributes: set(append([]attribute.KeyValue{proc, sig}, fnd("opt_in_attribute_not_present", "information")...)...), Value: 2},
+	}, opts...)
+	metadatatest.AssertEqualProcessorGovernanceServiceFindings(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(append([]attribute.KeyValue{proc, sig, svc}, fnd("unit_mismatch", "violation")...)...), Value: 1},
+		{Attributes: set(append([]attribute.KeyValue{proc, sig, svc}, fnd("required_attribute_not_present", "violation")...)...), Value: 1},
+		{Attributes: set(append([]attribute.KeyValue{proc, sig, svc}, fnd("unexpected_attribute", "violation")...)...), Value: 1},
+		{Attributes: set(append([]attribute.KeyValue{proc, sig, svc}, fnd("not_stable", "improvement")...)...), Value: 1},
+		{Attributes: set(append([]attribute.KeyValue{proc, sig, svc}, fnd("opt_in_attribute_not_present", "information")...)...), Value: 2},
+	}, opts...)
+	metadatatest.AssertEqualProcessorGovernanceAttributesDropped(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(proc, sig, attribute.String("reason", "unexpected")), Value: 1},
+	}, opts...)
+	got := sink.AllMetrics()
+	require.Len(t, got, 2)
+	_, ok := got[0].ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).Attributes().Get("user.id")
+	require.False(t, ok, "the cardinality guard dropped user.id")
+}
+
+func TestFindingLogRateLimit(t *testing.T) {
+	now := time.Unix(100, 0)
+	fl := newFindingLog(2, func() time.Time { return now })
+	ev := &engine.FindingEvent{
+		Finding: engine.FindingUnitMismatch, Level: engine.LevelViolation, Subject: engine.SubjectMetric,
+		Name: "http.server.request.duration", SampleType: "metric", SignalType: "metric",
+		SignalName: "http.server.request.duration", Service: "checkout",
+	}
+	assert.True(t, fl.Emit(ev))
+	assert.True(t, fl.Emit(ev))
+	assert.False(t, fl.Emit(ev), "burst spent")
+	now = now.Add(500 * time.Millisecond)
+	assert.False(t, fl.Emit(ev), "buffer full until drained")
+	ld := plog.NewLogs()
+	fl.drainInto(ld)
+	assert.Equal(t, 2, ld.LogRecordCount())
+	assert.True(t, fl.Emit(ev), "refilled one token in half a second")
+	assert.False(t, fl.Emit(ev))
+
+	lr := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+	assert.Equal(t, "weaver.live_check.finding", lr.EventName())
+	assert.Equal(t, plog.SeverityNumberError, lr.SeverityNumber())
+	assert.Equal(t, map[string]any{
+		"weaver.finding.id":                              "unit_mismatch",
+		"weaver.finding.level":                           "violation",
+		"weaver.finding.sample.type":                     "metric",
+		"weaver.finding.signal.type":                     "metric",
+		"weaver.finding.signal.name":                     "http.server.request.duration",
+		"weaver.finding.context.metric_name":             "http.server.request.duration",
+		"weaver.finding.resource.attribute.service.name": "checkout",
+	}, lr.Attributes().AsRaw())
+}
+
+// TestFindingLogsPipeline: findings of the metrics pipeline arrive as log
+// records in the logs pipeline of the same configured processor.
+func TestFindingLogsPipeline(t *testing.T) {
+	cfg := withConfig(func(c *config) {
+		c.Findings.Logs = findingLogsConfig{Enabled: true, MaxPerSecond: 1000}
+	})
+	f := NewFactory()
+	set := processortest.NewNopSettings(metadata.Type)
+	msink, lsink := &consumertest.MetricsSink{}, &consumertest.LogsSink{}
+	mp, err := f.CreateMetrics(context.Background(), set, cfg, msink)
+	require.NoError(t, err)
+	lp, err := f.CreateLogs(context.Background(), set, cfg, lsink)
+	require.NoError(t, err)
+	for _, c := range []component.Component{mp, lp} {
+		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+		t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
+	}
+	assert.True(t, lp.Capabilities().MutatesData)
+
+	require.NoError(t, mp.ConsumeMetrics(context.Background(), durationMetric("ms", true, true)))
+	require.NoError(t, lp.ConsumeLogs(context.Background(), plog.NewLogs()))
+	require.Len(t, lsink.AllLogs(), 1)
+	ids := map[string]bool{}
+	ld := lsink.AllLogs()[0]
+	for _, rl := range ld.ResourceLogs().All() {
+		for _, sl := range rl.ScopeLogs().All() {
+			for _, lr := range sl.LogRecords().All() {
+				assert.Equal(t, "weaver.live_check.finding", lr.EventName())
+				id, _ := lr.Attributes().Get("weaver.finding.id")
+				ids[id.Str()] = true
+			}
+		}
+	}
+	assert.True(t, ids["unit_mismatch"] && ids["required_attribute_not_present"] && ids["unexpected_attribute"], "%v", ids)
+
+	// Off by default: no records.
+	lsink2 := &consumertest.LogsSink{}
+	lp2, err := f.CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), defaultTestConfig(), lsink2)
+	require.NoError(t, err)
+	require.NoError(t, lp2.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, lp2.Shutdown(context.Background())) })
+	require.NoError(t, lp2.ConsumeLogs(context.Background(), plog.NewLogs()))
+	assert.Zero(t, lsink2.AllLogs()[0].LogRecordCount())
+}

@@ -1,0 +1,333 @@
+package registry
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// This file loads the signal definitions of the model: which attributes
+// belong to each metric, event, span and entity, at which requirement level,
+// and which groups they inherit from. Resolution (signals_resolve.go) turns
+// them into the Index's Signal tables.
+
+// Group types as written in the v1 model; v2 sections map onto them.
+const (
+	groupAttributes = "attribute_group"
+	groupSpan       = "span"
+	groupMetric     = "metric"
+	groupEvent      = "event"
+	groupEntity     = "entity"
+)
+
+// groupDef is one group of the model: an attribute group, span, metric,
+// event or entity, with its own attribute references and the groups it
+// inherits from.
+type groupDef struct {
+	ID   string
+	Type string // one of the group* constants; "" for types without signal semantics
+	// Name is the metric name, event name or entity name.
+	Name string
+	// Parents are inherited in order (v1 extends, v2 ref_group and
+	// refinements' ref); the group's own Attrs win over inherited ones.
+	Parents   []string
+	SpanKind  SpanKind
+	HasKind   bool
+	Stability Stability
+	Attrs     []groupAttr
+	File      string
+	Line      int
+}
+
+// groupAttr is one attribute of a group with its requirement level.
+type groupAttr struct {
+	Key   string
+	Level RequirementLevel
+	// HasLevel: the reference states its level. A reference that does not
+	// keeps the level it inherits (recommended when it inherits none).
+	HasLevel bool
+}
+
+// RequirementLevel of an attribute in a signal definition.
+type RequirementLevel uint8
+
+const (
+	RequirementRecommended RequirementLevel = iota // the model's default
+	RequirementRequired
+	RequirementConditionallyRequired
+	RequirementOptIn
+)
+
+// String returns the model's spelling ("conditionally_required").
+func (l RequirementLevel) String() string {
+	switch l {
+	case RequirementRecommended:
+		return "recommended"
+	case RequirementRequired:
+		return "required"
+	case RequirementConditionallyRequired:
+		return "conditionally_required"
+	case RequirementOptIn:
+		return "opt_in"
+	}
+	return "unknown"
+}
+
+// parseRequirementLevel decodes `requirement_level:`: a scalar or a mapping
+// whose single key is the level and whose value is the condition text.
+func parseRequirementLevel(f yfile, v *yaml.Node) (RequirementLevel, error) {
+	name := ""
+	if v.Kind == yaml.MappingNode {
+		err := f.fields(v, "requirement_level", func(key string, _, _ *yaml.Node) error {
+			if name == "" {
+				name = key
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	} else {
+		s, err := f.str(v, "requirement_level")
+		if err != nil {
+			return 0, err
+		}
+		name = s
+	}
+	switch name {
+	case "required":
+		return RequirementRequired, nil
+	case "conditionally_required":
+		return RequirementConditionallyRequired, nil
+	case "recommended", "":
+		return RequirementRecommended, nil
+	case "opt_in":
+		return RequirementOptIn, nil
+	}
+	return 0, f.errf(v, "requirement_level", "unknown requirement level %q", name)
+}
+
+// parseSpanKind decodes span_kind (v1) or kind (v2).
+func parseSpanKind(f yfile, v *yaml.Node, key string) (SpanKind, error) {
+	s, err := f.str(v, key)
+	if err != nil {
+		return 0, err
+	}
+	k, ok := spanKindNames[strings.ToLower(s)]
+	if !ok {
+		return 0, f.errf(v, key, "unknown span kind %q", s)
+	}
+	return k, nil
+}
+
+// v2Group decodes one item of a v2 section (attribute_groups, spans,
+// events, entities, metrics and the refinements) into a group.
+func v2Group(f yfile, section string, n *yaml.Node, out *defs) error {
+	g := groupDef{File: f.name, Line: n.Line}
+	var attrs *yaml.Node
+	var id, typ, name, ref string
+	err := f.fields(n, section, func(key string, _, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "id":
+			id, err = f.str(v, key)
+		case "type":
+			if v.Kind == yaml.ScalarNode {
+				typ, err = f.str(v, key)
+			}
+		case "name":
+			if v.Kind == yaml.ScalarNode {
+				name, err = f.str(v, key)
+			}
+		case "ref":
+			ref, err = f.str(v, key)
+		case "kind":
+			g.SpanKind, err = parseSpanKind(f, v, key)
+			g.HasKind = true
+		case "stability":
+			g.Stability, err = parseStability(f, v)
+		case "attributes", "identity", "description":
+			if key == "attributes" {
+				attrs = v
+			} else {
+				err = f.items(v, key, func(_ int, a *yaml.Node) error {
+					return parseGroupAttr(f, a, &g)
+				})
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	switch section {
+	case "attribute_groups":
+		g.ID, g.Type = id, groupAttributes
+	case "spans":
+		g.ID, g.Type = "span."+typ, groupSpan
+	case "events":
+		g.ID, g.Type, g.Name = "event."+name, groupEvent, name
+	case "entities":
+		g.ID, g.Type, g.Name = "entity."+typ, groupEntity, typ
+	case "metrics":
+		g.ID, g.Type, g.Name = "metric."+name, groupMetric, name
+	case "span_refinements":
+		g.ID, g.Type = id, groupSpan
+		g.Parents = append(g.Parents, "span."+ref)
+	case "metric_refinements":
+		// A refinement of a metric adds attributes for one use; the data
+		// carries the refined metric's name, which keeps its definition.
+		g.ID, g.Type = id, ""
+		g.Parents = append(g.Parents, "metric."+ref)
+	case "event_refinements":
+		g.ID, g.Type = id, ""
+		g.Parents = append(g.Parents, "event."+ref)
+	}
+	if g.ID == "" || strings.HasSuffix(g.ID, ".") {
+		return nil
+	}
+	if err := f.items(attrs, "attributes", func(_ int, a *yaml.Node) error {
+		return parseGroupAttr(f, a, &g)
+	}); err != nil {
+		return err
+	}
+	out.Groups = append(out.Groups, g)
+	return nil
+}
+
+// parseGroupAttr records one attributes item of a group: a `ref:` or a
+// definition with its requirement level, or a v2 `ref_group:`. Definitions
+// and refs themselves are collected by parseAttribute.
+func parseGroupAttr(f yfile, a *yaml.Node, g *groupDef) error {
+	var key, refGroup string
+	level := RequirementRecommended
+	hasLevel := false
+	err := f.fields(a, "attributes[]", func(k string, _, v *yaml.Node) error {
+		var err error
+		switch k {
+		case "ref", "id", "key":
+			if v.Kind == yaml.ScalarNode && key == "" {
+				key, err = f.str(v, k)
+			}
+		case "ref_group":
+			refGroup, err = f.str(v, k)
+		case "requirement_level":
+			level, err = parseRequirementLevel(f, v)
+			hasLevel = true
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if refGroup != "" {
+		g.Parents = append(g.Parents, refGroup)
+	}
+	if key != "" {
+		g.Attrs = append(g.Attrs, groupAttr{Key: key, Level: level, HasLevel: hasLevel})
+	}
+	return nil
+}
+
+// v1Group builds the group of a v1 `groups:` item; attrs is its attributes
+// list.
+func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *defs) error {
+	gd := groupDef{File: f.name, Line: g.Line}
+	var typ string
+	err := f.fields(g, "groups[]", func(key string, _, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "id":
+			gd.ID, err = f.str(v, key)
+		case "type":
+			typ, err = f.str(v, key)
+		case "extends":
+			var p string
+			p, err = f.str(v, key)
+			gd.Parents = append(gd.Parents, p)
+		case "span_kind":
+			gd.SpanKind, err = parseSpanKind(f, v, key)
+			gd.HasKind = true
+		case "stability":
+			gd.Stability, err = parseStability(f, v)
+		case "metric_name":
+			gd.Name, err = f.str(v, key)
+		case "name":
+			if gd.Name == "" && v.Kind == yaml.ScalarNode {
+				gd.Name, err = f.str(v, key)
+			}
+		}
+		return err
+	})
+	if err != nil || gd.ID == "" {
+		return err
+	}
+	switch typ {
+	case groupSpan, groupMetric, groupEvent, groupEntity, groupAttributes:
+		gd.Type = typ
+	default:
+		gd.Type = ""
+	}
+	if err := f.items(attrs, "attributes", func(_ int, a *yaml.Node) error {
+		return parseGroupAttr(f, a, &gd)
+	}); err != nil {
+		return err
+	}
+	out.Groups = append(out.Groups, gd)
+	return nil
+}
+
+// writeGroups writes the Groups field of embedded_gen.go (generate.go).
+func writeGroups(b *bytes.Buffer, groups []groupDef) {
+	b.WriteString("},\nGroups: []groupDef{\n")
+	for _, g := range groups {
+		fmt.Fprintf(b, "{ID: %s", q(g.ID))
+		if g.Type != "" {
+			b.WriteString(", Type: " + q(g.Type))
+		}
+		if g.Name != "" {
+			b.WriteString(", Name: " + q(g.Name))
+		}
+		if g.Parents != nil {
+			b.WriteString(", Parents: " + strList(g.Parents))
+		}
+		if g.HasKind {
+			fmt.Fprintf(b, ", SpanKind: %d, HasKind: true", g.SpanKind)
+		}
+		if g.Stability != StabilityUnspecified {
+			b.WriteString(", Stability: " + stabilityName(g.Stability))
+		}
+		if g.Attrs != nil {
+			b.WriteString(", Attrs: []groupAttr{")
+			for i, a := range g.Attrs {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("{Key: " + q(a.Key))
+				if a.HasLevel {
+					b.WriteString(", Level: " + levelName(a.Level) + ", HasLevel: true")
+				}
+				b.WriteString("}")
+			}
+			b.WriteString("}")
+		}
+		fmt.Fprintf(b, ", File: %s, Line: %d},\n", q(g.File), g.Line)
+	}
+}
+
+func levelName(l RequirementLevel) string {
+	switch l {
+	case RequirementRecommended:
+		return "RequirementRecommended"
+	case RequirementRequired:
+		return "RequirementRequired"
+	case RequirementConditionallyRequired:
+		return "RequirementConditionallyRequired"
+	case RequirementOptIn:
+		return "RequirementOptIn"
+	}
+	return "RequirementLevel(" + strconv.Itoa(int(l)) + ")"
+}

@@ -53,7 +53,7 @@ func main() {
 }
 
 // deprecated is what an old SDK emits: http.method and friends, and the
-// pre-1.21 HTTP duration metric.
+// pre-1.26 connection-pool metric db.client.connections.usage.
 var deprecated = map[string]any{"http.method": "GET", "http.status_code": int64(200), "net.host.name": "shop.example.com", "http.route": "/api/cart"}
 
 // current is the same in current semantic conventions.
@@ -66,8 +66,8 @@ func run(collector, out string) error {
 		attrs   map[string]any
 		metric  string
 	}{
-		{"recorded-deprecated.jsonl", "checkout", deprecated, "http.server.duration"},
-		{"recorded-clean.jsonl", "cart", current, "http.server.request.duration"},
+		{"recorded-deprecated.jsonl", "checkout", deprecated, "db.client.connections.usage"},
+		{"recorded-clean.jsonl", "cart", current, "db.client.connection.count"},
 	} {
 		if err := record(collector, filepath.Join(out, fx.file), func(c *e2e.Client) error {
 			ctx := context.Background()
@@ -76,9 +76,17 @@ func run(collector, out string) error {
 					return err
 				}
 			}
-			md := e2e.Metrics(fx.service, 0, 4, fx.attrs)
-			md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).SetName(fx.metric)
-			md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).SetUnit("s")
+			// An updowncounter of pool connections, as the registry declares
+			// both names: a non-monotonic sum in {connection}.
+			md := e2e.Metrics(fx.service, 0, 4, map[string]any{"db.client.connection.state": "used", "db.client.connection.pool.name": "main"})
+			m := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0)
+			m.SetName(fx.metric)
+			m.SetUnit("{connection}")
+			g := m.Gauge()
+			sum := pmetric.NewSum()
+			g.DataPoints().MoveAndAppendTo(sum.DataPoints())
+			sum.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+			sum.MoveTo(m.SetEmptySum())
 			if err := c.SendMetrics(ctx, e2e.GRPC, md); err != nil {
 				return err
 			}

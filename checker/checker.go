@@ -143,20 +143,14 @@ func New(ix *registry.Index, opts Options) *Checker {
 	}
 }
 
-// SetInput names where the next batches come from (file:line), for example
-// locations.
-func (c *Checker) SetInput(s string) {
-	c.mu.Lock()
-	c.input = s
-	c.mu.Unlock()
-}
-
-// Traces checks a traces batch without changing it.
-func (c *Checker) Traces(td ptrace.Traces) {
+// Traces checks a traces batch without changing it; input names where it
+// came from (file:line) in example locations.
+func (c *Checker) Traces(td ptrace.Traces, input string) {
 	w := c.e.Walker(c.ix, true)
 	w.Traces(td)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.input = input
 	c.items.Requests++
 	c.items.Spans += int64(td.SpanCount())
 	need := c.add(w.Report())
@@ -167,11 +161,12 @@ func (c *Checker) Traces(td ptrace.Traces) {
 }
 
 // Metrics checks a metrics batch without changing it.
-func (c *Checker) Metrics(md pmetric.Metrics) {
+func (c *Checker) Metrics(md pmetric.Metrics, input string) {
 	w := c.e.Walker(c.ix, true)
 	w.Metrics(md)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.input = input
 	c.items.Requests++
 	c.items.DataPoints += int64(md.DataPointCount())
 	need := c.add(w.Report())
@@ -183,11 +178,12 @@ func (c *Checker) Metrics(md pmetric.Metrics) {
 }
 
 // Logs checks a logs batch without changing it.
-func (c *Checker) Logs(ld plog.Logs) {
+func (c *Checker) Logs(ld plog.Logs, input string) {
 	w := c.e.Walker(c.ix, true)
 	w.Logs(ld)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.input = input
 	c.items.Requests++
 	c.items.LogRecords += int64(ld.LogRecordCount())
 	need := c.add(w.Report())

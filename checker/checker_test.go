@@ -44,12 +44,11 @@ func TestCheckFindings(t *testing.T) {
 	c := newChecker(t)
 	td := enginetest.GenTraces(5, enginetest.MixDeprecated)
 	before := td.SpanCount()
-	c.SetInput("in.json:1")
-	c.Traces(td)
-	c.Logs(enginetest.GenLogs(2, enginetest.MixUnknown))
+	c.Traces(td, "in.json:1")
+	c.Logs(enginetest.GenLogs(2, enginetest.MixUnknown), "")
 	md := enginetest.GenMetrics(2, enginetest.MixConformant)
 	md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().AppendEmpty().SetName("http.server.duration")
-	c.Metrics(md)
+	c.Metrics(md, "")
 	r := c.Result()
 
 	_, ok := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Get("http.method")
@@ -81,8 +80,8 @@ func TestCheckFindings(t *testing.T) {
 
 func TestCheckClean(t *testing.T) {
 	c := newChecker(t)
-	c.Traces(enginetest.GenTraces(3, enginetest.MixConformant))
-	c.Metrics(pmetric.NewMetrics())
+	c.Traces(enginetest.GenTraces(3, enginetest.MixConformant), "")
+	c.Metrics(pmetric.NewMetrics(), "")
 	r := c.Result()
 	require.Len(t, r.Services, 1)
 	assert.Empty(t, r.Services[0].Findings)
@@ -92,8 +91,8 @@ func TestCheckClean(t *testing.T) {
 
 func TestRender(t *testing.T) {
 	c := newChecker(t)
-	c.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated))
-	c.Logs(enginetest.GenLogs(1, enginetest.MixUnknown))
+	c.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated), "")
+	c.Logs(enginetest.GenLogs(1, enginetest.MixUnknown), "")
 	r := c.Result()
 
 	var text bytes.Buffer

@@ -506,7 +506,6 @@ func (r *Reader) splitJSON() ([]byte, error) {
 	}
 }
 
-
 // decodeJSON decodes one request; ok is false for a request without a data
 // key ({}).
 func decodeJSON(b []byte) (Record, bool, error) {

@@ -124,4 +124,3 @@ func writeQueries(w io.Writer, res *queries.Result) {
 	}
 	fmt.Fprintf(w, "%d file(s) scanned: %d deprecated name(s) left, %d rewritten\n", res.Files, left, rewritten)
 }
-

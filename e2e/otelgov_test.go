@@ -42,6 +42,8 @@ import (
 const (
 	recordedDeprecated = "testdata/otelgov/recorded-deprecated.jsonl"
 	recordedClean      = "testdata/otelgov/recorded-clean.jsonl"
+	// format: proto of the same file exporter.
+	recordedDeprecatedPB = "testdata/otelgov/recorded-deprecated.pb"
 )
 
 // otelgovBinary is the built _build/otelgov.
@@ -207,6 +209,17 @@ func TestOtelgovFixThenCheck(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []byte{0x1f, 0x8b}, b[:2], "gzip in, gzip out")
 	code, out, _ = otelgov(t, nil, "check", out2)
+	assert.Equal(t, 0, code, out)
+
+	// The file exporter's format: proto (4-byte length prefix), in and out.
+	code, out, _ = otelgov(t, nil, "check", recordedDeprecatedPB)
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "checked 5 request(s): 15 span(s), 4 data point(s), 3 log record(s)")
+	out3 := filepath.Join(dir, "out.pb")
+	code, _, errOut = otelgov(t, nil, "fix", recordedDeprecatedPB, out3)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "proto (4-byte length prefix)")
+	code, out, _ = otelgov(t, nil, "check", out3)
 	assert.Equal(t, 0, code, out)
 }
 

@@ -31,7 +31,7 @@ const config = `receivers:
 exporters:
   file:
     path: %s
-    format: json
+    format: %s
 service:
   telemetry:
     metrics:
@@ -62,14 +62,17 @@ var current = map[string]any{"http.request.method": "GET", "http.response.status
 func run(collector, out string) error {
 	for _, fx := range []struct {
 		file    string
+		format  string
 		service string
 		attrs   map[string]any
 		metric  string
 	}{
-		{"recorded-deprecated.jsonl", "checkout", deprecated, "db.client.connections.usage"},
-		{"recorded-clean.jsonl", "cart", current, "db.client.connection.count"},
+		{"recorded-deprecated.jsonl", "json", "checkout", deprecated, "db.client.connections.usage"},
+		{"recorded-clean.jsonl", "json", "cart", current, "db.client.connection.count"},
+		// format: proto, each request behind a 4-byte big-endian length.
+		{"recorded-deprecated.pb", "proto", "checkout", deprecated, "db.client.connections.usage"},
 	} {
-		if err := record(collector, filepath.Join(out, fx.file), func(c *e2e.Client) error {
+		if err := record(collector, filepath.Join(out, fx.file), fx.format, func(c *e2e.Client) error {
 			ctx := context.Background()
 			for i := range 3 {
 				if err := c.SendTraces(ctx, e2e.GRPC, e2e.Traces(fx.service, i*5, 5, fx.attrs)); err != nil {
@@ -101,7 +104,7 @@ func run(collector, out string) error {
 	return nil
 }
 
-func record(collector, path string, send func(*e2e.Client) error) error {
+func record(collector, path, format string, send func(*e2e.Client) error) error {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -114,7 +117,7 @@ func record(collector, path string, send func(*e2e.Client) error) error {
 	}
 	_ = os.Remove(abs)
 	cfg := filepath.Join(os.TempDir(), "record-"+strconv.Itoa(port)+".yaml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, config, port, abs), 0o600); err != nil {
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, config, port, abs, format), 0o600); err != nil {
 		return err
 	}
 	cmd := exec.Command(collector, "--config", cfg)

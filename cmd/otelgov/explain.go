@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/queries"
 )
 
 type explainOptions struct {
@@ -23,6 +24,21 @@ type explainOptions struct {
 type explanation struct {
 	Attribute *registryapi.AttributeInfo `json:"attribute,omitempty"`
 	Metric    *registryapi.MetricInfo    `json:"metric,omitempty"`
+	// Prometheus lists, for a name in Prometheus form (http_method,
+	// http_server_duration_milliseconds_bucket), the deprecated OTel names
+	// it comes from.
+	Prometheus *promExplanation `json:"prometheus,omitempty"`
+}
+
+type promExplanation struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"` // attribute or metric
+	// From are the deprecated OTel names normalised to Name.
+	From []string `json:"from"`
+	// Current is Name after the rename, in Prometheus form ("" when there
+	// is none or it depends on the context).
+	Current string `json:"current,omitempty"`
+	Why     string `json:"why,omitempty"`
 }
 
 func newExplain() *cobra.Command {
@@ -33,10 +49,13 @@ func newExplain() *cobra.Command {
 		Long: `explain prints what the registry in force says about an attribute key or a
 metric name: type, stability, enum members, deprecation, and the key's
 current name in each context. The content is the governance_registry
-extension's GET /registry/attributes/{key}.
+extension's GET /registry/attributes/{key}. A name in Prometheus form
+(http_method, http_server_duration_milliseconds_bucket) is traced back to
+the deprecated OTel name it comes from.
 
 Exit codes: 0 known, 1 no registry knows the name, 2 usage.`,
 		Example: `  otelgov explain http.method
+  otelgov explain http_server_duration_milliseconds_bucket
   otelgov explain --format json http.server.duration`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,6 +73,18 @@ Exit codes: 0 known, 1 no registry knows the name, 2 usage.`,
 			if m, ok := registryapi.DescribeMetric(ix, args[0]); ok {
 				ex.Metric = &m
 			}
+			if ex.Attribute == nil && ex.Metric == nil {
+				ex.Prometheus = promForm(queries.NewNames(ix), args[0])
+				if p := ex.Prometheus; p != nil && len(p.From) == 1 {
+					// Explain the OTel name the Prometheus name comes from.
+					if p.Kind == string(queries.KindAttribute) {
+						a := registryapi.Describe(ix, 1, p.From[0], o.metric, o.spanName)
+						ex.Attribute = &a
+					} else if m, ok := registryapi.DescribeMetric(ix, p.From[0]); ok {
+						ex.Metric = &m
+					}
+				}
+			}
 			out := cmd.OutOrStdout()
 			if o.format == "json" {
 				enc := json.NewEncoder(out)
@@ -64,7 +95,7 @@ Exit codes: 0 known, 1 no registry knows the name, 2 usage.`,
 			} else {
 				writeExplanation(out, args[0], &ex)
 			}
-			if ex.Attribute == nil && ex.Metric == nil {
+			if ex.Attribute == nil && ex.Metric == nil && ex.Prometheus == nil {
 				return findings()
 			}
 			return nil
@@ -78,10 +109,46 @@ Exit codes: 0 known, 1 no registry knows the name, 2 usage.`,
 	return cmd
 }
 
+// promForm matches a Prometheus-form name against the deprecated names.
+func promForm(n *queries.Names, name string) *promExplanation {
+	if rs := n.Label(name); len(rs) > 0 {
+		p := &promExplanation{Name: name, Kind: string(queries.KindAttribute)}
+		for _, r := range rs {
+			p.From = append(p.From, r.Old)
+		}
+		if len(rs) == 1 && rs[0].New != "" {
+			p.Current = queries.PromLabel(rs[0].New)
+		}
+		p.Why = rs[0].Why
+		return p
+	}
+	if rs, _ := n.PromMetric(name); len(rs) > 0 {
+		p := &promExplanation{Name: name, Kind: string(queries.KindMetric)}
+		for _, r := range rs {
+			p.From = append(p.From, r.Old)
+		}
+		if len(rs) == 1 {
+			p.Current = n.PromSeries(rs[0], name)
+		}
+		p.Why = rs[0].Why
+		return p
+	}
+	return nil
+}
+
 func writeExplanation(w io.Writer, name string, ex *explanation) {
-	if ex.Attribute == nil && ex.Metric == nil {
+	if ex.Attribute == nil && ex.Metric == nil && ex.Prometheus == nil {
 		fmt.Fprintf(w, "%s: no registry defines this attribute key or metric name\n", name)
 		return
+	}
+	if p := ex.Prometheus; p != nil {
+		fmt.Fprintf(w, "%s is the Prometheus form of the deprecated %s %s\n", p.Name, p.Kind, strings.Join(p.From, ", "))
+		if p.Current != "" {
+			fmt.Fprintf(w, "  current Prometheus name: %s\n", p.Current)
+		}
+		if p.Why != "" {
+			fmt.Fprintf(w, "  note: %s\n", p.Why)
+		}
 	}
 	if a := ex.Attribute; a != nil {
 		fmt.Fprintf(w, "attribute %s\n", a.Key)

@@ -45,6 +45,8 @@ func TestCheckExitCodes(t *testing.T) {
 		{"bad flag", []string{"check", "--nope"}, exitBad, ""},
 		{"explain", []string{"explain", "http.method"}, exitClean, "renamed to http.request.method"},
 		{"explain unknown", []string{"explain", "acme.nothing"}, exitFindings, "no registry defines"},
+		{"explain prometheus label", []string{"explain", "http_method"}, exitClean, "http_method is the Prometheus form of the deprecated attribute http.method\n  current Prometheus name: http_request_method"},
+		{"explain prometheus series", []string{"explain", "http_server_duration_milliseconds_bucket"}, exitClean, "current Prometheus name: http_server_request_duration_seconds_bucket"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

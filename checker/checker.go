@@ -34,6 +34,7 @@ const (
 	OtherKeys = "(other keys)"
 
 	serviceMissing = "_missing"
+	serviceOther   = "_other"
 )
 
 // Options configure a Checker.
@@ -124,8 +125,10 @@ type Checker struct {
 	ix     *registry.Index
 	report *conformance.Report
 
-	mu       sync.Mutex
-	findings map[findingKey]*Finding
+	mu          sync.Mutex
+	findings    map[findingKey]*Finding
+	services    map[string]struct{} // services with their own findings
+	maxServices int
 	items    Items
 	input    string
 }
@@ -139,7 +142,9 @@ func New(ix *registry.Index, opts Options) *Checker {
 		e:        engine.New(eo),
 		ix:       ix,
 		report:   conformance.New(opts.Limits, time.Now()),
-		findings: make(map[findingKey]*Finding),
+		findings:    make(map[findingKey]*Finding),
+		services:    make(map[string]struct{}),
+		maxServices: opts.Limits.MaxServices,
 	}
 }
 
@@ -205,7 +210,7 @@ func (c *Checker) add(b *engine.Batch) map[string]map[string]*Finding {
 				continue
 			}
 			if id, level, ok := outcomeFinding(engine.Outcome(o)); ok {
-				c.finding(serviceName(s.Service), id, "", level).Count += n
+				c.finding(c.service(s.Service), id, "", level).Count += n
 			}
 		}
 	}
@@ -215,7 +220,7 @@ func (c *Checker) add(b *engine.Batch) map[string]map[string]*Finding {
 		if !ok || k.Service < 0 || k.Service >= len(b.Services) {
 			continue
 		}
-		svc := serviceName(b.Services[k.Service].Service)
+		svc := c.service(b.Services[k.Service].Service)
 		f := c.finding(svc, id, k.Key, level)
 		f.Count += k.Count
 		if len(f.Examples) < MaxExamples && f.Key != OtherKeys {
@@ -231,10 +236,20 @@ func (c *Checker) add(b *engine.Batch) map[string]map[string]*Finding {
 	return need
 }
 
-func serviceName(s string) string {
+// service names a service's findings: "_missing" without service.name,
+// "_other" beyond Limits.MaxServices, as the conformance report does.
+func (c *Checker) service(s string) string {
 	if s == "" {
 		return serviceMissing
 	}
+	if _, ok := c.services[s]; ok {
+		return s
+	}
+	if len(c.services) >= c.maxServices {
+		return serviceOther
+	}
+	s = strings.Clone(s)
+	c.services[s] = struct{}{}
 	return s
 }
 
@@ -245,7 +260,7 @@ func (c *Checker) finding(service, id, key string, level Level) *Finding {
 	if f, ok := c.findings[fk]; ok {
 		return f
 	}
-	if len(c.findings) >= maxFindings && key != "" {
+	if len(c.findings) >= maxFindings && key != "" && key != OtherKeys {
 		return c.finding(service, id, OtherKeys, level)
 	}
 	fk = findingKey{strings.Clone(service), id, strings.Clone(key)}
@@ -260,7 +275,7 @@ func (c *Checker) metricNames(md pmetric.Metrics) {
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
 		rm := rms.At(i)
-		svc := serviceOf(rm.Resource().Attributes())
+		svc := c.service(serviceOf(rm.Resource().Attributes()))
 		sms := rm.ScopeMetrics()
 		for j := 0; j < sms.Len(); j++ {
 			ms := sms.At(j).Metrics()
@@ -282,10 +297,10 @@ func (c *Checker) metricNames(md pmetric.Metrics) {
 }
 
 func serviceOf(attrs pcommon.Map) string {
-	if v, ok := attrs.Get("service.name"); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
+	if v, ok := attrs.Get("service.name"); ok && v.Type() == pcommon.ValueTypeStr {
 		return v.Str()
 	}
-	return serviceMissing
+	return ""
 }
 
 func (c *Checker) loc(signal string, where registry.Location, name string) Location {
@@ -316,7 +331,7 @@ func (c *Checker) traceExamples(td ptrace.Traces, need map[string]map[string]*Fi
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len() && len(need) > 0; i++ {
 		rs := rss.At(i)
-		svc := serviceOf(rs.Resource().Attributes())
+		svc := c.service(serviceOf(rs.Resource().Attributes()))
 		c.examples(need, svc, rs.Resource().Attributes(), func() Location { return c.loc("traces", registry.LocationResource, "") })
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len() && len(need) > 0; j++ {
@@ -341,7 +356,7 @@ func (c *Checker) metricExamples(md pmetric.Metrics, need map[string]map[string]
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len() && len(need) > 0; i++ {
 		rm := rms.At(i)
-		svc := serviceOf(rm.Resource().Attributes())
+		svc := c.service(serviceOf(rm.Resource().Attributes()))
 		c.examples(need, svc, rm.Resource().Attributes(), func() Location { return c.loc("metrics", registry.LocationResource, "") })
 		sms := rm.ScopeMetrics()
 		for j := 0; j < sms.Len() && len(need) > 0; j++ {
@@ -386,7 +401,7 @@ func (c *Checker) logExamples(ld plog.Logs, need map[string]map[string]*Finding)
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len() && len(need) > 0; i++ {
 		rl := rls.At(i)
-		svc := serviceOf(rl.Resource().Attributes())
+		svc := c.service(serviceOf(rl.Resource().Attributes()))
 		c.examples(need, svc, rl.Resource().Attributes(), func() Location { return c.loc("logs", registry.LocationResource, "") })
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len() && len(need) > 0; j++ {

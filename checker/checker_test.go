@@ -2,6 +2,7 @@ package checker
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/json"
 	"encoding/xml"
 	"testing"
@@ -130,4 +131,37 @@ func TestParseLevel(t *testing.T) {
 	}
 	_, err := ParseLevel("error")
 	assert.Error(t, err)
+}
+
+func TestBounds(t *testing.T) {
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	c := New(ix, Options{
+		Engine: engine.Options{Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep, EnumViolation: engine.EnumViolationKeep},
+		Limits: conformance.Limits{MaxServices: 2, TopKeys: 5},
+	})
+	// More distinct keys than findings are kept: the rest count under OtherKeys.
+	td := enginetest.GenTraces(1, enginetest.MixConformant)
+	attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+	for i := range maxFindings + 10 {
+		attrs.PutStr(fmt.Sprintf("acme.k%d", i), "v")
+	}
+	c.Traces(td, "")
+	c.Traces(td, "")
+	// More services than Limits.MaxServices: folded into _other.
+	for _, svc := range []string{"a", "b", "c", "d"} {
+		lt := enginetest.GenLogs(1, enginetest.MixUnknown)
+		lt.ResourceLogs().At(0).Resource().Attributes().PutStr("service.name", svc)
+		c.Logs(lt, "")
+	}
+	r := c.Result()
+	assert.LessOrEqual(t, len(c.findings), maxFindings+20)
+	other := find(&r, "checkout", FindingNotInRegistry, OtherKeys)
+	require.NotNil(t, other)
+	assert.Positive(t, other.Count)
+	var services []string
+	for _, s := range r.Services {
+		services = append(services, s.Service)
+	}
+	assert.Equal(t, []string{"_other", "a", "checkout"}, services)
 }

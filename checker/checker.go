@@ -129,8 +129,8 @@ type Checker struct {
 	findings    map[findingKey]*Finding
 	services    map[string]struct{} // services with their own findings
 	maxServices int
-	items    Items
-	input    string
+	items       Items
+	input       string
 }
 
 // New returns a checker of telemetry against ix.
@@ -139,9 +139,9 @@ func New(ix *registry.Index, opts Options) *Checker {
 	eo.Report = true
 	eo.Services = nil
 	return &Checker{
-		e:        engine.New(eo),
-		ix:       ix,
-		report:   conformance.New(opts.Limits, time.Now()),
+		e:           engine.New(eo),
+		ix:          ix,
+		report:      conformance.New(opts.Limits, time.Now()),
 		findings:    make(map[findingKey]*Finding),
 		services:    make(map[string]struct{}),
 		maxServices: opts.Limits.MaxServices,

@@ -96,7 +96,7 @@ func TestOtelgovCheckFileExporterRecording(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(e2e.RepoRoot(t), "e2e", recordedDeprecated))
 	require.NoError(t, err)
 	trunc := filepath.Join(t.TempDir(), "trunc.jsonl")
-	require.NoError(t, os.WriteFile(trunc, b[:len(b)-200], 0o600))
+	require.NoError(t, os.WriteFile(trunc, b[:len(b)-200], 0o600)) //nolint:gosec // a path under t.TempDir()
 	code, out, errOut = otelgov(t, nil, "check", trunc)
 	assert.Equal(t, 2, code, out)
 	assert.Regexp(t, regexp.QuoteMeta(trunc+":5 (byte ")+`\d+\): truncated input`, errOut)
@@ -314,13 +314,13 @@ func TestOtelgovListenSDKOverGRPCAndHTTPWithGzip(t *testing.T) {
 	resp, err := http.Post("http://"+l.http+"/v1/traces", "application/json", strings.NewReader(body))
 	require.NoError(t, err)
 	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close())
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 
 	resp, err = http.Post("http://"+l.http+"/stop", "", nil)
 	require.NoError(t, err)
 	stopBody, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close())
 	require.NoError(t, err)
 	assert.Equal(t, "1", resp.Header.Get("X-Otelgov-Exit"))
 	var doc conformance.Document
@@ -381,7 +381,7 @@ func TestOtelgovQueries(t *testing.T) {
 	for _, f := range []string{"checkout-rules.yaml", "checkout-dashboard.json", "collector.yaml"} {
 		b, err := os.ReadFile(filepath.Join(e2e.RepoRoot(t), "e2e/testdata/otelgov/queries", f))
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o600)) //nolint:gosec // a path under t.TempDir()
 	}
 	rules := filepath.Join(dir, "checkout-rules.yaml")
 	dash := filepath.Join(dir, "checkout-dashboard.json")

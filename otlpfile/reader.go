@@ -303,10 +303,10 @@ func varintFramed(b []byte) ([]byte, bool) {
 	rest := b
 	for len(rest) > 0 {
 		n, k := binary.Uvarint(rest)
-		if k <= 0 || n > uint64(len(rest)-k) {
+		if k <= 0 || n > uint64(len(rest)-k) { //nolint:gosec // len-k >= 0: k <= len(rest)
 			return nil, false
 		}
-		rest = rest[k+int(n):]
+		rest = rest[k+int(n):] //nolint:gosec // n <= len(rest)-k, checked above
 	}
 	return b, true
 }
@@ -372,10 +372,10 @@ func (r *Reader) nextVarint() (Record, error) {
 	if err != nil {
 		return Record{}, r.readErr(0, start, err)
 	}
-	if size > uint64(r.max) {
+	if size > uint64(r.max) { //nolint:gosec // r.max > 0
 		return Record{}, r.errorf(0, start, fmt.Errorf("record length %d exceeds the limit of %d bytes (not a varint length prefix, or raise --max-record-size)", size, r.max))
 	}
-	return r.body(int(size), start)
+	return r.body(int(size), start) //nolint:gosec // size <= r.max, checked above
 }
 
 func (r *Reader) body(size int, start int64) (Record, error) {

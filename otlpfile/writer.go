@@ -60,7 +60,7 @@ func (w *Writer) Write(rec *Record) error {
 		if len(b) > int(^uint32(0)) {
 			return fmt.Errorf("request of %d bytes does not fit a 4-byte length", len(b))
 		}
-		binary.BigEndian.PutUint32(w.hdr[:4], uint32(len(b)))
+		binary.BigEndian.PutUint32(w.hdr[:4], uint32(len(b))) //nolint:gosec // len(b) fits, checked above
 		_, _ = w.bw.Write(w.hdr[:4])
 	case FormatProtoVarint:
 		n := binary.PutUvarint(w.hdr[:], uint64(len(b)))

@@ -226,7 +226,7 @@ func PromLabel(key string) string {
 // and digits become one "_".
 func PromMetricBase(name string) string {
 	parts := strings.FieldsFunc(name, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ':')
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != ':'
 	})
 	return strings.Join(parts, "_")
 }

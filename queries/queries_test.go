@@ -146,7 +146,7 @@ func copyDir(t *testing.T, src string) string {
 		}
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600)) //nolint:gosec // a path under t.TempDir()
 	}
 	return dst
 }
@@ -155,7 +155,7 @@ func TestScanFilesAndWrite(t *testing.T) {
 	dir := copyDir(t, "../e2e/testdata/otelgov/queries")
 	b, err := os.ReadFile("testdata/dashboards-configmap.yaml")
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "cm.yaml"), b, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cm.yaml"), b, 0o600)) //nolint:gosec // a path under t.TempDir()
 	before := map[string]string{}
 	for _, f := range []string{"checkout-rules.yaml", "checkout-dashboard.json", "collector.yaml", "cm.yaml"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))

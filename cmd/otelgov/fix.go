@@ -79,7 +79,7 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 	}
 	defer func() { _ = r.Close() }()
 
-	var dst io.Writer = cmd.OutOrStdout()
+	dst := cmd.OutOrStdout()
 	var tmp *os.File
 	if out != "-" {
 		// Write next to OUT and rename at the end: a bad input leaves OUT as it was.

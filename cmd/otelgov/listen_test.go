@@ -35,11 +35,13 @@ func TestListenConcurrent(t *testing.T) {
 	g, h := freeAddr(t), freeAddr(t)
 	var out, errOut syncBuf
 	done := make(chan int)
-	go func() { done <- run([]string{"check", "--listen", "--grpc-endpoint", g, "--http-endpoint", h}, nil, &out, &errOut) }()
+	go func() {
+		done <- run([]string{"check", "--listen", "--grpc-endpoint", g, "--http-endpoint", h}, nil, &out, &errOut)
+	}()
 	require.Eventually(t, func() bool {
 		resp, err := http.Get("http://" + h + "/report")
 		if err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 		}
 		return err == nil
 	}, 10*time.Second, 20*time.Millisecond)
@@ -60,14 +62,16 @@ func TestListenConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for range 5 {
 				_, err := client.Export(context.Background(), ptraceotlp.NewExportRequestFromTraces(enginetest.GenTraces(10, enginetest.MixDeprecated)), grpc.UseCompressor(gzip.Name))
-				assert.NoError(t, err)
+				if err != nil {
+					t.Errorf("grpc export: %v", err)
+				}
 				req, _ := http.NewRequest(http.MethodPost, "http://"+h+"/v1/traces", bytes.NewReader(gz.Bytes()))
 				req.Header.Set("Content-Type", "application/x-protobuf")
 				req.Header.Set("Content-Encoding", "gzip")
 				resp, err := http.DefaultClient.Do(req)
 				if assert.NoError(t, err) {
 					assert.Equal(t, http.StatusOK, resp.StatusCode)
-					resp.Body.Close()
+					_ = resp.Body.Close()
 				}
 			}
 		})
@@ -76,12 +80,12 @@ func TestListenConcurrent(t *testing.T) {
 	// Bad input is refused with 400, not a crash.
 	resp, err := http.Post("http://"+h+"/v1/traces", "application/x-protobuf", bytes.NewReader([]byte{0xff, 0xff}))
 	require.NoError(t, err)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close())
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 
 	resp, err = http.Post("http://"+h+"/stop", "", nil)
 	require.NoError(t, err)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close())
 	assert.Equal(t, "1", resp.Header.Get("X-Otelgov-Exit"))
 	select {
 	case code := <-done:

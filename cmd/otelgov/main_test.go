@@ -27,7 +27,7 @@ func TestCheckExitCodes(t *testing.T) {
 	trunc := filepath.Join(t.TempDir(), "trunc.jsonl")
 	b, err := os.ReadFile(fixtureDeprecated)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(trunc, b[:len(b)-100], 0o600))
+	require.NoError(t, os.WriteFile(trunc, b[:len(b)-100], 0o600)) //nolint:gosec // a path under t.TempDir()
 
 	tests := []struct {
 		name string

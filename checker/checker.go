@@ -57,6 +57,10 @@ type Location struct {
 	Name string `json:"name,omitempty"`
 	// Input is where the item came from (file:line), set by the caller.
 	Input string `json:"input,omitempty"`
+	// Key and Type name the attribute and its value type, for findings
+	// without a key (type_mismatch, undefined_enum_variant).
+	Key  string `json:"key,omitempty"`
+	Type string `json:"type,omitempty"`
 }
 
 // Finding is one finding ID for one key (or none) in one service.
@@ -160,7 +164,7 @@ func (c *Checker) Traces(td ptrace.Traces, input string) {
 	c.items.Spans += int64(td.SpanCount())
 	need := c.add(w.Report())
 	c.e.Release(w)
-	if len(need) > 0 {
+	if !need.empty() {
 		c.traceExamples(td, need)
 	}
 }
@@ -177,7 +181,7 @@ func (c *Checker) Metrics(md pmetric.Metrics, input string) {
 	need := c.add(w.Report())
 	c.e.Release(w)
 	c.metricNames(md)
-	if len(need) > 0 {
+	if !need.empty() {
 		c.metricExamples(md, need)
 	}
 }
@@ -193,27 +197,51 @@ func (c *Checker) Logs(ld plog.Logs, input string) {
 	c.items.LogRecords += int64(ld.LogRecordCount())
 	need := c.add(w.Report())
 	c.e.Release(w)
-	if len(need) > 0 {
+	if !need.empty() {
 		c.logExamples(ld, need)
 	}
 }
 
-// add merges one batch's tally; it returns the keyed findings that still
-// want examples, by service then key.
-func (c *Checker) add(b *engine.Batch) map[string]map[string]*Finding {
+// need are the findings of one batch that still want example locations:
+// keyed findings by service then key, and value findings (type mismatch,
+// enum violation) by service then outcome.
+type need struct {
+	keys   map[string]map[string]*Finding
+	values map[string]map[engine.Outcome]*Finding
+}
+
+func (n *need) empty() bool { return len(n.keys) == 0 && len(n.values) == 0 }
+
+func (n *need) wants(svc string) bool { return n.keys[svc] != nil || n.values[svc] != nil }
+
+// add merges one batch's tally; it returns the findings that still want
+// examples.
+func (c *Checker) add(b *engine.Batch) *need {
 	c.report.Add(b, time.Now())
-	var need map[string]map[string]*Finding
+	nd := &need{}
 	for i := range b.Services {
 		s := &b.Services[i]
+		svc := c.service(s.Service)
 		for o, n := range s.Outcomes {
 			if n == 0 {
 				continue
 			}
 			if id, level, ok := outcomeFinding(engine.Outcome(o)); ok {
-				c.finding(c.service(s.Service), id, "", level).Count += n
+				f := c.finding(svc, id, "", level)
+				f.Count += n
+				if len(f.Examples) < MaxExamples {
+					if nd.values == nil {
+						nd.values = map[string]map[engine.Outcome]*Finding{}
+					}
+					if nd.values[svc] == nil {
+						nd.values[svc] = map[engine.Outcome]*Finding{}
+					}
+					nd.values[svc][engine.Outcome(o)] = f
+				}
 			}
 		}
 	}
+	need := nd.keys
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		id, level, ok := keyFinding(k.Kind)
@@ -233,7 +261,8 @@ func (c *Checker) add(b *engine.Batch) map[string]map[string]*Finding {
 			need[svc][k.Key] = f
 		}
 	}
-	return need
+	nd.keys = need
+	return nd
 }
 
 // service names a service's findings: "_missing" without service.name,
@@ -307,37 +336,58 @@ func (c *Checker) loc(signal string, where registry.Location, name string) Locat
 	return Location{Signal: signal, Where: where.String(), Name: strings.Clone(name), Input: c.input}
 }
 
-// examples adds an example to every finding of svc whose key attrs holds,
-// and drops satisfied findings from need.
-func (c *Checker) examples(need map[string]map[string]*Finding, svc string, attrs pcommon.Map, mk func() Location) {
-	keys := need[svc]
-	if len(keys) == 0 {
+// examples adds an example to every finding of svc that attrs shows (its
+// key, or a value the engine's Verdict gives that outcome), and drops
+// satisfied findings from need.
+func (c *Checker) examples(need *need, svc string, attrs pcommon.Map, mk func() Location) {
+	keys, values := need.keys[svc], need.values[svc]
+	if len(keys) == 0 && len(values) == 0 {
 		return
 	}
-	for k := range attrs.All() {
-		f, ok := keys[k]
+	for k, v := range attrs.All() {
+		if f, ok := keys[k]; ok {
+			f.Examples = append(f.Examples, mk())
+			delete(keys, k)
+			continue
+		}
+		if len(values) == 0 {
+			continue
+		}
+		a := c.ix.Lookup(k)
+		if a == nil || a.Placeholder || a.Deprecation.Reason != registry.NotDeprecated {
+			continue
+		}
+		o := engine.Verdict(a, v)
+		f, ok := values[o]
 		if !ok {
 			continue
 		}
-		f.Examples = append(f.Examples, mk())
-		delete(keys, k)
+		l := mk()
+		l.Key, l.Type = strings.Clone(k), v.Type().String()
+		f.Examples = append(f.Examples, l)
+		if len(f.Examples) >= MaxExamples {
+			delete(values, o)
+		}
 	}
 	if len(keys) == 0 {
-		delete(need, svc)
+		delete(need.keys, svc)
+	}
+	if len(values) == 0 {
+		delete(need.values, svc)
 	}
 }
 
-func (c *Checker) traceExamples(td ptrace.Traces, need map[string]map[string]*Finding) {
+func (c *Checker) traceExamples(td ptrace.Traces, need *need) {
 	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len() && len(need) > 0; i++ {
+	for i := 0; i < rss.Len() && !need.empty(); i++ {
 		rs := rss.At(i)
 		svc := c.service(serviceOf(rs.Resource().Attributes()))
 		c.examples(need, svc, rs.Resource().Attributes(), func() Location { return c.loc("traces", registry.LocationResource, "") })
 		sss := rs.ScopeSpans()
-		for j := 0; j < sss.Len() && len(need) > 0; j++ {
+		for j := 0; j < sss.Len() && !need.empty(); j++ {
 			c.examples(need, svc, sss.At(j).Scope().Attributes(), func() Location { return c.loc("traces", registry.LocationScope, "") })
 			spans := sss.At(j).Spans()
-			for k := 0; k < spans.Len() && need[svc] != nil; k++ {
+			for k := 0; k < spans.Len() && need.wants(svc); k++ {
 				s := spans.At(k)
 				c.examples(need, svc, s.Attributes(), func() Location { return c.loc("traces", registry.LocationSpan, s.Name()) })
 				for e := 0; e < s.Events().Len(); e++ {
@@ -352,17 +402,17 @@ func (c *Checker) traceExamples(td ptrace.Traces, need map[string]map[string]*Fi
 	}
 }
 
-func (c *Checker) metricExamples(md pmetric.Metrics, need map[string]map[string]*Finding) {
+func (c *Checker) metricExamples(md pmetric.Metrics, need *need) {
 	rms := md.ResourceMetrics()
-	for i := 0; i < rms.Len() && len(need) > 0; i++ {
+	for i := 0; i < rms.Len() && !need.empty(); i++ {
 		rm := rms.At(i)
 		svc := c.service(serviceOf(rm.Resource().Attributes()))
 		c.examples(need, svc, rm.Resource().Attributes(), func() Location { return c.loc("metrics", registry.LocationResource, "") })
 		sms := rm.ScopeMetrics()
-		for j := 0; j < sms.Len() && len(need) > 0; j++ {
+		for j := 0; j < sms.Len() && !need.empty(); j++ {
 			c.examples(need, svc, sms.At(j).Scope().Attributes(), func() Location { return c.loc("metrics", registry.LocationScope, "") })
 			ms := sms.At(j).Metrics()
-			for k := 0; k < ms.Len() && need[svc] != nil; k++ {
+			for k := 0; k < ms.Len() && need.wants(svc); k++ {
 				m := ms.At(k)
 				mk := func() Location { return c.loc("metrics", registry.LocationDataPoint, m.Name()) }
 				forEachPointAttrs(m, func(attrs pcommon.Map) { c.examples(need, svc, attrs, mk) })
@@ -397,17 +447,17 @@ func forEachPointAttrs(m pmetric.Metric, f func(pcommon.Map)) {
 	}
 }
 
-func (c *Checker) logExamples(ld plog.Logs, need map[string]map[string]*Finding) {
+func (c *Checker) logExamples(ld plog.Logs, need *need) {
 	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len() && len(need) > 0; i++ {
+	for i := 0; i < rls.Len() && !need.empty(); i++ {
 		rl := rls.At(i)
 		svc := c.service(serviceOf(rl.Resource().Attributes()))
 		c.examples(need, svc, rl.Resource().Attributes(), func() Location { return c.loc("logs", registry.LocationResource, "") })
 		sls := rl.ScopeLogs()
-		for j := 0; j < sls.Len() && len(need) > 0; j++ {
+		for j := 0; j < sls.Len() && !need.empty(); j++ {
 			c.examples(need, svc, sls.At(j).Scope().Attributes(), func() Location { return c.loc("logs", registry.LocationScope, "") })
 			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len() && need[svc] != nil; k++ {
+			for k := 0; k < lrs.Len() && need.wants(svc); k++ {
 				lr := lrs.At(k)
 				c.examples(need, svc, lr.Attributes(), func() Location { return c.loc("logs", registry.LocationLog, lr.EventName()) })
 			}

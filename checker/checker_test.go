@@ -165,3 +165,24 @@ func TestBounds(t *testing.T) {
 	}
 	assert.Equal(t, []string{"_other", "a", "checkout"}, services)
 }
+
+func TestValueFindingExamples(t *testing.T) {
+	c := newChecker(t)
+	td := enginetest.GenTraces(2, enginetest.MixConformant)
+	s := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(1)
+	s.Attributes().PutStr("http.response.status_code", "500")
+	s.Attributes().PutStr("network.transport", "carrier-pigeon")
+	c.Traces(td, "in.jsonl:7")
+	r := c.Result()
+	tm := find(&r, "checkout", FindingTypeMismatch, "")
+	require.NotNil(t, tm)
+	assert.Equal(t, int64(1), tm.Count)
+	require.Len(t, tm.Examples, 1)
+	assert.Equal(t, Location{Signal: "traces", Where: "span", Name: "GET /api/cart", Input: "in.jsonl:7", Key: "http.response.status_code", Type: "Str"}, tm.Examples[0])
+	ev := find(&r, "checkout", FindingEnumNotInVariants, "")
+	require.NotNil(t, ev)
+	assert.Equal(t, LevelInformation, ev.Lvl())
+	require.Len(t, ev.Examples, 1)
+	assert.Equal(t, "network.transport", ev.Examples[0].Key)
+	assert.Equal(t, `traces span "GET /api/cart" key network.transport (Str) at in.jsonl:7`, ev.Examples[0].String())
+}

@@ -51,6 +51,9 @@ func (l Location) String() string {
 	if l.Name != "" {
 		fmt.Fprintf(&b, " %q", l.Name)
 	}
+	if l.Key != "" {
+		fmt.Fprintf(&b, " key %s (%s)", l.Key, l.Type)
+	}
 	if l.Input != "" {
 		b.WriteString(" at ")
 		b.WriteString(l.Input)

@@ -30,7 +30,7 @@ func TestVerdictAgreesWithTheWalk(t *testing.T) {
 		require.NoError(t, s.Attributes().FromRaw(map[string]any{tt.key: tt.val}))
 		w := e.Walker(ix, true)
 		w.Traces(td)
-		var walked Outcome = NumOutcomes
+		walked := NumOutcomes
 		for o, n := range w.Counts().Attrs[registry.LocationSpan] {
 			if n > 0 {
 				walked = Outcome(o)

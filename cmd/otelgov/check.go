@@ -111,6 +111,9 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 	if err != nil {
 		return err
 	}
+	if s.engine.Mutates() {
+		return badInput(errors.New("check never changes files: --deprecated, --unknown, --type-mismatch and --enum-violation other than off/keep apply to --listen --forward (use otelgov fix to migrate a file)"))
+	}
 	for _, f := range files {
 		if err := checkFile(cmd.InOrStdin(), f, s.checker, s.signal, o.maxRecord); err != nil {
 			return badInput(err)

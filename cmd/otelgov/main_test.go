@@ -43,6 +43,8 @@ func TestCheckExitCodes(t *testing.T) {
 		{"no input", []string{"check"}, exitBad, ""},
 		{"bad format", []string{"check", "--format", "yaml", fixtureClean}, exitBad, ""},
 		{"bad flag", []string{"check", "--nope"}, exitBad, ""},
+		{"mutating mode without --listen", []string{"check", "--deprecated", "rename", fixtureClean}, exitBad, ""},
+		{"bad mode", []string{"check", "--unknown", "burn", fixtureClean}, exitBad, ""},
 		{"explain", []string{"explain", "http.method"}, exitClean, "renamed to http.request.method"},
 		{"explain unknown", []string{"explain", "acme.nothing"}, exitFindings, "no registry defines"},
 		{"explain prometheus label", []string{"explain", "http_method"}, exitClean, "http_method is the Prometheus form of the deprecated attribute http.method\n  current Prometheus name: http_request_method"},

@@ -19,14 +19,19 @@ func main() {
 	sizeMB := flag.Int("size", 100, "size to write, in MB (10^6 bytes)")
 	out := flag.String("out", "", "output file")
 	items := flag.Int("items", 100, "spans, data points or log records per request")
+	proto := flag.Bool("proto", false, "write the file exporter's format: proto (4-byte length prefix) instead of JSON lines")
 	flag.Parse()
-	if err := run(*out, int64(*sizeMB)*1_000_000, *items); err != nil {
+	format := otlpfile.FormatJSON
+	if *proto {
+		format = otlpfile.FormatProtoFixed
+	}
+	if err := run(*out, int64(*sizeMB)*1_000_000, *items, format); err != nil {
 		fmt.Fprintln(os.Stderr, "otelgovgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path string, size int64, items int) error {
+func run(path string, size int64, items int, format otlpfile.Format) error {
 	if path == "" {
 		return fmt.Errorf("-out is required")
 	}
@@ -36,7 +41,7 @@ func run(path string, size int64, items int) error {
 	}
 	defer f.Close()
 	cw := &countingWriter{w: f}
-	w := otlpfile.NewWriter(cw, otlpfile.FormatJSON, false)
+	w := otlpfile.NewWriter(cw, format, false)
 	recs := []otlpfile.Record{
 		{Signal: otlpfile.SignalTraces, Traces: enginetest.GenTraces(items, enginetest.MixDeprecated)},
 		{Signal: otlpfile.SignalMetrics, Metrics: enginetest.GenMetrics(items, enginetest.MixDeprecated)},

@@ -304,6 +304,9 @@ func (c *Checker) metricNames(md pmetric.Metrics) {
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
 		rm := rms.At(i)
+		if !c.e.Governs(rm.Resource().Attributes()) {
+			continue
+		}
 		svc := c.service(serviceOf(rm.Resource().Attributes()))
 		sms := rm.ScopeMetrics()
 		for j := 0; j < sms.Len(); j++ {
@@ -381,6 +384,9 @@ func (c *Checker) traceExamples(td ptrace.Traces, need *need) {
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len() && !need.empty(); i++ {
 		rs := rss.At(i)
+		if !c.e.Governs(rs.Resource().Attributes()) {
+			continue
+		}
 		svc := c.service(serviceOf(rs.Resource().Attributes()))
 		c.examples(need, svc, rs.Resource().Attributes(), func() Location { return c.loc("traces", registry.LocationResource, "") })
 		sss := rs.ScopeSpans()
@@ -406,6 +412,9 @@ func (c *Checker) metricExamples(md pmetric.Metrics, need *need) {
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len() && !need.empty(); i++ {
 		rm := rms.At(i)
+		if !c.e.Governs(rm.Resource().Attributes()) {
+			continue
+		}
 		svc := c.service(serviceOf(rm.Resource().Attributes()))
 		c.examples(need, svc, rm.Resource().Attributes(), func() Location { return c.loc("metrics", registry.LocationResource, "") })
 		sms := rm.ScopeMetrics()
@@ -451,6 +460,9 @@ func (c *Checker) logExamples(ld plog.Logs, need *need) {
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len() && !need.empty(); i++ {
 		rl := rls.At(i)
+		if !c.e.Governs(rl.Resource().Attributes()) {
+			continue
+		}
 		svc := c.service(serviceOf(rl.Resource().Attributes()))
 		c.examples(need, svc, rl.Resource().Attributes(), func() Location { return c.loc("logs", registry.LocationResource, "") })
 		sls := rl.ScopeLogs()

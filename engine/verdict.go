@@ -28,3 +28,9 @@ func Verdict(a *registry.Attribute, v pcommon.Value) Outcome {
 	}
 	return OutcomeConformant
 }
+
+// Governs reports whether the engine governs a resource with these
+// attributes (Options.IncludeResources), as the walk decides it.
+func (e *Engine) Governs(resource pcommon.Map) bool {
+	return len(e.include) == 0 || e.included(resource)
+}

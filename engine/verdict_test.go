@@ -44,3 +44,15 @@ func TestVerdictAgreesWithTheWalk(t *testing.T) {
 		assert.Equal(t, walked, Verdict(a, v), "%s=%v: the walk counted %s", tt.key, tt.val, walked)
 	}
 }
+
+func TestGoverns(t *testing.T) {
+	opts := defaultOptions()
+	opts.IncludeResources = map[string][]string{"k8s.namespace.name": {"shop"}}
+	e, _ := newTestEngine(t, opts)
+	m := ptrace.NewTraces().ResourceSpans().AppendEmpty().Resource().Attributes()
+	assert.False(t, e.Governs(m))
+	m.PutStr("k8s.namespace.name", "shop")
+	assert.True(t, e.Governs(m))
+	all, _ := newTestEngine(t, defaultOptions())
+	assert.True(t, all.Governs(ptrace.NewTraces().ResourceSpans().AppendEmpty().Resource().Attributes()))
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -52,11 +53,13 @@ type engineFlags struct {
 	enumViolation string
 	allowKeys     []string
 	allowPrefixes []string
+	include       []string // key=v1,v2
 }
 
 func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&e.allowKeys, "allow-keys", nil, "keys not in the registry that count as allowed (repeatable)")
 	fs.StringArrayVar(&e.allowPrefixes, "allow-prefixes", nil, `key prefixes that count as allowed, e.g. "acme." (repeatable)`)
+	fs.StringArrayVar(&e.include, "include-resources", nil, `govern only resources with this attribute, e.g. "k8s.namespace.name=shop,cart" (repeatable; every key must match)`)
 }
 
 // bindModes binds the mode flags, with deprecated's default.
@@ -108,6 +111,16 @@ func (e *engineFlags) options() (engine.Options, error) {
 	case engine.EnumViolationKeep, engine.EnumViolationDrop:
 	default:
 		return o, badInput(fmt.Errorf("--enum-violation: invalid mode %q: want keep or drop", o.EnumViolation))
+	}
+	for _, kv := range e.include {
+		k, vs, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || vs == "" {
+			return o, badInput(fmt.Errorf("--include-resources: want key=value[,value...], got %q", kv))
+		}
+		if o.IncludeResources == nil {
+			o.IncludeResources = map[string][]string{}
+		}
+		o.IncludeResources[k] = append(o.IncludeResources[k], strings.Split(vs, ",")...)
 	}
 	for _, k := range append(append([]string{}, o.AllowKeys...), o.AllowPrefixes...) {
 		if k == "" {

@@ -14,6 +14,7 @@ OCB        := $(BIN)/builder-$(OCB_VERSION)
 GOLANGCI   := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 MDATAGEN   := $(BIN)/mdatagen
 COLLECTOR  := $(BUILD)/otelcol-governance
+OTELGOV    := $(BUILD)/otelgov
 SEMCONV_DIR ?= $(ROOT)/../shared/semconv/v1.44.0
 
 # The collector is rebuilt when a non-test Go source of the root module changes.
@@ -21,8 +22,8 @@ GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './_
 
 .PHONY: build run test test-deps test-unit test-e2e lint fmt generate bench baseline loadtest image manifestlint clean
 
-## build: install the pinned OCB into ./bin and build _build/otelcol-governance
-build: $(COLLECTOR)
+## build: install the pinned OCB into ./bin and build _build/otelcol-governance and _build/otelgov
+build: $(COLLECTOR) $(OTELGOV)
 
 $(OCB):
 	mkdir -p $(BIN)
@@ -32,6 +33,11 @@ $(OCB):
 $(COLLECTOR): $(OCB) builder-config.yaml $(GO_SOURCES)
 	$(OCB) --config builder-config.yaml
 	touch $@
+
+# otelgov: static (the image is scratch), stripped like the OCB build.
+$(OTELGOV): $(GO_SOURCES)
+	mkdir -p $(BUILD)
+	CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o $@ ./cmd/otelgov
 
 ## run: build, then run the collector on the embedded default config
 run: build
@@ -111,7 +117,7 @@ OPERATOR_CRDS ?= $(ROOT)/../shared/operator/v0.158.0
 
 ## image: OCI image tarball from the static OCB binary, without Docker (docker load / kind load image-archive)
 image: build
-	go run ./cmd/mkimage -binary $(COLLECTOR) -config distribution/config.yaml -tag $(IMAGE_TAG) -out $(IMAGE)
+	go run ./cmd/mkimage -binary $(COLLECTOR) -otelgov $(OTELGOV) -config distribution/config.yaml -tag $(IMAGE_TAG) -out $(IMAGE)
 
 ## manifestlint: the GitOps review checklist over distribution/k8s (make test runs it too)
 manifestlint:

@@ -87,6 +87,13 @@ func TestImageTarball(t *testing.T) {
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "name: governance", "the image holds this distribution's processor")
 
+	// otelgov ships next to the collector: docker run --entrypoint /otelgov.
+	gov := files["otelgov"]
+	require.NotEmpty(t, gov, "otelgov at /otelgov")
+	out, err = exec.Command(gov, "explain", "http.method").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "renamed to http.request.method")
+
 	// The Dockerfile states the same contract.
 	df, err := parseDockerfile(filepath.Join(e2e.RepoRoot(t), "distribution/Dockerfile"))
 	require.NoError(t, err)

@@ -23,6 +23,7 @@ import (
 const (
 	defaultTag    = "ghcr.io/otelgov/otelcol-governance:0.1.0"
 	binaryPath    = "/otelcol-governance"
+	otelgovPath   = "/otelgov"
 	configPath    = "/etc/otelcol-governance/config.yaml"
 	caBundlePath  = "/etc/ssl/certs/ca-certificates.crt"
 	user          = "10001"
@@ -39,7 +40,7 @@ var exposedPorts = []string{
 }
 
 type options struct {
-	binary, config, caBundle, tag, out, version string
+	binary, otelgov, config, caBundle, tag, out, version string
 }
 
 // epoch is every timestamp in the image: the same inputs give the same digest.
@@ -57,6 +58,13 @@ func build(o options) (v1.Hash, int64, error) {
 		return v1.Hash{}, 0, fmt.Errorf("binary: %w (run `make build`)", err)
 	}
 	if err := checkStatic(o.binary); err != nil {
+		return v1.Hash{}, 0, err
+	}
+	gov, err := os.ReadFile(o.otelgov)
+	if err != nil {
+		return v1.Hash{}, 0, fmt.Errorf("otelgov: %w (run `make build`)", err)
+	}
+	if err := checkStatic(o.otelgov); err != nil {
 		return v1.Hash{}, 0, err
 	}
 	cfg, err := os.ReadFile(o.config)
@@ -85,6 +93,7 @@ func build(o options) (v1.Hash, int64, error) {
 	}
 	app, err := layer([]file{
 		{binaryPath[1:], 0o755, bin},
+		{otelgovPath[1:], 0o755, gov},
 		{configPath[1:], 0o644, cfg},
 	})
 	if err != nil {
@@ -114,7 +123,7 @@ func build(o options) (v1.Hash, int64, error) {
 	if err != nil {
 		return v1.Hash{}, 0, err
 	}
-	return digest, int64(len(bin) + len(cfg) + len(ca)), nil
+	return digest, int64(len(bin) + len(gov) + len(cfg) + len(ca)), nil
 }
 
 // imageConfig is the runtime config: what the Dockerfile's USER, EXPOSE,

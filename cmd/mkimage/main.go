@@ -28,6 +28,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var o options
 	fs.StringVar(&o.binary, "binary", "_build/otelcol-governance", "statically linked collector binary")
+	fs.StringVar(&o.otelgov, "otelgov", "_build/otelgov", "statically linked otelgov CLI, shipped next to the collector (docker run --entrypoint /otelgov)")
 	fs.StringVar(&o.config, "config", "distribution/config.yaml", "default config, run by the image's CMD")
 	fs.StringVar(&o.caBundle, "ca-bundle", "/etc/ssl/certs/ca-certificates.crt", "PEM CA certificates (Debian: the ca-certificates package)")
 	fs.StringVar(&o.tag, "tag", defaultTag, "image reference written into the tarball's manifest")

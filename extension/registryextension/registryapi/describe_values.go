@@ -1,22 +1,21 @@
-package registryextension
+package registryapi
 
 import (
 	"slices"
 	"strconv"
 
-	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // deprecatedMembers lists a's deprecated enum members for the attribute
 // endpoint; nil when it has none.
-func deprecatedMembers(a *registry.Attribute) []registryapi.DeprecatedMember {
+func deprecatedMembers(a *registry.Attribute) []DeprecatedMember {
 	if len(a.DeprecatedMembers) == 0 {
 		return nil
 	}
-	out := make([]registryapi.DeprecatedMember, 0, len(a.DeprecatedMembers))
+	out := make([]DeprecatedMember, 0, len(a.DeprecatedMembers))
 	for _, m := range a.DeprecatedMembers {
-		out = append(out, registryapi.DeprecatedMember{
+		out = append(out, DeprecatedMember{
 			Value: m.Value, Reason: reasonName(m.Reason), RenamedTo: m.RenamedTo, Note: m.Note,
 		})
 	}
@@ -24,12 +23,12 @@ func deprecatedMembers(a *registry.Attribute) []registryapi.DeprecatedMember {
 }
 
 // valueMigration describes a's value migration; nil when it has none.
-func valueMigration(a *registry.Attribute) *registryapi.ValueMigration {
+func valueMigration(a *registry.Attribute) *ValueMigration {
 	m := a.Migration
 	if m == nil {
 		return nil
 	}
-	out := &registryapi.ValueMigration{Where: m.Where}
+	out := &ValueMigration{Where: m.Where}
 	switch {
 	case m.Split != nil:
 		out.Operation = "split"

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/otelgov/otelcol-governance/checker"
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/otlpfile"
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+type checkOptions struct {
+	reg       registryFlags
+	eng       engineFlags
+	rep       reportFlags
+	signal    string
+	maxRecord int
+	listen    listenOptions
+}
+
+func newCheck() *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "check [FILES...]",
+		Short: "Check recorded OTLP telemetry (or, with --listen, live OTLP) against the registry",
+		Long: `check reads OTLP telemetry and reports, per service, what the governance
+processor would find: deprecated and unknown keys, type mismatches, enum
+violations, deprecated metric names, with counts and example locations.
+
+Inputs: the collector file exporter's JSON lines (traces, metrics and logs
+mixed), otlpjsonfile-style JSON, binary protobuf (4-byte or varint length
+prefix, or one message), each optionally gzip-compressed. "-" reads stdin.
+
+With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop or
+SIGTERM, then prints the report.
+
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.`,
+		Example: `  otelgov check recorded.jsonl
+  otelgov check --format junit --fail-on improvement traces.pb.gz > otelgov.xml
+  otelgov check --listen --grpc-endpoint 127.0.0.1:4317 --http-endpoint 127.0.0.1:4318`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.listen.enabled {
+				if len(args) > 0 {
+					return badInput(errors.New("--listen takes no files"))
+				}
+				return runListen(cmd, &o)
+			}
+			if len(args) == 0 {
+				return badInput(errors.New("no input: give files, - for stdin, or --listen"))
+			}
+			return runCheck(cmd, &o, args)
+		},
+	}
+	fs := cmd.Flags()
+	o.reg.bind(fs)
+	o.eng.bindAllow(fs)
+	o.eng.bindModes(fs, "off", "with --listen --forward: rename or copy deprecated keys in the forwarded data (off: forward unchanged)")
+	o.rep.bind(fs)
+	fs.StringVar(&o.signal, "signal", "", "signal of binary protobuf input: traces, metrics or logs (default: detected)")
+	fs.IntVar(&o.maxRecord, "max-record-size", otlpfile.DefaultMaxRecordBytes, "largest single OTLP request in bytes; bounds memory")
+	o.listen.bind(fs)
+	return cmd
+}
+
+// checkSetup is what check needs once its flags are parsed.
+type checkSetup struct {
+	checker *checker.Checker
+	failOn  checker.Level
+	signal  otlpfile.Signal
+	ix      *registry.Index
+	engine  engine.Options
+}
+
+func (o *checkOptions) setup() (*checkSetup, error) {
+	failOn, limits, err := o.rep.parse()
+	if err != nil {
+		return nil, err
+	}
+	sig, err := otlpfile.ParseSignal(o.signal)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--signal: %w", err))
+	}
+	if o.maxRecord <= 0 {
+		return nil, badInput(errors.New("--max-record-size must be positive"))
+	}
+	eo, err := o.eng.options()
+	if err != nil {
+		return nil, err
+	}
+	ix, err := o.reg.load()
+	if err != nil {
+		return nil, err
+	}
+	return &checkSetup{
+		checker: checker.New(ix, checker.Options{Engine: eo, Limits: limits}),
+		failOn:  failOn,
+		signal:  sig,
+		ix:      ix,
+		engine:  eo,
+	}, nil
+}
+
+func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
+	s, err := o.setup()
+	if err != nil {
+		return err
+	}
+	if s.engine.Mutates() {
+		return badInput(errors.New("check never changes files: --deprecated, --unknown, --type-mismatch and --enum-violation other than off/keep apply to --listen --forward (use otelgov fix to migrate a file)"))
+	}
+	for _, f := range files {
+		if err := checkFile(cmd.InOrStdin(), f, s.checker, s.signal, o.maxRecord); err != nil {
+			return badInput(err)
+		}
+	}
+	return report(cmd.OutOrStdout(), o.rep.format, s.checker, s.failOn)
+}
+
+// report renders the result and turns it into the exit code.
+func report(w io.Writer, format string, c *checker.Checker, failOn checker.Level) error {
+	res := c.Result()
+	if err := checker.Render(w, format, &res, failOn); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if res.Fails(failOn) {
+		return findings()
+	}
+	return nil
+}
+
+func openInput(stdin io.Reader, name string) (io.Reader, func() error, error) {
+	if name == "-" {
+		return stdin, func() error { return nil }, nil
+	}
+	f, err := os.Open(name) //nolint:gosec // the user names the file
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
+}
+
+func checkFile(stdin io.Reader, name string, c *checker.Checker, sig otlpfile.Signal, maxRecord int) error {
+	in, closeIn, err := openInput(stdin, name)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = closeIn() }()
+	r, err := otlpfile.NewReader(in, otlpfile.Options{Name: name, Signal: sig, MaxRecordBytes: maxRecord})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = r.Close() }()
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		in := where(name, &rec)
+		switch rec.Signal {
+		case otlpfile.SignalTraces:
+			c.Traces(rec.Traces, in)
+		case otlpfile.SignalMetrics:
+			c.Metrics(rec.Metrics, in)
+		case otlpfile.SignalLogs:
+			c.Logs(rec.Logs, in)
+		case otlpfile.SignalUnknown:
+		}
+	}
+}
+
+// where is a record's location: file:line, or file@byte for binary input.
+func where(name string, rec *otlpfile.Record) string {
+	if rec.Line > 0 {
+		return name + ":" + strconv.Itoa(rec.Line)
+	}
+	return name + "@" + strconv.FormatInt(rec.Offset, 10)
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/otelgov/otelcol-governance/checker"
+	"github.com/otelgov/otelcol-governance/conformance"
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// registryFlags are the processor's registry section as flags:
+// registry.embedded, semconv_dir, org_registries, rules_files.
+type registryFlags struct {
+	embedded      bool
+	semconvDir    string
+	orgRegistries []string
+	rulesFiles    []string
+}
+
+func (r *registryFlags) bind(fs *pflag.FlagSet) {
+	fs.BoolVar(&r.embedded, "embedded", true, "load the semantic conventions compiled into otelgov (ignored with --semconv-dir)")
+	fs.StringVar(&r.semconvDir, "semconv-dir", "", "a semantic-conventions checkout (model/, schemas/) that replaces the embedded conventions")
+	fs.StringArrayVar(&r.orgRegistries, "org-registry", nil, "an organisation registry directory or manifest, loaded on top (repeatable)")
+	fs.StringArrayVar(&r.rulesFiles, "rules", nil, "an extra context-rule file (repeatable)")
+}
+
+// load builds the registry exactly as the processor does.
+func (r *registryFlags) load() (*registry.Index, error) {
+	if r.embedded && r.semconvDir == "" && len(r.orgRegistries) == 0 && len(r.rulesFiles) == 0 {
+		return registry.Default()
+	}
+	ix, err := registry.Load(registry.Sources{
+		Embedded:      r.embedded && r.semconvDir == "",
+		SemconvDir:    r.semconvDir,
+		OrgRegistries: r.orgRegistries,
+		RulesFiles:    r.rulesFiles,
+	})
+	if err != nil {
+		return nil, badInput(fmt.Errorf("registry: %w", err))
+	}
+	return ix, nil
+}
+
+// engineFlags are the processor's mode keys as flags.
+type engineFlags struct {
+	deprecated    string
+	unknown       string
+	typeMismatch  string
+	enumViolation string
+	allowKeys     []string
+	allowPrefixes []string
+	include       []string // key=v1,v2
+}
+
+func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&e.allowKeys, "allow-keys", nil, "keys not in the registry that count as allowed (repeatable)")
+	fs.StringArrayVar(&e.allowPrefixes, "allow-prefixes", nil, `key prefixes that count as allowed, e.g. "acme." (repeatable)`)
+	fs.StringArrayVar(&e.include, "include-resources", nil, `govern only resources with this attribute, e.g. "k8s.namespace.name=shop,cart" (repeatable; every key must match)`)
+}
+
+// bindModes binds the mode flags, with deprecated's default.
+func (e *engineFlags) bindModes(fs *pflag.FlagSet, deprecated, usage string) {
+	fs.StringVar(&e.deprecated, "deprecated", deprecated, usage)
+	fs.StringVar(&e.unknown, "unknown", string(engine.UnknownKeep), "unknown keys: keep or drop")
+	fs.StringVar(&e.typeMismatch, "type-mismatch", string(engine.TypeMismatchKeep), "values of the wrong type: keep, drop or coerce")
+	fs.StringVar(&e.enumViolation, "enum-violation", string(engine.EnumViolationKeep), "values outside a closed enum: keep or drop")
+}
+
+// options validates the modes like the processor's Validate.
+func (e *engineFlags) options() (engine.Options, error) {
+	o := engine.Options{
+		Deprecated:    engine.DeprecatedMode(e.deprecated),
+		Unknown:       engine.UnknownMode(e.unknown),
+		TypeMismatch:  engine.TypeMismatchMode(e.typeMismatch),
+		EnumViolation: engine.EnumViolationMode(e.enumViolation),
+		AllowKeys:     e.allowKeys,
+		AllowPrefixes: e.allowPrefixes,
+	}
+	if o.Deprecated == "" {
+		o.Deprecated = engine.DeprecatedOff
+	}
+	if o.Unknown == "" {
+		o.Unknown = engine.UnknownKeep
+	}
+	if o.TypeMismatch == "" {
+		o.TypeMismatch = engine.TypeMismatchKeep
+	}
+	if o.EnumViolation == "" {
+		o.EnumViolation = engine.EnumViolationKeep
+	}
+	switch o.Deprecated {
+	case engine.DeprecatedRename, engine.DeprecatedCopy, engine.DeprecatedOff:
+	default:
+		return o, badInput(fmt.Errorf("--deprecated: invalid mode %q: want rename, copy or off", o.Deprecated))
+	}
+	switch o.Unknown {
+	case engine.UnknownKeep, engine.UnknownDrop:
+	default:
+		return o, badInput(fmt.Errorf("--unknown: invalid mode %q: want keep or drop", o.Unknown))
+	}
+	switch o.TypeMismatch {
+	case engine.TypeMismatchKeep, engine.TypeMismatchDrop, engine.TypeMismatchCoerce:
+	default:
+		return o, badInput(fmt.Errorf("--type-mismatch: invalid mode %q: want keep, drop or coerce", o.TypeMismatch))
+	}
+	switch o.EnumViolation {
+	case engine.EnumViolationKeep, engine.EnumViolationDrop:
+	default:
+		return o, badInput(fmt.Errorf("--enum-violation: invalid mode %q: want keep or drop", o.EnumViolation))
+	}
+	for _, kv := range e.include {
+		k, vs, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || vs == "" {
+			return o, badInput(fmt.Errorf("--include-resources: want key=value[,value...], got %q", kv))
+		}
+		if o.IncludeResources == nil {
+			o.IncludeResources = map[string][]string{}
+		}
+		o.IncludeResources[k] = append(o.IncludeResources[k], strings.Split(vs, ",")...)
+	}
+	for _, k := range append(append([]string{}, o.AllowKeys...), o.AllowPrefixes...) {
+		if k == "" {
+			return o, badInput(fmt.Errorf("--allow-keys/--allow-prefixes: entries must not be empty"))
+		}
+	}
+	return o, nil
+}
+
+// reportFlags select the output and the failing level.
+type reportFlags struct {
+	format      string
+	failOn      string
+	maxServices int
+	topKeys     int
+}
+
+func (r *reportFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&r.format, "format", checker.FormatText, "output: text, json (the /conformance document), junit or markdown")
+	fs.StringVar(&r.failOn, "fail-on", "violation", "exit 1 on findings at or above: violation, improvement, information or none")
+	fs.IntVar(&r.maxServices, "max-services", 1000, "services listed separately in the report; later ones count under _other")
+	fs.IntVar(&r.topKeys, "top-keys", 100, "unknown and deprecated keys listed per service in the json report")
+}
+
+func (r *reportFlags) parse() (checker.Level, conformance.Limits, error) {
+	if !checker.ValidFormat(r.format) {
+		return 0, conformance.Limits{}, badInput(fmt.Errorf("--format: unknown format %q: want text, json, junit or markdown", r.format))
+	}
+	l, err := checker.ParseLevel(r.failOn)
+	if err != nil {
+		return 0, conformance.Limits{}, badInput(fmt.Errorf("--fail-on: %w", err))
+	}
+	if r.maxServices < 0 || r.topKeys < 0 {
+		return 0, conformance.Limits{}, badInput(fmt.Errorf("--max-services and --top-keys must not be negative"))
+	}
+	return l, conformance.Limits{MaxServices: r.maxServices, TopKeys: r.topKeys}, nil
+}

@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	_ "google.golang.org/grpc/encoding/gzip" // accept gzip-compressed gRPC requests
+	"google.golang.org/grpc/status"
+
+	"github.com/otelgov/otelcol-governance/checker"
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// listenOptions mirror the otlp receiver's protocols.grpc.endpoint and
+// protocols.http.endpoint.
+type listenOptions struct {
+	enabled      bool
+	grpcEndpoint string
+	httpEndpoint string
+	forward      string
+}
+
+func (l *listenOptions) bind(fs *pflag.FlagSet) {
+	fs.BoolVar(&l.enabled, "listen", false, "serve OTLP gRPC and HTTP instead of reading files; POST /stop (on the HTTP endpoint) or SIGTERM prints the report and exits")
+	fs.StringVar(&l.grpcEndpoint, "grpc-endpoint", "127.0.0.1:4317", "OTLP gRPC listen address with --listen (\"\" disables gRPC)")
+	fs.StringVar(&l.httpEndpoint, "http-endpoint", "127.0.0.1:4318", "OTLP/HTTP listen address with --listen, also serving POST /stop and GET /report (\"\" disables HTTP)")
+	fs.StringVar(&l.forward, "forward", "", "with --listen: pass the received data on to this OTLP endpoint (http(s)://host:port for OTLP/HTTP, host:port for gRPC)")
+}
+
+// listener is the state of check --listen.
+type listener struct {
+	s         *checkSetup
+	format    string
+	maxRecord int
+	fwd       forwarder
+	rewrite   *engine.Engine // nil: forward unchanged
+	ix        *registry.Index
+
+	stopOnce sync.Once
+	stop     chan struct{}
+}
+
+func runListen(cmd *cobra.Command, o *checkOptions) error {
+	s, err := o.setup()
+	if err != nil {
+		return err
+	}
+	if o.listen.grpcEndpoint == "" && o.listen.httpEndpoint == "" {
+		return badInput(errors.New("--listen needs --grpc-endpoint or --http-endpoint"))
+	}
+	l := &listener{s: s, format: o.rep.format, maxRecord: o.maxRecord, ix: s.ix, stop: make(chan struct{})}
+	if o.listen.forward != "" {
+		l.fwd, err = newForwarder(o.listen.forward)
+		if err != nil {
+			return badInput(fmt.Errorf("--forward: %w", err))
+		}
+		defer func() { _ = l.fwd.close() }()
+		if s.engine.Mutates() {
+			l.rewrite = engine.New(s.engine)
+		}
+	} else if s.engine.Mutates() {
+		return badInput(errors.New("--deprecated, --unknown, --type-mismatch and --enum-violation other than keep/off only apply with --forward"))
+	}
+	ctx, cancel := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+	defer cancel()
+	stderr := cmd.ErrOrStderr()
+
+	var gs *grpc.Server
+	if o.listen.grpcEndpoint != "" {
+		ln, err := net.Listen("tcp", o.listen.grpcEndpoint)
+		if err != nil {
+			return badInput(fmt.Errorf("--grpc-endpoint: %w", err))
+		}
+		gs = grpc.NewServer(grpc.MaxRecvMsgSize(o.maxRecord))
+		ptraceotlp.RegisterGRPCServer(gs, &traceServer{l: l})
+		pmetricotlp.RegisterGRPCServer(gs, &metricServer{l: l})
+		plogotlp.RegisterGRPCServer(gs, &logServer{l: l})
+		go func() { _ = gs.Serve(ln) }()
+		fmt.Fprintf(stderr, "otelgov: OTLP gRPC on %s\n", ln.Addr())
+	}
+	var hs *http.Server
+	if o.listen.httpEndpoint != "" {
+		ln, err := net.Listen("tcp", o.listen.httpEndpoint)
+		if err != nil {
+			if gs != nil {
+				gs.Stop()
+			}
+			return badInput(fmt.Errorf("--http-endpoint: %w", err))
+		}
+		hs = &http.Server{Handler: l.mux(), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(ln) }()
+		fmt.Fprintf(stderr, "otelgov: OTLP/HTTP on %s (POST /stop to finish)\n", ln.Addr())
+	}
+
+	select {
+	case <-ctx.Done():
+	case <-l.stop:
+	}
+	if gs != nil {
+		gs.GracefulStop()
+	}
+	if hs != nil {
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = hs.Shutdown(sctx)
+		scancel()
+	}
+	return report(cmd.OutOrStdout(), l.format, s.checker, s.failOn)
+}
+
+func (l *listener) mux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/traces", l.handle(signalTraces))
+	mux.HandleFunc("POST /v1/metrics", l.handle(signalMetrics))
+	mux.HandleFunc("POST /v1/logs", l.handle(signalLogs))
+	mux.HandleFunc("GET /report", l.serveReport(false))
+	mux.HandleFunc("POST /stop", l.serveReport(true))
+	return mux
+}
+
+// serveReport answers with the report in --format; with stop, the listener
+// then finishes. The X-Otelgov-Exit header is the exit code otelgov will
+// return.
+func (l *listener) serveReport(stop bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		res := l.s.checker.Result()
+		var buf bytes.Buffer
+		if err := checker.Render(&buf, l.format, &res, l.s.failOn); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		code := exitClean
+		if res.Fails(l.s.failOn) {
+			code = exitFindings
+		}
+		w.Header().Set("Content-Type", contentType(l.format))
+		w.Header().Set("X-Otelgov-Exit", fmt.Sprint(code))
+		_, _ = w.Write(buf.Bytes())
+		if stop {
+			l.stopOnce.Do(func() { close(l.stop) })
+		}
+	}
+}
+
+func contentType(format string) string {
+	switch format {
+	case checker.FormatJSON:
+		return "application/json"
+	case checker.FormatJUnit:
+		return "application/xml"
+	case checker.FormatMarkdown:
+		return "text/markdown; charset=utf-8"
+	}
+	return "text/plain; charset=utf-8"
+}
+
+type signalKind uint8
+
+const (
+	signalTraces signalKind = iota
+	signalMetrics
+	signalLogs
+)
+
+// handle is one OTLP/HTTP endpoint: protobuf or JSON, optionally gzip.
+func (l *listener) handle(sig signalKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body io.Reader = r.Body
+		switch strings.ToLower(r.Header.Get("Content-Encoding")) {
+		case "", "identity":
+		case "gzip":
+			gz, err := gzip.NewReader(r.Body)
+			if err != nil {
+				http.Error(w, "invalid gzip body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			defer gz.Close()
+			body = gz
+		default:
+			http.Error(w, "unsupported Content-Encoding", http.StatusUnsupportedMediaType)
+			return
+		}
+		b, err := io.ReadAll(io.LimitReader(body, int64(l.maxRecord)+1))
+		if err != nil {
+			http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if len(b) > l.maxRecord {
+			http.Error(w, "request larger than --max-record-size", http.StatusRequestEntityTooLarge)
+			return
+		}
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		asJSON := mt == "application/json"
+		if !asJSON && mt != "application/x-protobuf" {
+			http.Error(w, "Content-Type must be application/x-protobuf or application/json", http.StatusUnsupportedMediaType)
+			return
+		}
+		var resp interface {
+			MarshalProto() ([]byte, error)
+			MarshalJSON() ([]byte, error)
+		}
+		switch sig {
+		case signalTraces:
+			req := ptraceotlp.NewExportRequest()
+			if err = unmarshal(req.UnmarshalJSON, req.UnmarshalProto, asJSON, b); err == nil {
+				err = l.traces(r.Context(), req.Traces(), "otlp/http")
+			}
+			resp = ptraceotlp.NewExportResponse()
+		case signalMetrics:
+			req := pmetricotlp.NewExportRequest()
+			if err = unmarshal(req.UnmarshalJSON, req.UnmarshalProto, asJSON, b); err == nil {
+				err = l.metrics(r.Context(), req.Metrics(), "otlp/http")
+			}
+			resp = pmetricotlp.NewExportResponse()
+		case signalLogs:
+			req := plogotlp.NewExportRequest()
+			if err = unmarshal(req.UnmarshalJSON, req.UnmarshalProto, asJSON, b); err == nil {
+				err = l.logs(r.Context(), req.Logs(), "otlp/http")
+			}
+			resp = plogotlp.NewExportResponse()
+		}
+		if err != nil {
+			code := http.StatusBadRequest
+			if errors.Is(err, errForward) {
+				code = http.StatusBadGateway
+			}
+			http.Error(w, err.Error(), code)
+			return
+		}
+		var out []byte
+		if asJSON {
+			out, err = resp.MarshalJSON()
+			w.Header().Set("Content-Type", "application/json")
+		} else {
+			out, err = resp.MarshalProto()
+			w.Header().Set("Content-Type", "application/x-protobuf")
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		_, _ = w.Write(out)
+	}
+}
+
+func unmarshal(fromJSON, fromProto func([]byte) error, asJSON bool, b []byte) error {
+	if asJSON {
+		return fromJSON(b)
+	}
+	return fromProto(b)
+}
+
+var errForward = errors.New("forwarding failed")
+
+// traces checks, optionally rewrites, and forwards one request.
+func (l *listener) traces(ctx context.Context, td ptrace.Traces, input string) error {
+	l.s.checker.Traces(td, input)
+	if l.fwd == nil {
+		return nil
+	}
+	if l.rewrite != nil {
+		w := l.rewrite.Walker(l.ix, false)
+		w.Traces(td)
+		l.rewrite.Release(w)
+	}
+	if err := l.fwd.traces(ctx, td); err != nil {
+		return fmt.Errorf("%w: %w", errForward, err)
+	}
+	return nil
+}
+
+func (l *listener) metrics(ctx context.Context, md pmetric.Metrics, input string) error {
+	l.s.checker.Metrics(md, input)
+	if l.fwd == nil {
+		return nil
+	}
+	if l.rewrite != nil {
+		w := l.rewrite.Walker(l.ix, false)
+		w.Metrics(md)
+		l.rewrite.Release(w)
+	}
+	if err := l.fwd.metrics(ctx, md); err != nil {
+		return fmt.Errorf("%w: %w", errForward, err)
+	}
+	return nil
+}
+
+func (l *listener) logs(ctx context.Context, ld plog.Logs, input string) error {
+	l.s.checker.Logs(ld, input)
+	if l.fwd == nil {
+		return nil
+	}
+	if l.rewrite != nil {
+		w := l.rewrite.Walker(l.ix, false)
+		w.Logs(ld)
+		l.rewrite.Release(w)
+	}
+	if err := l.fwd.logs(ctx, ld); err != nil {
+		return fmt.Errorf("%w: %w", errForward, err)
+	}
+	return nil
+}
+
+func grpcErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, errForward) {
+		return status.Error(codes.Unavailable, err.Error())
+	}
+	return status.Error(codes.InvalidArgument, err.Error())
+}
+
+type traceServer struct {
+	ptraceotlp.UnimplementedGRPCServer
+	l *listener
+}
+
+func (s *traceServer) Export(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
+	return ptraceotlp.NewExportResponse(), grpcErr(s.l.traces(ctx, req.Traces(), "otlp/grpc"))
+}
+
+type metricServer struct {
+	pmetricotlp.UnimplementedGRPCServer
+	l *listener
+}
+
+func (s *metricServer) Export(ctx context.Context, req pmetricotlp.ExportRequest) (pmetricotlp.ExportResponse, error) {
+	return pmetricotlp.NewExportResponse(), grpcErr(s.l.metrics(ctx, req.Metrics(), "otlp/grpc"))
+}
+
+type logServer struct {
+	plogotlp.UnimplementedGRPCServer
+	l *listener
+}
+
+func (s *logServer) Export(ctx context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
+	return plogotlp.NewExportResponse(), grpcErr(s.l.logs(ctx, req.Logs(), "otlp/grpc"))
+}

@@ -1,0 +1,92 @@
+// Command otelgov runs the governance engine outside the collector: in CI on
+// recorded telemetry (check, fix), in integration tests as an OTLP endpoint
+// (check --listen), and over the queries that read telemetry names
+// (queries). It is a thin front-end: the walk and the verdicts are the
+// engine's (package engine), the findings the checker's (package checker),
+// the readers otlpfile's and the scanners queries'.
+//
+// Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or
+// usage.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitClean    = 0
+	exitFindings = 1
+	exitBad      = 2
+)
+
+// version is set with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// badInput is exit code 2.
+func badInput(err error) error { return &exitError{code: exitBad, err: err} }
+
+// findings is exit code 1, with nothing more to print.
+func findings() error { return &exitError{code: exitFindings} }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitClean
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "otelgov: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// cobra's own errors: unknown command or flag, wrong arguments.
+	fmt.Fprintf(stderr, "otelgov: %v\n", err)
+	return exitBad
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "otelgov",
+		Short: "The otelcol-governance engine in CI, on recorded telemetry, and over dashboards and alert rules",
+		Long: `otelgov checks telemetry against the semantic-convention registry with the
+same engine as the governance processor.
+
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newCheck(), newFix(), newQueries(), newExplain())
+	return root
+}

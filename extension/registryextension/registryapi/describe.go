@@ -1,0 +1,196 @@
+package registryapi
+
+import (
+	"slices"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// spanKinds are the kinds a span-scoped rename may depend on.
+var spanKinds = []registry.SpanKind{
+	registry.SpanKindUnspecified, registry.SpanKindInternal, registry.SpanKindServer,
+	registry.SpanKindClient, registry.SpanKindProducer, registry.SpanKindConsumer,
+}
+
+var locations = []registry.Location{
+	registry.LocationResource, registry.LocationScope, registry.LocationSpan,
+	registry.LocationSpanEvent, registry.LocationSpanLink, registry.LocationDataPoint,
+	registry.LocationLog,
+}
+
+// Describe is what the registry ix (of generation generation) says about
+// one attribute key: the body of the extension's GET
+// /registry/attributes/{key} and of otelgov explain. metricName and spanName
+// select renames scoped to a metric or a span name ("" for none).
+func Describe(ix *registry.Index, generation int64, key, metricName, spanName string) AttributeInfo {
+	out := AttributeInfo{Key: key, Generation: generation, CurrentNames: []ContextName{}}
+	a := ix.Lookup(key)
+	if a == nil {
+		return out
+	}
+	out.Known = !a.Placeholder
+	out.Entry = a.Key
+	out.Template = a.Template
+	out.Placeholder = a.Placeholder
+	out.Source = a.Source
+	if !a.Placeholder {
+		out.Type = typeName(a.Type)
+		out.Stability = stabilityName(a.Stability)
+		out.EnumStrings = slices.Clone(a.EnumStrings)
+		out.EnumInts = slices.Clone(a.EnumInts)
+	}
+	out.DeprecatedMembers = deprecatedMembers(a)
+	out.ValueMigration = valueMigration(a)
+	if a.Deprecation.Reason != registry.NotDeprecated {
+		out.Deprecated = &Deprecation{
+			Reason:    reasonName(a.Deprecation.Reason),
+			RenamedTo: a.Deprecation.RenamedTo,
+			Note:      a.Deprecation.Note,
+		}
+	}
+	for _, l := range locations {
+		ctx := registry.Context{Location: l}
+		cn := ContextName{Location: l.String()}
+		switch l {
+		case registry.LocationDataPoint:
+			ctx.MetricName, cn.MetricName = metricName, metricName
+		case registry.LocationSpan, registry.LocationSpanEvent, registry.LocationSpanLink:
+			ctx.SpanName, cn.SpanName = spanName, spanName
+			// One entry when the kind does not matter, else one per kind.
+			names := make([]string, len(spanKinds))
+			same := true
+			for i, k := range spanKinds {
+				ctx.SpanKind = k
+				names[i], _ = currentName(a, key, ctx)
+				same = same && names[i] == names[0]
+			}
+			if !same {
+				for i, k := range spanKinds {
+					kc := cn
+					kc.SpanKind = k.String()
+					kc.Name, kc.Renamed = names[i], names[i] != key
+					out.CurrentNames = append(out.CurrentNames, kc)
+				}
+				continue
+			}
+			ctx.SpanKind = registry.SpanKindUnspecified
+		case registry.LocationResource, registry.LocationScope, registry.LocationLog:
+		}
+		cn.Name, cn.Renamed = currentName(a, key, ctx)
+		out.CurrentNames = append(out.CurrentNames, cn)
+	}
+	return out
+}
+
+// currentName is key's name after renaming in ctx, as the processor
+// computes it: a renamed template keeps the suffix.
+func currentName(a *registry.Attribute, key string, ctx registry.Context) (string, bool) {
+	t := a.Target(ctx)
+	if t == nil {
+		return key, false
+	}
+	if a.Template && t.Template && len(key) > len(a.Key) {
+		return t.Key + key[len(a.Key):], true
+	}
+	return t.Key, true
+}
+
+func typeName(t registry.Type) string {
+	switch t {
+	case registry.TypeString:
+		return "string"
+	case registry.TypeInt:
+		return "int"
+	case registry.TypeDouble:
+		return "double"
+	case registry.TypeBoolean:
+		return "boolean"
+	case registry.TypeStringArray:
+		return "string[]"
+	case registry.TypeIntArray:
+		return "int[]"
+	case registry.TypeDoubleArray:
+		return "double[]"
+	case registry.TypeBooleanArray:
+		return "boolean[]"
+	case registry.TypeAny:
+		return "any"
+	case registry.TypeUnknown:
+	}
+	return "unknown"
+}
+
+func stabilityName(s registry.Stability) string {
+	switch s {
+	case registry.StabilityDevelopment:
+		return "development"
+	case registry.StabilityAlpha:
+		return "alpha"
+	case registry.StabilityBeta:
+		return "beta"
+	case registry.StabilityReleaseCandidate:
+		return "release_candidate"
+	case registry.StabilityStable:
+		return "stable"
+	case registry.StabilityUnspecified:
+	}
+	return "unspecified"
+}
+
+func reasonName(r registry.DeprecationReason) string {
+	switch r {
+	case registry.DeprecatedRenamed:
+		return "renamed"
+	case registry.DeprecatedObsoleted:
+		return "obsoleted"
+	case registry.DeprecatedUncategorized:
+		return "uncategorized"
+	case registry.DeprecatedUnspecified:
+		return "unspecified"
+	case registry.NotDeprecated:
+	}
+	return ""
+}
+
+// MetricInfo is what the registry says about one metric name.
+type MetricInfo struct {
+	Name  string `json:"name"`
+	Known bool   `json:"known"` // some registry defines the metric
+	// Placeholder: only known as the old name of a schema-file rename.
+	Placeholder bool         `json:"placeholder"`
+	Instrument  string       `json:"instrument,omitempty"`
+	Unit        string       `json:"unit,omitempty"`
+	Stability   string       `json:"stability,omitempty"`
+	Deprecated  *Deprecation `json:"deprecated,omitempty"`
+	// RenamedTo is the current name after following renames; "" when not
+	// renamed.
+	RenamedTo string `json:"renamed_to,omitempty"`
+	Source    string `json:"source,omitempty"`
+}
+
+// DescribeMetric is what ix says about a metric name; ok is false when no
+// registry knows the name.
+func DescribeMetric(ix *registry.Index, name string) (MetricInfo, bool) {
+	out := MetricInfo{Name: name}
+	m := ix.Metric(name)
+	if m == nil {
+		return out, false
+	}
+	out.Known = !m.Placeholder
+	out.Placeholder = m.Placeholder
+	out.RenamedTo = m.RenamedTo
+	out.Source = m.Source
+	if !m.Placeholder {
+		out.Instrument = m.Instrument
+		out.Unit = m.Unit
+		out.Stability = stabilityName(m.Stability)
+	}
+	if m.Deprecation.Reason != registry.NotDeprecated {
+		out.Deprecated = &Deprecation{
+			Reason:    reasonName(m.Deprecation.Reason),
+			RenamedTo: m.Deprecation.RenamedTo,
+			Note:      m.Deprecation.Note,
+		}
+	}
+	return out, true
+}

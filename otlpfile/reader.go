@@ -1,0 +1,626 @@
+// Package otlpfile reads and writes recorded OTLP telemetry in the formats
+// people actually have: the collector file exporter's JSON lines (one
+// Export*ServiceRequest per line, traces, metrics and logs mixed),
+// otlpjsonfile-style JSON (one or more requests, pretty-printed or not),
+// binary protobuf (length-prefixed as the file exporter writes it,
+// varint-delimited, or a single message), and gzip-compressed variants of
+// each. Formats are detected from the content, never from the file name.
+//
+// Reading streams: memory is bounded by the largest single request
+// (Options.MaxRecordBytes), whatever the size of the input.
+package otlpfile // import "github.com/otelgov/otelcol-governance/otlpfile"
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Signal is the telemetry signal of one record.
+type Signal uint8
+
+const (
+	SignalUnknown Signal = iota
+	SignalTraces
+	SignalMetrics
+	SignalLogs
+)
+
+// String returns "traces", "metrics", "logs" or "unknown".
+func (s Signal) String() string {
+	switch s {
+	case SignalTraces:
+		return "traces"
+	case SignalMetrics:
+		return "metrics"
+	case SignalLogs:
+		return "logs"
+	case SignalUnknown:
+	}
+	return "unknown"
+}
+
+// ParseSignal parses "traces", "metrics", "logs" or "" (unknown).
+func ParseSignal(s string) (Signal, error) {
+	switch s {
+	case "":
+		return SignalUnknown, nil
+	case "traces":
+		return SignalTraces, nil
+	case "metrics":
+		return SignalMetrics, nil
+	case "logs":
+		return SignalLogs, nil
+	}
+	return SignalUnknown, fmt.Errorf("unknown signal %q: want traces, metrics or logs", s)
+}
+
+// Format is the framing of a file's records.
+type Format uint8
+
+const (
+	// FormatJSON is one JSON Export*ServiceRequest after another: the file
+	// exporter's JSON lines, or otlpjsonfile-style (pretty-printed) JSON.
+	FormatJSON Format = iota
+	// FormatProtoFixed is binary protobuf, each request prefixed with its
+	// length as a 4-byte big-endian integer: the file exporter's
+	// `format: proto`.
+	FormatProtoFixed
+	// FormatProtoVarint is binary protobuf, each request prefixed with its
+	// length as a varint (protodelim, Java's writeDelimitedTo).
+	FormatProtoVarint
+	// FormatProtoSingle is one binary protobuf request, the whole input.
+	FormatProtoSingle
+)
+
+// String names the format.
+func (f Format) String() string {
+	switch f {
+	case FormatJSON:
+		return "json"
+	case FormatProtoFixed:
+		return "proto (4-byte length prefix)"
+	case FormatProtoVarint:
+		return "proto (varint length prefix)"
+	case FormatProtoSingle:
+		return "proto (single message)"
+	}
+	return "invalid"
+}
+
+// DefaultMaxRecordBytes bounds one request, and so the reader's memory.
+const DefaultMaxRecordBytes = 64 << 20
+
+// Options configure a Reader.
+type Options struct {
+	// Name is the input's name in error messages ("-" for stdin).
+	Name string
+	// Signal is the signal of binary protobuf records, which do not say it
+	// themselves. SignalUnknown: detected from the content, with the file
+	// name as a tie-breaker. JSON records always say their signal.
+	Signal Signal
+	// MaxRecordBytes bounds one request. Zero: DefaultMaxRecordBytes.
+	MaxRecordBytes int
+}
+
+// Record is one Export*ServiceRequest. Exactly one of Traces, Metrics and
+// Logs is set, as Signal says.
+type Record struct {
+	Signal  Signal
+	Traces  ptrace.Traces
+	Metrics pmetric.Metrics
+	Logs    plog.Logs
+	// Line (1-based; 0 for binary formats) and Offset (bytes into the
+	// uncompressed input) of the record's first byte.
+	Line   int
+	Offset int64
+}
+
+// Items is the number of spans, data points or log records in the record.
+func (r *Record) Items() int {
+	switch r.Signal {
+	case SignalTraces:
+		return r.Traces.SpanCount()
+	case SignalMetrics:
+		return r.Metrics.DataPointCount()
+	case SignalLogs:
+		return r.Logs.LogRecordCount()
+	case SignalUnknown:
+	}
+	return 0
+}
+
+// Error is bad input, with its location.
+type Error struct {
+	Name   string
+	Line   int   // 1-based; 0 when the format has no lines
+	Offset int64 // bytes into the uncompressed input
+	Err    error
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d (byte %d): %v", e.Name, e.Line, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("%s: byte %d: %v", e.Name, e.Offset, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrTruncated is wrapped by errors for input that ends inside a record.
+var ErrTruncated = errors.New("truncated input")
+
+// Reader reads records from one input.
+type Reader struct {
+	opts   Options
+	src    *bufio.Reader
+	gz     *gzip.Reader
+	gzip   bool
+	format Format
+	max    int
+
+	offset int64 // bytes consumed from the uncompressed stream
+	line   int   // current line (JSON), 1-based
+	buf    []byte
+	hdr    [4]byte
+	done   bool
+
+	// single holds the whole input of FormatProtoSingle until Next
+	// decodes it.
+	single []byte
+}
+
+// NewReader detects the input's compression and format from its first bytes.
+// An empty input is valid and has no records.
+func NewReader(r io.Reader, opts Options) (*Reader, error) {
+	if opts.Name == "" {
+		opts.Name = "-"
+	}
+	rd := &Reader{opts: opts, max: opts.MaxRecordBytes, line: 1}
+	if rd.max <= 0 {
+		rd.max = DefaultMaxRecordBytes
+	}
+	br := bufio.NewReaderSize(r, 256<<10)
+	magic, _ := br.Peek(2)
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &Error{Name: opts.Name, Err: fmt.Errorf("gzip header: %w", err)}
+		}
+		rd.gz, rd.gzip = gz, true
+		br = bufio.NewReaderSize(gz, 256<<10)
+	}
+	rd.src = br
+	if err := rd.detect(); err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// Format is the detected framing.
+func (r *Reader) Format() Format { return r.format }
+
+// Gzip reports whether the input was gzip-compressed.
+func (r *Reader) Gzip() bool { return r.gzip }
+
+func (r *Reader) errorf(line int, off int64, err error) error {
+	return &Error{Name: r.opts.Name, Line: line, Offset: off, Err: err}
+}
+
+// readErr turns a read error inside a record into a located error.
+func (r *Reader) readErr(line int, off int64, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return r.errorf(line, off, fmt.Errorf("%w: the input ends inside a record", ErrTruncated))
+	}
+	return r.errorf(line, off, err)
+}
+
+// detect reads the first meaningful byte: '{' is JSON; a zero byte is the
+// file exporter's 4-byte big-endian length (a request below 16 MiB); 0x0a
+// (field 1, length-delimited: resource_spans/metrics/logs) is a single
+// message; anything else a varint length.
+func (r *Reader) detect() error {
+	head, err := r.src.Peek(4096)
+	if len(head) == 0 {
+		if errors.Is(err, io.EOF) {
+			r.done = true
+			return nil
+		}
+		return r.readErr(0, 0, err)
+	}
+	// JSON may start with whitespace, which is not a protobuf start except
+	// for 0x0a, handled by the scan: a JSON input's first non-space byte is
+	// a brace.
+	for _, c := range head {
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			continue
+		}
+		if c == '{' || c == '[' {
+			r.format = FormatJSON
+			return nil
+		}
+		break
+	}
+	if len(bytes.TrimLeft(head, " \t\r\n")) == 0 && errors.Is(err, io.EOF) {
+		r.done = true // only whitespace
+		return nil
+	}
+	switch head[0] {
+	case 0:
+		r.format = FormatProtoFixed
+	case 0x0a:
+		r.format = FormatProtoSingle
+		return r.readSingle()
+	default:
+		r.format = FormatProtoVarint
+	}
+	return nil
+}
+
+func (r *Reader) skipByte() {
+	c, _ := r.src.ReadByte()
+	r.offset++
+	if c == '\n' {
+		r.line++
+	}
+}
+
+// readSingle reads a whole single-message input; when it is not one message
+// but varint-delimited ones (a first length of 10), it switches format.
+func (r *Reader) readSingle() error {
+	lr := io.LimitReader(r.src, int64(r.max)+1)
+	b, err := io.ReadAll(lr)
+	if err != nil {
+		return r.readErr(0, r.offset, err)
+	}
+	if len(b) > r.max {
+		return r.errorf(0, 0, fmt.Errorf("a single protobuf message larger than %d bytes (raise --max-record-size)", r.max))
+	}
+	if _, _, err := decodeProto(b, r.opts.Signal, r.opts.Name); err != nil {
+		if vr, ok := varintFramed(b); ok {
+			r.format = FormatProtoVarint
+			r.src = bufio.NewReader(bytes.NewReader(vr))
+			return nil
+		}
+	}
+	r.single = b
+	return nil
+}
+
+// varintFramed reports whether b is a sequence of varint-delimited records
+// that fill it exactly.
+func varintFramed(b []byte) ([]byte, bool) {
+	rest := b
+	for len(rest) > 0 {
+		n, k := binary.Uvarint(rest)
+		if k <= 0 || n > uint64(len(rest)-k) { //nolint:gosec // len-k >= 0: k <= len(rest)
+			return nil, false
+		}
+		rest = rest[k+int(n):] //nolint:gosec // n <= len(rest)-k, checked above
+	}
+	return b, true
+}
+
+// Next returns the next record, or io.EOF after the last one. Errors are
+// *Error; after an error the Reader must not be used.
+func (r *Reader) Next() (Record, error) {
+	if r.done {
+		return Record{}, io.EOF
+	}
+	switch r.format {
+	case FormatJSON:
+		return r.nextJSON()
+	case FormatProtoFixed:
+		return r.nextFixed()
+	case FormatProtoVarint:
+		return r.nextVarint()
+	case FormatProtoSingle:
+		r.done = true
+		b := r.single
+		r.single = nil
+		return r.decode(b, 0, 0)
+	}
+	return Record{}, io.EOF
+}
+
+func (r *Reader) decode(b []byte, line int, off int64) (Record, error) {
+	rec, _, err := decodeProto(b, r.opts.Signal, r.opts.Name)
+	if err != nil {
+		return Record{}, r.errorf(line, off, err)
+	}
+	rec.Line, rec.Offset = line, off
+	return rec, nil
+}
+
+func (r *Reader) nextFixed() (Record, error) {
+	start := r.offset
+	n, err := io.ReadFull(r.src, r.hdr[:])
+	if n == 0 && errors.Is(err, io.EOF) {
+		r.done = true
+		return Record{}, io.EOF
+	}
+	if err != nil {
+		return Record{}, r.readErr(0, start, err)
+	}
+	size := binary.BigEndian.Uint32(r.hdr[:])
+	if int64(size) > int64(r.max) {
+		return Record{}, r.errorf(0, start, fmt.Errorf("record length %d exceeds the limit of %d bytes (not a 4-byte length prefix, or raise --max-record-size)", size, r.max))
+	}
+	r.offset += 4
+	return r.body(int(size), start)
+}
+
+func (r *Reader) nextVarint() (Record, error) {
+	start := r.offset
+	cr := countingByteReader{r: r.src}
+	size, err := binary.ReadUvarint(&cr)
+	r.offset += int64(cr.n)
+	if cr.n == 0 && errors.Is(err, io.EOF) {
+		r.done = true
+		return Record{}, io.EOF
+	}
+	if err != nil {
+		return Record{}, r.readErr(0, start, err)
+	}
+	if size > uint64(r.max) { //nolint:gosec // r.max > 0
+		return Record{}, r.errorf(0, start, fmt.Errorf("record length %d exceeds the limit of %d bytes (not a varint length prefix, or raise --max-record-size)", size, r.max))
+	}
+	return r.body(int(size), start) //nolint:gosec // size <= r.max, checked above
+}
+
+func (r *Reader) body(size int, start int64) (Record, error) {
+	if cap(r.buf) < size {
+		r.buf = make([]byte, size)
+	}
+	b := r.buf[:size]
+	n, err := io.ReadFull(r.src, b)
+	r.offset += int64(n)
+	if err != nil {
+		return Record{}, r.readErr(0, start, err)
+	}
+	return r.decode(b, 0, start)
+}
+
+type countingByteReader struct {
+	r *bufio.Reader
+	n int
+}
+
+func (c *countingByteReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
+// nextJSON splits the next top-level JSON value off the stream with a small
+// state machine (strings and escapes aware), so that lines and offsets are
+// exact and memory is bounded by one value, then hands it to pdata.
+func (r *Reader) nextJSON() (Record, error) {
+	for {
+		// Skip whitespace between values.
+		for {
+			b, err := r.src.Peek(1)
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					r.done = true
+					return Record{}, io.EOF
+				}
+				return Record{}, r.readErr(r.line, r.offset, err)
+			}
+			if b[0] != ' ' && b[0] != '\t' && b[0] != '\r' && b[0] != '\n' {
+				break
+			}
+			r.skipByte()
+		}
+		line, start := r.line, r.offset
+		val, err := r.splitJSON()
+		if err != nil {
+			return Record{}, err
+		}
+		rec, ok, err := decodeJSON(val)
+		if err != nil {
+			return Record{}, r.errorf(line, start, err)
+		}
+		if !ok {
+			continue // {} or a request without data
+		}
+		rec.Line, rec.Offset = line, start
+		return rec, nil
+	}
+}
+
+// splitJSON reads one JSON object or array into r.buf, scanning the
+// reader's buffer in place and consuming exactly the value's bytes.
+func (r *Reader) splitJSON() ([]byte, error) {
+	line, start := r.line, r.offset
+	buf := r.buf[:0]
+	depth := 0
+	inString, escaped := false, false
+	first := true
+	for {
+		if _, err := r.src.Peek(1); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, r.errorf(line, start, fmt.Errorf("%w: the input ends inside a JSON value (line %d)", ErrTruncated, r.line))
+			}
+			return nil, r.readErr(line, start, err)
+		}
+		chunk, _ := r.src.Peek(r.src.Buffered())
+		end := -1
+		for i, c := range chunk {
+			if first {
+				first = false
+				if c != '{' && c != '[' {
+					return nil, r.errorf(r.line, r.offset, fmt.Errorf("expected a JSON object, found %q", c))
+				}
+			}
+			switch {
+			case inString:
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+				}
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+			case c == '\n':
+				r.line++
+			}
+			if depth == 0 {
+				end = i + 1
+				break
+			}
+		}
+		n := len(chunk)
+		if end >= 0 {
+			n = end
+		}
+		if len(buf)+n > r.max {
+			return nil, r.errorf(line, start, fmt.Errorf("a JSON value larger than %d bytes (raise --max-record-size)", r.max))
+		}
+		buf = append(buf, chunk[:n]...)
+		_, _ = r.src.Discard(n)
+		r.offset += int64(n)
+		r.buf = buf
+		if end >= 0 {
+			return buf, nil
+		}
+	}
+}
+
+// decodeJSON decodes one request; ok is false for a request without a data
+// key ({}).
+func decodeJSON(b []byte) (Record, bool, error) {
+	sig, err := jsonSignal(b)
+	if err != nil {
+		return Record{}, false, err
+	}
+	var rec Record
+	rec.Signal = sig
+	switch sig {
+	case SignalTraces:
+		rec.Traces, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+	case SignalMetrics:
+		rec.Metrics, err = (&pmetric.JSONUnmarshaler{}).UnmarshalMetrics(b)
+	case SignalLogs:
+		rec.Logs, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(b)
+	case SignalUnknown:
+		return Record{}, false, nil
+	}
+	if err != nil {
+		return Record{}, false, fmt.Errorf("invalid OTLP JSON %s request: %w", sig, err)
+	}
+	return rec, true, nil
+}
+
+// jsonSignal finds the signal from the request's top-level keys.
+func jsonSignal(b []byte) (Signal, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	t, err := dec.Token()
+	if err != nil {
+		return SignalUnknown, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if d, ok := t.(json.Delim); !ok || d != '{' {
+		return SignalUnknown, errors.New("expected a JSON object (an OTLP Export*ServiceRequest)")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return SignalUnknown, fmt.Errorf("invalid JSON: %w", err)
+		}
+		key, _ := t.(string)
+		switch key {
+		case "resourceSpans", "resource_spans":
+			return SignalTraces, nil
+		case "resourceMetrics", "resource_metrics":
+			return SignalMetrics, nil
+		case "resourceLogs", "resource_logs":
+			return SignalLogs, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return SignalUnknown, fmt.Errorf("invalid JSON: %w", err)
+		}
+	}
+	return SignalUnknown, nil
+}
+
+// decodeProto decodes one binary request. With no signal given it tries the
+// three request types, hinted by the file name, and keeps the first that
+// decodes with items (protobuf requests do not name their signal).
+func decodeProto(b []byte, sig Signal, name string) (Record, Signal, error) {
+	order := []Signal{SignalTraces, SignalMetrics, SignalLogs}
+	if sig != SignalUnknown {
+		order = []Signal{sig}
+	} else if h := nameHint(name); h != SignalUnknown {
+		order = append([]Signal{h}, order...)
+	}
+	var firstOK *Record
+	var errs []error
+	for _, s := range order {
+		rec := Record{Signal: s}
+		var err error
+		switch s {
+		case SignalTraces:
+			rec.Traces, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(b)
+		case SignalMetrics:
+			rec.Metrics, err = (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(b)
+		case SignalLogs:
+			rec.Logs, err = (&plog.ProtoUnmarshaler{}).UnmarshalLogs(b)
+		case SignalUnknown:
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("as %s: %w", s, err))
+			continue
+		}
+		if rec.Items() > 0 || sig != SignalUnknown {
+			return rec, s, nil
+		}
+		if firstOK == nil {
+			firstOK = &rec
+		}
+	}
+	if firstOK != nil {
+		return *firstOK, firstOK.Signal, nil
+	}
+	return Record{}, SignalUnknown, fmt.Errorf("invalid OTLP protobuf request: %w", errors.Join(errs...))
+}
+
+func nameHint(name string) Signal {
+	n := strings.ToLower(name)
+	switch {
+	case strings.Contains(n, "trace") || strings.Contains(n, "span"):
+		return SignalTraces
+	case strings.Contains(n, "metric"):
+		return SignalMetrics
+	case strings.Contains(n, "log"):
+		return SignalLogs
+	}
+	return SignalUnknown
+}
+
+// Close releases the gzip reader; it does not close the underlying input.
+func (r *Reader) Close() error {
+	if r.gz != nil {
+		return r.gz.Close()
+	}
+	return nil
+}

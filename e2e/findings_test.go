@@ -183,3 +183,40 @@ func TestFindingLogRecords(t *testing.T) {
 	require.Contains(t, found, "required_attribute_not_present")
 	assert.Equal(t, "http.request.method", found["required_attribute_not_present"]["weaver.finding.context.attribute_key"])
 }
+
+// TestUnexpectedAttributeGuard: with drop_unexpected_attributes, user.id
+// leaves http.server.request.duration before the exporter, counted on
+// :8888; a metric the registry does not define keeps it.
+func TestUnexpectedAttributeGuard(t *testing.T) {
+	sink := e2e.StartSink(t)
+	p := e2e.NewPipeline(t, sink)
+	p.Processors = "  governance:\n    findings:\n      drop_unexpected_attributes: true\n"
+	p.ProcessorNames = []string{"governance"}
+	col := e2e.StartCollector(t, p.YAML(), p.HealthPort, p.MetricsPort, e2e.Options{})
+	client, err := e2e.NewClient(p.GRPCEndpoint(), p.HTTPEndpoint())
+	require.NoError(t, err)
+	defer client.Close()
+
+	md := durationMetrics("checkout", "s", map[string]any{"http.request.method": "GET", "url.scheme": "https", "user.id": "u-42"})
+	own := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().AppendEmpty()
+	own.SetName("acme.cart.checkouts")
+	own.SetEmptyGauge().DataPoints().AppendEmpty().Attributes().PutStr("user.id", "u-42")
+	require.NoError(t, client.SendMetrics(context.Background(), e2e.GRPC, md))
+	sink.WaitFor(t, e2e.Counts{DataPoints: 2}, 10*time.Second)
+
+	ms := sink.Metrics()[0].ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics()
+	for i := range ms.Len() {
+		m := ms.At(i)
+		switch m.Name() {
+		case "http.server.request.duration":
+			assert.Equal(t, map[string]any{"http.request.method": "GET", "url.scheme": "https"},
+				m.Histogram().DataPoints().At(0).Attributes().AsRaw())
+		case "acme.cart.checkouts":
+			_, ok := m.Gauge().DataPoints().At(0).Attributes().Get("user.id")
+			assert.True(t, ok, "a metric the registry does not define keeps its attributes")
+		}
+	}
+	fams := waitForMetric(t, col.MetricsPort, attributesDroppedMetric)
+	assertCount(t, fams, attributesDroppedMetric, map[string]string{"otel_signal": "metrics", "reason": "unexpected"}, 1)
+	assertCount(t, fams, findingsMetric, map[string]string{"otel_signal": "metrics", "finding": "unexpected_attribute", "level": "improvement"}, 1)
+}

@@ -260,6 +260,28 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 	s.def = nil
 }
 
+// spanEvent walks a span event's attributes; an event whose name the
+// registry defines (exception) is checked against that definition. Other
+// span events get the attribute checks only: span event names are free
+// text in many instrumentations, so an unknown one is not missing_event.
+func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
+	s := &w.sig
+	if !w.e.opts.Findings {
+		w.attrs(ev.Attributes())
+		return
+	}
+	d := w.ix.EventSignal(ev.Name())
+	if d == nil {
+		w.attrs(ev.Attributes())
+		return
+	}
+	s.def, s.active, s.seen = d, true, registry.AttrBits{}
+	w.attrs(ev.Attributes())
+	s.active = false
+	w.requirements()
+	s.def = nil
+}
+
 // logRecord walks a log record's attributes and checks an event against
 // its definition.
 func (w *Walker) logRecord(lr plog.LogRecord) {

@@ -502,3 +502,29 @@ func TestFindingSink(t *testing.T) {
 	assert.Len(t, limited.got, 1)
 	assert.Equal(t, 2, limited.calls)
 }
+
+func TestSpanEventChecks(t *testing.T) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "checkout")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetKind(ptrace.SpanKindInternal)
+	ex := sp.Events().AppendEmpty()
+	ex.SetName("exception")
+	ex.Attributes().PutStr("exception.stacktrace", "at x")
+	ex.Attributes().PutStr("acme.note", "n")
+	other := sp.Events().AppendEmpty()
+	other.SetName("cache miss")
+	other.Attributes().PutStr("acme.key", "k")
+
+	c, b := walkSample(t, findingOptions(), func(w *Walker) { w.Traces(td) })
+	names := map[Finding][]string{}
+	for _, f := range b.Findings {
+		names[f.Finding] = append(names[f.Finding], f.Name)
+	}
+	assert.ElementsMatch(t, []string{"exception.type", "exception.message"}, names[FindingConditionallyRequiredAttributeNotPresent])
+	assert.Equal(t, []string{"acme.note"}, names[FindingUnexpectedAttribute], "the free-text event is not checked")
+	assert.Zero(t, c.Findings[FindingMissingEvent])
+	require.Len(t, b.Signals, 1)
+	assert.Equal(t, "exception", b.Signals[0].Signal.Name)
+}

@@ -181,7 +181,7 @@ func (w *Walker) span(span ptrace.Span) {
 	if events.Len() > 0 {
 		w.ctx = registry.Context{Location: registry.LocationSpanEvent, SpanKind: kind}
 		for i := 0; i < events.Len(); i++ {
-			w.attrs(events.At(i).Attributes())
+			w.spanEvent(events.At(i))
 		}
 	}
 	links := span.Links()

@@ -181,9 +181,14 @@ func (ix *Index) Lookup(key string) *Attribute {
 	return ix.prefixes.match(key)
 }
 
-// Metric returns the metric definition for name, or nil if unknown.
+// Metric returns the metric definition for name, or nil if unknown. It
+// probes the metric signal table, which holds every metric, and does not
+// allocate.
 func (ix *Index) Metric(name string) *Metric {
-	return ix.metrics[name]
+	if s := ix.signals.metrics.get(name); s != nil {
+		return s.Metric
+	}
+	return nil
 }
 
 // Sources returns the keys that rename to target in some context (sorted);

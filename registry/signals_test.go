@@ -302,3 +302,13 @@ func TestNameSet(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.ExtendsNamespace("http.request.foo.bar") }))
 }
+
+func TestMetricThroughSignalTable(t *testing.T) {
+	ix, err := Default()
+	require.NoError(t, err)
+	for _, m := range ix.Metrics() {
+		assert.Same(t, m, ix.Metric(m.Name), m.Name)
+	}
+	assert.Nil(t, ix.Metric("no.such.metric"))
+	assert.Nil(t, ix.Metric(""))
+}

@@ -220,3 +220,34 @@ func TestDistributionIsClean(t *testing.T) {
 	assert.Empty(t, res.Findings)
 	assert.Empty(t, res.Notes)
 }
+
+func TestScanEmbeddedCollectorAndPlainRules(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"v1alpha1-collector.yaml", "rules.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o600)) //nolint:gosec // a path under t.TempDir()
+	}
+	s := NewScanner(names(t))
+	s.Write = true
+	res, err := s.ScanPaths([]string{dir})
+	require.NoError(t, err)
+	require.Empty(t, res.Notes)
+	type key struct {
+		file, where, name string
+		line              int
+		rewritten         bool
+	}
+	var got []key
+	for _, f := range res.Findings {
+		got = append(got, key{filepath.Base(f.File), f.Where, f.Name, f.Line, f.Rewritten})
+	}
+	assert.ElementsMatch(t, []key{
+		{"rules.yaml", "promql", "http_scheme", 5, true},
+		{"v1alpha1-collector.yaml", "ottl", "http.target", 13, false},
+		{"v1alpha1-collector.yaml", "filter processor key", "http.scheme", 19, false},
+	}, got)
+	b, err := os.ReadFile(filepath.Join(dir, "rules.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `{url_scheme="https"}[5m]))) > 1 # p90`)
+}

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/registry"
@@ -134,6 +136,9 @@ func (t *telemetry) record(ctx context.Context, c *engine.Counts) {
 	if c.Overflow > 0 {
 		t.tb.ProcessorGovernanceServiceOverflow.Add(ctx, c.Overflow, t.overflow...)
 	}
+	if n := t.services.takeBounded(); n > 0 {
+		t.tb.ProcessorGovernanceServiceNameBounded.Add(ctx, n, t.overflow...)
+	}
 }
 
 func (t *telemetry) shutdown() {
@@ -162,13 +167,18 @@ const (
 
 // serviceTable bounds the cardinality of the per-service metric: the first
 // limit distinct names get their own series, later ones share "_other". It
-// is the engine's ServiceSlots.
+// also bounds each label value: a name is cut to conformance.MaxKeyLength
+// bytes and made valid UTF-8 (conformance.Bound), the same bound as the
+// conformance report, so that one client sending a huge or malformed
+// service.name cannot bloat every scrape. Names equal after bounding share a
+// series. It is the engine's ServiceSlots.
 type serviceTable struct {
-	mu    sync.Mutex
-	base  []attribute.KeyValue
-	limit int
-	index map[string]int // name -> slot
-	slots []*serviceSlot // by slot; append-only
+	mu      sync.Mutex
+	base    []attribute.KeyValue
+	limit   int
+	index   map[string]int // bounded name -> slot
+	slots   []*serviceSlot // by slot; append-only
+	bounded atomic.Int64   // names cut or repaired since the last takeBounded
 }
 
 var _ engine.ServiceSlots = (*serviceTable)(nil)
@@ -188,19 +198,33 @@ func (*serviceTable) Missing() int { return slotMissing }
 // Slot returns the slot of a service name; overflow reports that the name
 // was folded into "_other". Only a name seen for the first time allocates.
 func (st *serviceTable) Slot(name string) (slot int, overflow bool) {
+	label, changed := conformance.Bound(name)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if i, ok := st.index[name]; ok {
+	if changed {
+		st.bounded.Add(1)
+	}
+	if i, ok := st.index[label]; ok {
 		return i, false
 	}
 	if len(st.index) >= st.limit {
 		return slotOther, true
 	}
-	slot = len(st.slots)
-	st.slots = append(st.slots, newServiceSlot(st.base, name))
 	// Clone so the table does not pin the batch that carried the name.
-	st.index[strings.Clone(name)] = slot
+	label = strings.Clone(label)
+	slot = len(st.slots)
+	st.slots = append(st.slots, newServiceSlot(st.base, label))
+	st.index[label] = slot
 	return slot, false
+}
+
+// takeBounded returns and resets the count of names cut or repaired.
+// A batch without such a name costs one atomic load.
+func (st *serviceTable) takeBounded() int64 {
+	if st.bounded.Load() == 0 {
+		return 0
+	}
+	return st.bounded.Swap(0)
 }
 
 // get returns the series of a slot.

@@ -23,15 +23,16 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                metric.Meter
-	mu                                   sync.Mutex
-	registrations                        []metric.Registration
-	ProcessorGovernanceAttributes        metric.Int64Counter
-	ProcessorGovernanceAttributesDropped metric.Int64Counter
-	ProcessorGovernanceMetricNames       metric.Int64Counter
-	ProcessorGovernanceRegistryInfo      metric.Int64Gauge
-	ProcessorGovernanceServiceAttributes metric.Int64Counter
-	ProcessorGovernanceServiceOverflow   metric.Int64Counter
+	meter                                 metric.Meter
+	mu                                    sync.Mutex
+	registrations                         []metric.Registration
+	ProcessorGovernanceAttributes         metric.Int64Counter
+	ProcessorGovernanceAttributesDropped  metric.Int64Counter
+	ProcessorGovernanceMetricNames        metric.Int64Counter
+	ProcessorGovernanceRegistryInfo       metric.Int64Gauge
+	ProcessorGovernanceServiceAttributes  metric.Int64Counter
+	ProcessorGovernanceServiceNameBounded metric.Int64Counter
+	ProcessorGovernanceServiceOverflow    metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -91,6 +92,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_service_attributes",
 		metric.WithDescription("Attributes seen per service.name and outcome. Services beyond service_limit are counted under service.name _other. [Alpha]"),
 		metric.WithUnit("{attribute}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceServiceNameBounded, err = builder.meter.Int64Counter(
+		"otelcol_processor_governance_service_name_bounded",
+		metric.WithDescription("Resources whose service.name was longer than 256 bytes or not valid UTF-8, and was cut or repaired for the service.name label. The data itself is unchanged. [Alpha]"),
+		metric.WithUnit("{resource}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceServiceOverflow, err = builder.meter.Int64Counter(

@@ -24,6 +24,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorGovernanceMetricNames.Add(context.Background(), 1)
 	tb.ProcessorGovernanceRegistryInfo.Record(context.Background(), 1)
 	tb.ProcessorGovernanceServiceAttributes.Add(context.Background(), 1)
+	tb.ProcessorGovernanceServiceNameBounded.Add(context.Background(), 1)
 	tb.ProcessorGovernanceServiceOverflow.Add(context.Background(), 1)
 	AssertEqualProcessorGovernanceAttributes(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
@@ -38,6 +39,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorGovernanceServiceAttributes(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorGovernanceServiceNameBounded(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorGovernanceServiceOverflow(t, testTel,

@@ -30,6 +30,10 @@ type reportTally struct {
 	// extension ignores); known lists them until finish adds them to Keys.
 	seen  [recentSize]*registry.Attribute
 	known []*registry.Attribute
+	// recentUsed and seenUsed list the slots set since the last reset, so
+	// that reset clears only those: clearing both arrays in full cost more
+	// than walking a small batch.
+	recentUsed, seenUsed []uint16
 }
 
 const recentSize = 256
@@ -91,7 +95,8 @@ func (r *reportTally) key(k string, kind KeyKind) {
 		return
 	}
 	svc := r.svcIdx
-	c := &r.recent[(slotHash(k)+svc*7+int(kind))&(recentSize-1)]
+	slot := (slotHash(k) + svc*7 + int(kind)) & (recentSize - 1)
+	c := &r.recent[slot]
 	if c.idx > 0 && c.tk.key == k && c.tk.service == svc && c.tk.kind == kind {
 		r.batch.Keys[c.idx-1].Count++
 		return
@@ -105,6 +110,9 @@ func (r *reportTally) key(k string, kind KeyKind) {
 		r.keys[tk] = i
 		r.batch.Keys = append(r.batch.Keys, KeyTally{Service: svc, Key: k, Kind: kind, Count: 1})
 	}
+	if c.idx == 0 {
+		r.recentUsed = append(r.recentUsed, uint16(slot))
+	}
 	*c = recentKey{tk: tk, idx: i + 1}
 }
 
@@ -114,9 +122,13 @@ func (r *reportTally) registryKey(a *registry.Attribute) {
 	if !r.enabled || a.Key == "" {
 		return
 	}
-	slot := &r.seen[slotHash(a.Key)&(recentSize-1)]
+	i := slotHash(a.Key) & (recentSize - 1)
+	slot := &r.seen[i]
 	if *slot == a {
 		return
+	}
+	if *slot == nil {
+		r.seenUsed = append(r.seenUsed, uint16(i))
 	}
 	*slot = a
 	r.known = append(r.known, a)
@@ -140,8 +152,13 @@ func (r *reportTally) reset() {
 	r.batch.Reset()
 	clear(r.services)
 	clear(r.keys)
-	r.recent = [recentSize]recentKey{}
-	r.seen = [recentSize]*registry.Attribute{}
+	for _, i := range r.recentUsed {
+		r.recent[i] = recentKey{}
+	}
+	for _, i := range r.seenUsed {
+		r.seen[i] = nil
+	}
+	r.recentUsed, r.seenUsed = r.recentUsed[:0], r.seenUsed[:0]
 	clear(r.known)
 	r.known = r.known[:0]
 	r.svc = &r.unused

@@ -61,6 +61,7 @@ const keyCacheSize = 32
 type keyCache struct {
 	keys  [keyCacheSize]string
 	attrs [keyCacheSize]*registry.Attribute
+	used  int // positions below used may be set; reset clears only those
 }
 
 // lookup is Index.Lookup through the positional cache. The zero entry ("",
@@ -75,12 +76,20 @@ func (w *Walker) lookup(k string, pos int) *registry.Attribute {
 	}
 	a := w.ix.Lookup(k)
 	c.keys[pos], c.attrs[pos] = k, a
+	c.used = max(c.used, pos+1)
 	return a
 }
 
 func (w *Walker) reset() {
-	// Do not keep the batch's key strings alive in the pool.
-	w.keys = [NumLocations]keyCache{}
+	// Do not keep the batch's key strings alive in the pool. Only the
+	// positions used are cleared: clearing all of them cost more than
+	// walking a small batch.
+	for i := range w.keys {
+		c := &w.keys[i]
+		clear(c.keys[:c.used])
+		clear(c.attrs[:c.used])
+		c.used = 0
+	}
 	w.counts.reset()
 	w.ops = w.ops[:0]
 	w.svc = &w.unused

@@ -2,6 +2,7 @@ package governanceprocessor // import "github.com/otelgov/otelcol-governance/pro
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -44,16 +45,45 @@ const (
 	serviceMissing = "_missing" // resources without a string service.name
 )
 
-// telemetry wraps the generated TelemetryBuilder. Every attribute set is built
-// once, here, so that recording a batch allocates nothing.
+// telemetry wraps the generated TelemetryBuilder. The per-batch counters are
+// observable: a batch adds its tally to atomic counters here (a handful of
+// uncontended atomic adds), and the SDK reads them through callbacks only
+// when it collects (a scrape of :8888). A synchronous Add costs several
+// hundred nanoseconds in the SDK (attribute-set resolution and
+// deduplication, aggregation lookup), and a batch records up to a dozen of
+// them: that was most of the fixed cost per batch. Every attribute set is
+// built once, here, so that neither recording nor collecting allocates per
+// series.
 type telemetry struct {
-	tb       *metadata.TelemetryBuilder
-	base     []attribute.KeyValue // processor and otel.signal, on every series
-	attrs    [engine.NumLocations][engine.NumOutcomes][]metric.AddOption
-	drops    [engine.NumReasons][]metric.AddOption
-	names    [engine.NumOutcomes][]metric.AddOption
-	overflow []metric.AddOption
+	tb   *metadata.TelemetryBuilder
+	base []attribute.KeyValue // processor and otel.signal, on every series
+
+	attrs    [engine.NumLocations][engine.NumOutcomes]counter
+	drops    [engine.NumReasons]counter
+	names    [engine.NumOutcomes]counter
+	overflow counter
 	services *serviceTable
+}
+
+// counter is one series of an observable counter: its running total and
+// its attribute set.
+type counter struct {
+	n    atomic.Int64
+	opts []metric.ObserveOption
+}
+
+func (c *counter) add(n int64) {
+	if n != 0 {
+		c.n.Add(n)
+	}
+}
+
+// observe reports the total of a series that has counted something: like a
+// synchronous counter, a series appears with its first count.
+func (c *counter) observe(o metric.Int64Observer) {
+	if n := c.n.Load(); n > 0 {
+		o.Observe(n, c.opts...)
+	}
 }
 
 // The attribute keys of processor and signal are those of the collector's own
@@ -77,22 +107,61 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, 
 	for l := registry.LocationResource; l <= registry.LocationLog; l++ {
 		loc := attribute.String("location", l.String())
 		for o := range engine.NumOutcomes {
-			t.attrs[l][o] = addOpts(base, loc, attribute.String("outcome", o.String()))
+			t.attrs[l][o].opts = observeOpts(base, loc, attribute.String("outcome", o.String()))
 		}
 	}
 	for r := range engine.NumReasons {
-		t.drops[r] = addOpts(base, attribute.String("reason", r.String()))
+		t.drops[r].opts = observeOpts(base, attribute.String("reason", r.String()))
 	}
 	for o := range engine.NumOutcomes {
-		t.names[o] = addOpts(base, attribute.String("outcome", o.String()))
+		t.names[o].opts = observeOpts(base, attribute.String("outcome", o.String()))
 	}
-	t.overflow = addOpts(base)
+	t.overflow.opts = observeOpts(base)
+	t.services.bounded.opts = observeOpts(base)
+	err = errors.Join(
+		tb.RegisterProcessorGovernanceAttributesCallback(func(_ context.Context, o metric.Int64Observer) error {
+			for l := range t.attrs {
+				for i := range t.attrs[l] {
+					t.attrs[l][i].observe(o)
+				}
+			}
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceAttributesDroppedCallback(func(_ context.Context, o metric.Int64Observer) error {
+			for i := range t.drops {
+				t.drops[i].observe(o)
+			}
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceMetricNamesCallback(func(_ context.Context, o metric.Int64Observer) error {
+			for i := range t.names {
+				t.names[i].observe(o)
+			}
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceServiceAttributesCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.services.observe(o)
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceServiceOverflowCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.overflow.observe(o)
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceServiceNameBoundedCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.services.bounded.observe(o)
+			return nil
+		}),
+	)
+	if err != nil {
+		tb.Shutdown()
+		return nil, fmt.Errorf("register telemetry callbacks: %w", err)
+	}
 	return t, nil
 }
 
-func addOpts(base []attribute.KeyValue, kvs ...attribute.KeyValue) []metric.AddOption {
+func observeOpts(base []attribute.KeyValue, kvs ...attribute.KeyValue) []metric.ObserveOption {
 	all := append(append(make([]attribute.KeyValue, 0, len(base)+len(kvs)), base...), kvs...)
-	return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(all...))}
+	return []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(all...))}
 }
 
 // recordRegistry records the info gauge naming a registry: 1 for the one in
@@ -105,56 +174,39 @@ func (t *telemetry) recordRegistry(ctx context.Context, ix *registry.Index, gene
 	)...))
 }
 
-// record adds one batch's counts to the instruments.
-func (t *telemetry) record(ctx context.Context, c *engine.Counts) {
+// record adds one batch's counts to the counters.
+func (t *telemetry) record(c *engine.Counts) {
 	for l := range c.Attrs {
 		for o, n := range c.Attrs[l] {
-			if n > 0 {
-				t.tb.ProcessorGovernanceAttributes.Add(ctx, n, t.attrs[l][o]...)
-			}
+			t.attrs[l][o].add(n)
 		}
 	}
 	for r, n := range c.Drops {
-		if n > 0 {
-			t.tb.ProcessorGovernanceAttributesDropped.Add(ctx, n, t.drops[r]...)
-		}
+		t.drops[r].add(n)
 	}
 	for o, n := range c.Names {
-		if n > 0 {
-			t.tb.ProcessorGovernanceMetricNames.Add(ctx, n, t.names[o]...)
-		}
+		t.names[o].add(n)
 	}
-	for i := range c.Services {
-		s := &c.Services[i]
-		slot := t.services.get(s.Slot)
-		for o, n := range s.Counts {
-			if n > 0 {
-				t.tb.ProcessorGovernanceServiceAttributes.Add(ctx, n, slot.opts[o]...)
-			}
-		}
+	if len(c.Services) > 0 {
+		t.services.record(c.Services)
 	}
-	if c.Overflow > 0 {
-		t.tb.ProcessorGovernanceServiceOverflow.Add(ctx, c.Overflow, t.overflow...)
-	}
-	if n := t.services.takeBounded(); n > 0 {
-		t.tb.ProcessorGovernanceServiceNameBounded.Add(ctx, n, t.overflow...)
-	}
+	t.overflow.add(c.Overflow)
 }
 
 func (t *telemetry) shutdown() {
 	t.tb.Shutdown()
 }
 
-// serviceSlot is one service.name series; immutable once created.
+// serviceSlot is one service.name series per outcome.
 type serviceSlot struct {
-	opts [engine.NumOutcomes][]metric.AddOption
+	counts [engine.NumOutcomes]counter
 }
 
 func newServiceSlot(base []attribute.KeyValue, name string) *serviceSlot {
 	s := &serviceSlot{}
 	svc := attribute.String("service.name", name)
 	for o := range engine.NumOutcomes {
-		s.opts[o] = addOpts(base, svc, attribute.String("outcome", o.String()))
+		s.counts[o].opts = observeOpts(base, svc, attribute.String("outcome", o.String()))
 	}
 	return s
 }
@@ -178,7 +230,7 @@ type serviceTable struct {
 	limit   int
 	index   map[string]int // bounded name -> slot
 	slots   []*serviceSlot // by slot; append-only
-	bounded atomic.Int64   // names cut or repaired since the last takeBounded
+	bounded counter        // names cut or repaired
 }
 
 var _ engine.ServiceSlots = (*serviceTable)(nil)
@@ -202,7 +254,7 @@ func (st *serviceTable) Slot(name string) (slot int, overflow bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if changed {
-		st.bounded.Add(1)
+		st.bounded.add(1)
 	}
 	if i, ok := st.index[label]; ok {
 		return i, false
@@ -218,18 +270,28 @@ func (st *serviceTable) Slot(name string) (slot int, overflow bool) {
 	return slot, false
 }
 
-// takeBounded returns and resets the count of names cut or repaired.
-// A batch without such a name costs one atomic load.
-func (st *serviceTable) takeBounded() int64 {
-	if st.bounded.Load() == 0 {
-		return 0
+// record adds the per-service counts of one batch.
+func (st *serviceTable) record(services []engine.ServiceCount) {
+	st.mu.Lock()
+	slots := st.slots
+	st.mu.Unlock()
+	for i := range services {
+		s := &services[i]
+		slot := slots[s.Slot]
+		for o, n := range s.Counts {
+			slot.counts[o].add(n)
+		}
 	}
-	return st.bounded.Swap(0)
 }
 
-// get returns the series of a slot.
-func (st *serviceTable) get(slot int) *serviceSlot {
+// observe reports every service series that has counted something.
+func (st *serviceTable) observe(o metric.Int64Observer) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.slots[slot]
+	slots := st.slots
+	st.mu.Unlock()
+	for _, s := range slots {
+		for i := range s.counts {
+			s.counts[i].observe(o)
+		}
+	}
 }

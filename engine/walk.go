@@ -35,21 +35,21 @@ type Walker struct {
 	// instrumentation carry their keys in the same order, so most lookups
 	// become one string comparison.
 	keys [NumLocations]keyCache
-	// scratch carries a value from an old key to its new key without a copy.
-	scratch pcommon.Value
-	empty   pcommon.Value // always empty; clears scratch without allocating
-	unused  [NumOutcomes]int64
+	// moved carries the values of renamed keys from their old keys to their
+	// new keys without a copy; it grows to the most renames of one map.
+	moved  []pcommon.Value
+	empty  pcommon.Value // always empty; clears a moved value without allocating
+	unused [NumOutcomes]int64
 	// report feeds the registry extension's conformance report.
 	report reportTally
 }
 
 func newWalker(e *Engine) *Walker {
 	w := &Walker{
-		e:       e,
-		ops:     make([]op, 0, 16),
-		scratch: pcommon.NewValueEmpty(),
-		empty:   pcommon.NewValueEmpty(),
-		report:  newReportTally(e.opts.Report),
+		e:      e,
+		ops:    make([]op, 0, 16),
+		empty:  pcommon.NewValueEmpty(),
+		report: newReportTally(e.opts.Report),
 	}
 	w.svc = &w.unused
 	return w

@@ -25,10 +25,10 @@ type reportTally struct {
 	// recent is a direct-mapped cache in front of keys: a key repeated from
 	// item to item costs a string comparison instead of a map lookup.
 	recent [recentSize]recentKey
-	// seen deduplicates the registry entries met in the batch by pointer
+	// seen deduplicates the registry entries met in the batch by Ref
 	// (a direct-mapped cache: a collision only adds a duplicate, which the
 	// extension ignores); known lists them until finish adds them to Keys.
-	seen  [recentSize]*registry.Attribute
+	seen  [recentSize]registry.Ref
 	known []*registry.Attribute
 	// recentUsed and seenUsed list the slots set since the last reset, so
 	// that reset clears only those: clearing both arrays in full cost more
@@ -117,20 +117,25 @@ func (r *reportTally) key(k string, kind KeyKind) {
 }
 
 // registryKey notes a registry entry seen in the batch, for the report's
-// registry coverage: one comparison when the entry was just seen.
-func (r *reportTally) registryKey(a *registry.Attribute) {
-	if !r.enabled || a.Key == "" {
+// registry coverage: one comparison when the entry was just seen. The
+// *Attribute is read only for an entry not just seen.
+func (r *reportTally) registryKey(ref registry.Ref, ix *registry.Index) {
+	if !r.enabled {
 		return
 	}
-	i := slotHash(a.Key) & (recentSize - 1)
+	i := ref.Slot() & (recentSize - 1)
 	slot := &r.seen[i]
-	if *slot == a {
+	if *slot == ref {
 		return
 	}
-	if *slot == nil {
-		r.seenUsed = append(r.seenUsed, uint16(i))
+	a := ix.Attr(ref)
+	if a.Key == "" {
+		return
 	}
-	*slot = a
+	if *slot == 0 {
+		r.seenUsed = append(r.seenUsed, uint16(i)) //nolint:gosec // i < recentSize
+	}
+	*slot = ref
 	r.known = append(r.known, a)
 }
 
@@ -156,7 +161,7 @@ func (r *reportTally) reset() {
 		r.recent[i] = recentKey{}
 	}
 	for _, i := range r.seenUsed {
-		r.seen[i] = nil
+		r.seen[i] = 0
 	}
 	r.recentUsed, r.seenUsed = r.recentUsed[:0], r.seenUsed[:0]
 	clear(r.known)

@@ -59,25 +59,25 @@ func newWalker(e *Engine) *Walker {
 const keyCacheSize = 32
 
 type keyCache struct {
-	keys  [keyCacheSize]string
-	attrs [keyCacheSize]*registry.Attribute
-	used  int // positions below used may be set; reset clears only those
+	keys [keyCacheSize]string
+	refs [keyCacheSize]registry.Ref
+	used int // positions below used may be set; reset clears only those
 }
 
-// lookup is Index.Lookup through the positional cache. The zero entry ("",
-// nil) is correct too: the registry defines no empty key.
-func (w *Walker) lookup(k string, pos int) *registry.Attribute {
+// lookup is Index.LookupRef through the positional cache. The zero entry
+// ("", 0) is correct too: the registry defines no empty key.
+func (w *Walker) lookup(k string, pos int) registry.Ref {
 	if pos >= keyCacheSize {
-		return w.ix.Lookup(k)
+		return w.ix.LookupRef(k)
 	}
 	c := &w.keys[w.ctx.Location]
 	if c.keys[pos] == k {
-		return c.attrs[pos]
+		return c.refs[pos]
 	}
-	a := w.ix.Lookup(k)
-	c.keys[pos], c.attrs[pos] = k, a
+	r := w.ix.LookupRef(k)
+	c.keys[pos], c.refs[pos] = k, r
 	c.used = max(c.used, pos+1)
-	return a
+	return r
 }
 
 func (w *Walker) reset() {
@@ -87,7 +87,7 @@ func (w *Walker) reset() {
 	for i := range w.keys {
 		c := &w.keys[i]
 		clear(c.keys[:c.used])
-		clear(c.attrs[:c.used])
+		clear(c.refs[:c.used])
 		c.used = 0
 	}
 	w.counts.reset()
@@ -313,25 +313,26 @@ func (w *Walker) attrs(m pcommon.Map) {
 
 // check classifies one attribute; changes are queued in w.ops.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
-	a := w.lookup(k, pos)
+	r := w.lookup(k, pos)
+	if r.Plain() {
+		// The common case: a current key that no rule renames and no enum
+		// constrains, decided from the Ref alone. A scalar of the right
+		// type is conformant without reading the *Attribute.
+		w.report.registryKey(r, w.ix)
+		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
+			w.count(OutcomeConformant)
+			return
+		}
+		w.value(k, v, w.ix.Attr(r))
+		return
+	}
+	a := w.ix.Attr(r)
 	if a == nil {
 		w.unknown(k)
 		return
 	}
 	if !a.Placeholder {
-		w.report.registryKey(a)
-	}
-	if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder && !w.renamesCurrent {
-		// The common case: a current key, and no registry rule renames
-		// current keys, so Target need not be asked. A scalar of the right
-		// type outside any enum is conformant without further calls.
-		if want := scalarType[a.Type&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want &&
-			a.EnumStrings == nil && a.EnumInts == nil {
-			w.count(OutcomeConformant)
-			return
-		}
-		w.value(k, v, a)
-		return
+		w.report.registryKey(r, w.ix)
 	}
 	if t := a.Target(w.ctx); t != nil {
 		w.report.key(k, KeyDeprecated)

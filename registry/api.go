@@ -139,6 +139,7 @@ type Attribute struct {
 	Placeholder bool
 
 	rename renameSet // resolved per-context rename targets
+	ref    Ref       // this entry's Ref in its Index
 }
 
 // Metric is one resolved metric definition.

@@ -318,7 +318,9 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		// The common case: a current key that no rule renames and no enum
 		// constrains, decided from the Ref alone. A scalar of the right
 		// type is conformant without reading the *Attribute.
-		w.report.registryKey(r, w.ix)
+		if w.report.enabled {
+			w.report.registryKey(r, w.ix)
+		}
 		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
 			w.count(OutcomeConformant)
 			return

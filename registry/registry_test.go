@@ -253,7 +253,7 @@ func TestOrgRegistryNoFile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ix, err := Load(Sources{Embedded: true, OrgRegistries: []string{tt.path}})
 			require.ErrorIs(t, err, ErrNoRegistryFile)
-			assert.ErrorContains(t, err, tt.path)
+			require.ErrorContains(t, err, tt.path)
 			assert.Nil(t, ix)
 		})
 	}

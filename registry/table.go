@@ -183,7 +183,7 @@ const (
 	refRenamed     Ref = 1 << 8 // some rule gives a rename target in some context
 	refTemplate    Ref = 1 << 9
 	// refNotPlain: any of these bits sends the walk past the fast path.
-	refNotPlain = refPlaceholder | refDeprecated | refEnum | refRenamed
+	refNotPlain  = refPlaceholder | refDeprecated | refEnum | refRenamed
 	refSlotShift = 12
 )
 

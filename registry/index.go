@@ -81,8 +81,10 @@ func (r *resolver) build() (*Index, error) {
 	for _, k := range sortedKeys(r.metrics) {
 		ix.metricList = append(ix.metricList, r.metrics[k])
 	}
-	if len(ix.attrs) >= 1<<(32-refSlotShift)/2 {
-		return nil, fmt.Errorf("%w: %d attributes, at most %d", ErrInvalid, len(ix.attrs), 1<<(32-refSlotShift)/2-1)
+	// The table has fewer than 4 slots per attribute, and a Ref holds a
+	// slot in 32-refSlotShift bits.
+	if maxAttrs := 1 << (32 - refSlotShift - 2); len(ix.attrs) > maxAttrs {
+		return nil, fmt.Errorf("%w: %d attributes, at most %d", ErrInvalid, len(ix.attrs), maxAttrs)
 	}
 	ix.table = newTable(ix.attrs)
 	ix.prefixes = newPrefixTable(ix.attrs)

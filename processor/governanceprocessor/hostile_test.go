@@ -107,3 +107,23 @@ func TestServiceTableBound(t *testing.T) {
 	}
 	assert.Equal(t, int64(2), st.bounded.n.Load())
 }
+
+// TestObservableCountersSum: two instances of one processor ID and signal
+// (one processor in two traces pipelines) observe the same series; the SDK
+// sums the observations, as it summed the synchronous Adds before.
+func TestObservableCountersSum(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := metadatatest.NewSettings(tel).TelemetrySettings
+	for range 2 {
+		g := newTestGovernor(t, defaultTestConfig(), signalTraces, set)
+		_, err := g.processTraces(context.Background(), genTraces(3, mixConformant))
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, g.shutdown(context.Background())) })
+	}
+	base := []attribute.KeyValue{attribute.String("processor", "governance"), attribute.String("otel.signal", "traces")}
+	metadatatest.AssertEqualProcessorGovernanceAttributes(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: attribute.NewSet(append(base, attribute.String("location", "resource"), attribute.String("outcome", "conformant"))...), Value: 2 * 6},
+		{Attributes: attribute.NewSet(append(base, attribute.String("location", "span"), attribute.String("outcome", "conformant"))...), Value: 2 * 3 * attrsPerItem},
+	}, metricdatatest.IgnoreTimestamp())
+}

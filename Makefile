@@ -103,9 +103,11 @@ $(BASELINE): $(BASELINE_OCB) baseline/builder-config.yaml
 ## baseline: build _baseline/otelcol-baseline (contrib transform/attributes/redaction, v0.161.0) for the load comparison
 baseline: $(BASELINE)
 
-## loadtest: every testbench scenario, full size, against both distributions
+## loadtest: every testbench scenario, full size, against both distributions: the
+## fixed-rate comparison, the side by side at full speed (about 35 min) and the
+## 30-minute soak (SOAK_DURATION, SOAK_RATE) included; results in TESTBENCH_RESULTS
 loadtest: build baseline
-	go test -count=1 -tags 'e2e loadtest' -timeout 90m -v ./testbench/...
+	go test -count=1 -tags 'e2e loadtest' -timeout 4h -v ./testbench/...
 
 ## bench: microbenchmarks + measured scenarios; writes benchmarks/results (results.md, cpu_per_item.png)
 bench: build baseline

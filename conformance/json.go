@@ -59,7 +59,7 @@ type FindingName struct {
 type DocumentLimits struct {
 	MaxServices  int `json:"max_services"`
 	TopKeys      int `json:"top_keys"`
-	MaxKeyLength int `json:"max_key_length"` // longer keys are cut to this many bytes
+	MaxKeyLength int `json:"max_key_length"` // longer keys are cut to this many bytes (see Bound)
 }
 
 // Totals are over all services, in the spirit of Weaver live-check

@@ -20,7 +20,8 @@ import (
 // Bounds of the report that are not configurable.
 const (
 	// MaxKeyLength cuts longer keys and service names (in bytes), so that a
-	// client sending huge keys cannot grow the report.
+	// client sending huge keys cannot grow the report, nor the processor's
+	// service.name label on :8888 (see Bound).
 	MaxKeyLength = 256
 	// sketchFactor sizes each space-saving sketch at sketchFactor*top_keys
 	// counters: the extra counters keep the top keys' counts exact unless
@@ -124,7 +125,7 @@ func (r *Report) Add(b *engine.Batch, now time.Time) (overflow int64) {
 		switch k.Kind {
 		case engine.KeyRegistry:
 			if _, ok := r.registrySeen[k.Key]; !ok && len(r.registrySeen) < maxRegistrySeen {
-				r.registrySeen[strings.Clone(cut(k.Key))] = struct{}{}
+				r.registrySeen[strings.Clone(bound(k.Key))] = struct{}{}
 			}
 			continue
 		case engine.KeyUnknown:
@@ -154,7 +155,7 @@ func (r *Report) service(name string) (sr *serviceReport, over bool) {
 	if name == "" {
 		return r.missing, false
 	}
-	name = cut(name)
+	name = bound(name)
 	if sr, ok := r.services[name]; ok {
 		return sr, false
 	}
@@ -243,16 +244,54 @@ func outcomeMap(c *[engine.NumOutcomes]int64) map[string]int64 {
 	return m
 }
 
-// cut shortens s to at most MaxKeyLength bytes, on a rune boundary.
-func cut(s string) string {
-	if len(s) <= MaxKeyLength {
-		return s
+// Bound makes a string an untrusted client sent safe to publish, as a report
+// key or service name, a metric label value, or a log field: at most
+// MaxKeyLength bytes, cut on a rune boundary, and valid UTF-8, every invalid
+// byte replaced by U+FFFD. changed reports whether s was altered. A valid
+// string within the bound is returned as is, and a too-long valid one as a
+// prefix of s, without allocating; only invalid UTF-8 costs a new string of
+// at most MaxKeyLength bytes. It reads at most about MaxKeyLength bytes of s.
+func Bound(s string) (b string, changed bool) {
+	if len(s) <= MaxKeyLength && utf8.ValidString(s) {
+		return s, false
 	}
-	n := MaxKeyLength
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	n := min(len(s), MaxKeyLength)
+	i := 0
+	for i < n {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return repair(s), true
+		}
+		if i+size > n {
+			break
+		}
+		i += size
 	}
-	return s[:n]
+	return s[:i], true
+}
+
+// repair copies the longest prefix of s that fits MaxKeyLength bytes once
+// every invalid byte is replaced by U+FFFD.
+func repair(s string) string {
+	var buf [MaxKeyLength]byte
+	out := buf[:0]
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		enc := s[i : i+size]
+		if r == utf8.RuneError && size == 1 {
+			enc = "\uFFFD"
+		}
+		if len(out)+len(enc) > MaxKeyLength {
+			break
+		}
+		out = append(out, enc...)
+		i += size
+	}
+	return string(out)
 }
 
 // sketch is a weighted space-saving sketch (Metwally et al.): at most
@@ -274,7 +313,7 @@ func (s *sketch) add(key string, n int64) {
 	if s.capacity == 0 || n <= 0 {
 		return
 	}
-	key = cut(key)
+	key = bound(key)
 	for i := range s.entries {
 		if s.entries[i].key == key {
 			s.entries[i].count += n
@@ -309,4 +348,10 @@ func (s *sketch) top(n int) []KeyCount {
 		out = append(out, KeyCount{Key: e.key, Count: e.count, MaxError: e.err})
 	}
 	return out
+}
+
+// bound is Bound without the flag.
+func bound(s string) string {
+	b, _ := Bound(s)
+	return b
 }

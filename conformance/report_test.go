@@ -1,9 +1,17 @@
 package conformance
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/registry"
 )
 
 func TestSketch(t *testing.T) {
@@ -20,4 +28,77 @@ func TestSketch(t *testing.T) {
 	empty := sketch{}
 	empty.add("a", 1)
 	assert.Empty(t, empty.top(10))
+}
+
+func TestBound(t *testing.T) {
+	long := strings.Repeat("k", 1<<20)
+	// 255 ASCII bytes, then a 3-byte rune that crosses the bound.
+	crossing := strings.Repeat("a", MaxKeyLength-1) + "€" + "tail"
+	tests := []struct {
+		name    string
+		in      string
+		want    string
+		changed bool
+	}{
+		{name: "empty", in: "", want: ""},
+		{name: "short", in: "checkout", want: "checkout"},
+		{name: "exactly the bound", in: long[:MaxKeyLength], want: long[:MaxKeyLength]},
+		{name: "1 MB", in: long, want: long[:MaxKeyLength], changed: true},
+		{name: "rune crossing the bound", in: crossing, want: crossing[:MaxKeyLength-1], changed: true},
+		{name: "invalid utf-8", in: "a\xffb\xfe", want: "a\uFFFDb\uFFFD", changed: true},
+		{name: "truncated rune at the end", in: "ab\xe2\x82", want: "ab\uFFFD\uFFFD", changed: true},
+		{name: "replacement character is valid", in: "a\uFFFDb", want: "a\uFFFDb"},
+		{name: "1 MB invalid", in: strings.Repeat("\xff", 1<<20), want: strings.Repeat("\uFFFD", MaxKeyLength/3), changed: true},
+		{name: "long, invalid past the bound", in: long[:MaxKeyLength] + "\xff", want: long[:MaxKeyLength], changed: true},
+		{name: "long, invalid before the bound", in: "\xff" + long, want: "\uFFFD" + long[:MaxKeyLength-3], changed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, changed := Bound(tt.in)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.changed, changed)
+			assert.LessOrEqual(t, len(got), MaxKeyLength)
+			assert.True(t, utf8.ValidString(got))
+		})
+	}
+}
+
+func TestBoundAllocs(t *testing.T) {
+	long := strings.Repeat("k", 1<<20)
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		_, _ = Bound("checkout")
+		_, _ = Bound(long)
+	}))
+}
+
+// TestReportBoundsHostileInput: keys and service names a client sent are
+// bounded and valid UTF-8 in the report document, and the JSON stays small.
+func TestReportBoundsHostileInput(t *testing.T) {
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	mb := strings.Repeat("x", 1<<20)
+	r := New(Limits{MaxServices: 10, TopKeys: 10}, time.Unix(0, 0))
+	b := &engine.Batch{
+		Services: []engine.ServiceTally{{Service: mb}, {Service: "bad\xff"}},
+		Keys: []engine.KeyTally{
+			{Service: 0, Key: mb, Kind: engine.KeyUnknown, Count: 1},
+			{Service: 0, Key: "k\xfe", Kind: engine.KeyUnknown, Count: 1},
+			{Service: 1, Key: "", Kind: engine.KeyUnknown, Count: 1},
+			{Service: 1, Key: mb + "\xff", Kind: engine.KeyDeprecated, Count: 1},
+		},
+	}
+	r.Add(b, time.Unix(1, 0))
+	doc := r.Document(ix, 1, "", time.Unix(2, 0))
+	js, err := json.Marshal(doc)
+	require.NoError(t, err)
+	assert.Less(t, len(js), 8<<10)
+	require.Len(t, doc.Services, 2)
+	for _, s := range doc.Services {
+		assert.LessOrEqual(t, len(s.Service), MaxKeyLength)
+		assert.True(t, utf8.ValidString(s.Service))
+		for _, k := range append(s.UnknownKeys, s.DeprecatedKeys...) {
+			assert.LessOrEqual(t, len(k.Key), MaxKeyLength)
+			assert.True(t, utf8.ValidString(k.Key), "%q", k.Key)
+		}
+	}
 }

@@ -9,6 +9,7 @@
 package engine // import "github.com/otelgov/otelcol-governance/engine"
 
 import (
+	"runtime"
 	"strings"
 	"sync"
 
@@ -132,8 +133,18 @@ type Engine struct {
 	include       []includeRule
 	closed        map[string]struct{} // ClosedEnums
 	levels        [NumFindings]Level
-	walkers       sync.Pool // *Walker
+	// walkers are the idle walkers. Not a sync.Pool: the collector
+	// collects garbage often at line rate, every collection empties a
+	// sync.Pool, and a new walker costs about 20 KB of allocation and
+	// zeroing, its caches cold: a fixed cost per batch that a free list
+	// bounded by maxIdleWalkers avoids.
+	mu      sync.Mutex
+	walkers []*Walker
 }
+
+// maxIdleWalkersPerProc bounds the idle walkers kept per engine, per
+// GOMAXPROCS thread; the walkers of more concurrent batches are dropped.
+const maxIdleWalkersPerProc = 4
 
 // includeRule is one key of IncludeResources.
 type includeRule struct {
@@ -169,7 +180,6 @@ func New(opts Options) *Engine {
 			e.levels[f] = l
 		}
 	}
-	e.walkers.New = func() any { return newWalker(e) }
 	return e
 }
 
@@ -187,7 +197,17 @@ func (e *Engine) Mutates() bool { return e.mutates }
 // Walker returns a walker for one batch checked against ix. readOnly data is
 // checked and counted but never changed. Release it when done.
 func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
-	w := e.walkers.Get().(*Walker)
+	var w *Walker
+	e.mu.Lock()
+	if n := len(e.walkers); n > 0 {
+		w = e.walkers[n-1]
+		e.walkers[n-1] = nil
+		e.walkers = e.walkers[:n-1]
+	}
+	e.mu.Unlock()
+	if w == nil {
+		w = newWalker(e)
+	}
 	w.mutate = e.mutates && !readOnly
 	w.ix = ix
 	w.renamesCurrent = ix.RenamesCurrent()
@@ -198,7 +218,11 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 // be used afterwards.
 func (e *Engine) Release(w *Walker) {
 	w.reset()
-	e.walkers.Put(w)
+	e.mu.Lock()
+	if len(e.walkers) < maxIdleWalkersPerProc*runtime.GOMAXPROCS(0) {
+		e.walkers = append(e.walkers, w)
+	}
+	e.mu.Unlock()
 }
 
 // included reports whether a resource is governed under IncludeResources.

@@ -25,13 +25,17 @@ type reportTally struct {
 	// recent is a direct-mapped cache in front of keys: a key repeated from
 	// item to item costs a string comparison instead of a map lookup.
 	recent [recentSize]recentKey
-	// seen deduplicates the registry entries met in the batch by pointer
+	// seen deduplicates the registry entries met in the batch by Ref
 	// (a direct-mapped cache: a collision only adds a duplicate, which the
 	// extension ignores); known lists them until finish adds them to Keys.
-	seen  [recentSize]*registry.Attribute
+	seen  [recentSize]registry.Ref
 	known []*registry.Attribute
 	// findings feeds Batch.Findings and Batch.Signals (report_findings.go).
 	findings findingTally
+	// recentUsed and seenUsed list the slots set since the last reset, so
+	// that reset clears only those: clearing both arrays in full cost more
+	// than walking a small batch.
+	recentUsed, seenUsed []uint16
 }
 
 const recentSize = 256
@@ -94,7 +98,8 @@ func (r *reportTally) key(k string, kind KeyKind) {
 		return
 	}
 	svc := r.svcIdx
-	c := &r.recent[(slotHash(k)+svc*7+int(kind))&(recentSize-1)]
+	slot := (slotHash(k) + svc*7 + int(kind)) & (recentSize - 1)
+	c := &r.recent[slot]
 	if c.idx > 0 && c.tk.key == k && c.tk.service == svc && c.tk.kind == kind {
 		r.batch.Keys[c.idx-1].Count++
 		return
@@ -108,20 +113,32 @@ func (r *reportTally) key(k string, kind KeyKind) {
 		r.keys[tk] = i
 		r.batch.Keys = append(r.batch.Keys, KeyTally{Service: svc, Key: k, Kind: kind, Count: 1})
 	}
+	if c.idx == 0 {
+		r.recentUsed = append(r.recentUsed, uint16(slot))
+	}
 	*c = recentKey{tk: tk, idx: i + 1}
 }
 
 // registryKey notes a registry entry seen in the batch, for the report's
-// registry coverage: one comparison when the entry was just seen.
-func (r *reportTally) registryKey(a *registry.Attribute) {
-	if !r.enabled || a.Key == "" {
+// registry coverage: one comparison when the entry was just seen. The
+// *Attribute is read only for an entry not just seen.
+func (r *reportTally) registryKey(ref registry.Ref, ix *registry.Index) {
+	if !r.enabled {
 		return
 	}
-	slot := &r.seen[slotHash(a.Key)&(recentSize-1)]
-	if *slot == a {
+	i := ref.Slot() & (recentSize - 1)
+	slot := &r.seen[i]
+	if *slot == ref {
 		return
 	}
-	*slot = a
+	a := ix.Attr(ref)
+	if a.Key == "" {
+		return
+	}
+	if *slot == 0 {
+		r.seenUsed = append(r.seenUsed, uint16(i)) //nolint:gosec // i < recentSize
+	}
+	*slot = ref
 	r.known = append(r.known, a)
 }
 
@@ -146,8 +163,13 @@ func (r *reportTally) reset() {
 	r.batch.Reset()
 	clear(r.services)
 	clear(r.keys)
-	r.recent = [recentSize]recentKey{}
-	r.seen = [recentSize]*registry.Attribute{}
+	for _, i := range r.recentUsed {
+		r.recent[i] = recentKey{}
+	}
+	for _, i := range r.seenUsed {
+		r.seen[i] = 0
+	}
+	r.recentUsed, r.seenUsed = r.recentUsed[:0], r.seenUsed[:0]
 	clear(r.known)
 	r.known = r.known[:0]
 	r.svc = &r.unused

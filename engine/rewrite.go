@@ -78,16 +78,19 @@ func (w *Walker) apply(m pcommon.Map) {
 		})
 	}
 	if w.nMove > 0 {
+		// Plain renames first, in one pass (renameAll); then copies and
+		// value migrations, in queue order.
+		if w.e.opts.Deprecated == DeprecatedRename {
+			w.renameAll(m)
+		}
 		for i := range w.ops {
 			o := &w.ops[i]
 			switch o.kind {
-			case opRename:
-				w.rename(m, o.key, o.target)
 			case opCopy:
 				w.copy(m, o.key, o.target)
 			case opRenameValue, opSplit, opMerge, opMove, opCopyValue:
 				w.applyValue(m, o)
-			case opDrop, opCoerce:
+			case opRename, opDrop, opCoerce:
 			}
 		}
 	}
@@ -114,39 +117,85 @@ func (w *Walker) queue(o op) {
 	w.ops = append(w.ops, o)
 }
 
-// rename moves the value of oldKey to newKey.
+// renameAll moves the value of every queued rename's old key to its new key.
 //
-// Collision policy: if newKey is already present, its value wins and oldKey is
-// removed. Equal values make this a plain deduplication (renamed); different
-// values are counted as conflict. Nothing is ever overwritten. With several
-// old keys for one new key, the first in map order provides the value.
+// Collision policy: if the new key is already present, its value wins and
+// the old key is removed. Equal values make this a plain deduplication
+// (renamed); different values are counted as conflict. Nothing is ever
+// overwritten. With several old keys for one new key, the first in map order
+// provides the value.
 //
-// pdata has no in-place key rename. The value moves to the walker's scratch
-// value, Remove takes the old entry out (swapping the last entry into the
-// hole), and GetOrPutEmpty either finds the current key or appends it into
-// the capacity just freed. Nothing is allocated, and the map is scanned about
-// twice: once to the old key (Get, then Remove from the same place), once in
-// full (GetOrPutEmpty).
+// pdata has no in-place key rename, and every insertion scans the map for
+// the key first. So the old keys are taken out in one RemoveIf pass that
+// matches them to the queued renames by position (the ops are in map order)
+// and moves each value into a scratch value, and then each new key is
+// inserted with GetOrPutEmpty, whose scan also finds a new key that is
+// already present. That is one pass plus one scan per rename, of a map that
+// has just shrunk by the renamed keys, instead of three partial scans per
+// rename (Get, Remove, GetOrPutEmpty). Nothing is allocated once the scratch
+// values exist, and the map keeps its order; renamed keys move to the end.
+func (w *Walker) renameAll(m pcommon.Map) {
+	for len(w.moved) < w.nMove {
+		w.moved = append(w.moved, pcommon.NewValueEmpty())
+	}
+	j := w.next(0, opRename)
+	found := 0
+	m.RemoveIf(func(k string, v pcommon.Value) bool {
+		if j < len(w.ops) && w.ops[j].key == k {
+			v.MoveTo(w.moved[found])
+			found++
+			j = w.next(j+1, opRename)
+			return true
+		}
+		return false
+	})
+	n := 0
+	for i := range w.ops {
+		o := &w.ops[i]
+		if o.kind != opRename {
+			continue
+		}
+		if n == found {
+			break // not in the map (cannot happen: the scan queued it)
+		}
+		w.place(m, o.target, w.moved[n])
+		n++
+	}
+}
+
+// place puts a renamed key's value, held in val, under newKey, with the
+// collision policy of renames: an existing newKey keeps its value (renamed
+// when equal, conflict otherwise) and val is let go.
+func (w *Walker) place(m pcommon.Map, newKey string, val pcommon.Value) {
+	dst, exists := m.GetOrPutEmpty(newKey)
+	switch {
+	case !exists:
+		val.MoveTo(dst)
+		w.count(OutcomeRenamed)
+		return
+	case dst.Equal(val):
+		w.count(OutcomeRenamed)
+	default:
+		w.count(OutcomeConflict)
+	}
+	// Let go of the dropped value.
+	w.empty.MoveTo(val)
+}
+
+// rename renames one key, as renameAll does for all of them; value
+// migrations use it after changing the value in place.
 func (w *Walker) rename(m pcommon.Map, oldKey, newKey string) {
 	old, ok := m.Get(oldKey)
 	if !ok {
 		return
 	}
-	old.MoveTo(w.scratch)
+	if len(w.moved) == 0 {
+		w.moved = append(w.moved, pcommon.NewValueEmpty())
+	}
+	val := w.moved[0]
+	old.MoveTo(val)
 	m.Remove(oldKey)
-	dst, exists := m.GetOrPutEmpty(newKey)
-	if !exists {
-		w.scratch.MoveTo(dst)
-		w.count(OutcomeRenamed)
-		return
-	}
-	if dst.Equal(w.scratch) {
-		w.count(OutcomeRenamed)
-	} else {
-		w.count(OutcomeConflict)
-	}
-	// Let go of the dropped value.
-	w.empty.MoveTo(w.scratch)
+	w.place(m, newKey, val)
 }
 
 // find looks up the first entries of two keys in one pass over m.

@@ -35,10 +35,11 @@ type Walker struct {
 	// instrumentation carry their keys in the same order, so most lookups
 	// become one string comparison.
 	keys [NumLocations]keyCache
-	// scratch carries a value from an old key to its new key without a copy.
-	scratch pcommon.Value
-	empty   pcommon.Value // always empty; clears scratch without allocating
-	unused  [NumOutcomes]int64
+	// moved carries the values of renamed keys from their old keys to their
+	// new keys without a copy; it grows to the most renames of one map.
+	moved  []pcommon.Value
+	empty  pcommon.Value // always empty; clears a moved value without allocating
+	unused [NumOutcomes]int64
 	// report feeds the registry extension's conformance report.
 	report reportTally
 	// mig is the value-migration state (values.go).
@@ -49,11 +50,10 @@ type Walker struct {
 
 func newWalker(e *Engine) *Walker {
 	w := &Walker{
-		e:       e,
-		ops:     make([]op, 0, 16),
-		scratch: pcommon.NewValueEmpty(),
-		empty:   pcommon.NewValueEmpty(),
-		report:  newReportTally(e.opts.Report),
+		e:      e,
+		ops:    make([]op, 0, 16),
+		empty:  pcommon.NewValueEmpty(),
+		report: newReportTally(e.opts.Report),
 	}
 	w.svc = &w.unused
 	w.sig.svc = &w.sig.unused
@@ -64,28 +64,37 @@ func newWalker(e *Engine) *Walker {
 const keyCacheSize = 32
 
 type keyCache struct {
-	keys  [keyCacheSize]string
-	attrs [keyCacheSize]*registry.Attribute
+	keys [keyCacheSize]string
+	refs [keyCacheSize]registry.Ref
+	used int // positions below used may be set; reset clears only those
 }
 
-// lookup is Index.Lookup through the positional cache. The zero entry ("",
-// nil) is correct too: the registry defines no empty key.
-func (w *Walker) lookup(k string, pos int) *registry.Attribute {
+// lookup is Index.LookupRef through the positional cache. The zero entry
+// ("", 0) is correct too: the registry defines no empty key.
+func (w *Walker) lookup(k string, pos int) registry.Ref {
 	if pos >= keyCacheSize {
-		return w.ix.Lookup(k)
+		return w.ix.LookupRef(k)
 	}
 	c := &w.keys[w.ctx.Location]
 	if c.keys[pos] == k {
-		return c.attrs[pos]
+		return c.refs[pos]
 	}
-	a := w.ix.Lookup(k)
-	c.keys[pos], c.attrs[pos] = k, a
-	return a
+	r := w.ix.LookupRef(k)
+	c.keys[pos], c.refs[pos] = k, r
+	c.used = max(c.used, pos+1)
+	return r
 }
 
 func (w *Walker) reset() {
-	// Do not keep the batch's key strings alive in the pool.
-	w.keys = [NumLocations]keyCache{}
+	// Do not keep the batch's key strings alive in the pool. Only the
+	// positions used are cleared: clearing all of them cost more than
+	// walking a small batch.
+	for i := range w.keys {
+		c := &w.keys[i]
+		clear(c.keys[:c.used])
+		clear(c.refs[:c.used])
+		c.used = 0
+	}
 	w.counts.reset()
 	w.ops = w.ops[:0]
 	w.svc = &w.unused
@@ -331,28 +340,31 @@ func (w *Walker) attrs(m pcommon.Map) {
 
 // check classifies one attribute; changes are queued in w.ops.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
-	a := w.lookup(k, pos)
-	if w.e.opts.Findings && w.sigAttr(k, a) {
+	r := w.lookup(k, pos)
+	if w.e.opts.Findings && w.sigAttr(k, w.ix.Attr(r)) {
 		return
 	}
+	if r.Plain() {
+		// The common case: a current key that no rule renames and no enum
+		// constrains, decided from the Ref alone. A scalar of the right
+		// type is conformant without reading the *Attribute.
+		if w.report.enabled {
+			w.report.registryKey(r, w.ix)
+		}
+		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
+			w.count(OutcomeConformant)
+			return
+		}
+		w.value(k, v, w.ix.Attr(r))
+		return
+	}
+	a := w.ix.Attr(r)
 	if a == nil {
 		w.unknown(k)
 		return
 	}
 	if !a.Placeholder {
-		w.report.registryKey(a)
-	}
-	if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder && !w.renamesCurrent {
-		// The common case: a current key, and no registry rule renames
-		// current keys, so Target need not be asked. A scalar of the right
-		// type outside any enum is conformant without further calls.
-		if want := scalarType[a.Type&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want &&
-			a.EnumStrings == nil && a.EnumInts == nil {
-			w.count(OutcomeConformant)
-			return
-		}
-		w.value(k, v, a)
-		return
+		w.report.registryKey(r, w.ix)
 	}
 	if t := a.Target(w.ctx); t != nil {
 		w.report.key(k, KeyDeprecated)

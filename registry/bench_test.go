@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -212,4 +214,117 @@ func TestTemplateMatching(t *testing.T) {
 		}
 		assert.Equal(t, want, got, key)
 	}
+}
+
+// evictBuf is larger than the L2 cache of the machine the results were
+// measured on (2 MiB per core).
+var evictBuf = make([]byte, 8<<20)
+
+func evict() {
+	for i := 0; i < len(evictBuf); i += 64 {
+		evictBuf[i]++
+	}
+}
+
+// tableKeySets are the keys a walk looks up: the 13 attributes of the
+// benchmarks' server span (current keys, one template instance), misses
+// (application keys no registry defines), and the realistic mix of
+// enginetest.MixRealistic.
+var tableKeySets = map[string][]string{
+	"hit": {
+		"http.request.method", "http.response.status_code", "server.address", "server.port", "url.path",
+		"url.scheme", "http.route", "network.protocol.version", "client.address", "user_agent.original",
+		"network.peer.address", "network.peer.port", "service.name",
+	},
+	"miss": {
+		"acme.custom_0", "acme.custom_1", "acme.custom_2", "app.tenant.id", "customer_tier", "feature_flag.checkout_v2",
+		"com.example.some.really.long.custom.attribute.name", "x", "team", "k8s_pod_label_app", "order.id", "cart.items", "region",
+	},
+	"realistic": {
+		"http.method", "http.status_code", "net.host.name", "acme.custom_0", "acme.custom_1", "acme.custom_2",
+		"url.scheme", "http.route", "network.protocol.version", "client.address", "user_agent.original",
+		"network.peer.address", "http.request.header.content-type",
+	},
+}
+
+// BenchmarkTable compares the grouped table (Index.LookupRef), the table it
+// replaced (legacyTable, which dereferences an *Attribute per probe) and a
+// Go map, on exact keys only (no template matching), warm and cold. Keys are
+// fresh strings, cloned per run as a receiver leaves them. Cold runs evict
+// L1 and L2 (outside the timer) before every 13 lookups.
+//
+// Run: go test ./registry -run '^$' -bench Table -benchtime 20000x
+func BenchmarkTable(b *testing.B) {
+	ix, err := Default()
+	require.NoError(b, err)
+	legacy := newLegacyTable(ix.attrs)
+	gomap := make(map[string]*Attribute, len(ix.attrs))
+	for _, a := range ix.attrs {
+		gomap[a.Key] = a
+	}
+	impls := []struct {
+		name string
+		get  func(string) bool
+	}{
+		{"grouped", func(k string) bool { return ix.table.get(k) != 0 }},
+		{"legacy", func(k string) bool { return legacy.get(k) != nil }},
+		{"gomap", func(k string) bool { return gomap[k] != nil }},
+	}
+	for _, set := range []string{"hit", "miss", "realistic"} {
+		keys := make([]string, len(tableKeySets[set]))
+		for i, k := range tableKeySets[set] {
+			keys[i] = strings.Clone(k)
+		}
+		for _, cold := range []bool{false, true} {
+			for _, impl := range impls {
+				b.Run(fmt.Sprintf("keys=%s/cache=%s/impl=%s", set, map[bool]string{false: "warm", true: "cold"}[cold], impl.name), func(b *testing.B) {
+					found := 0
+					for b.Loop() {
+						if cold {
+							b.StopTimer()
+							evict()
+							b.StartTimer()
+						}
+						for _, k := range keys {
+							if impl.get(k) {
+								found++
+							}
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(keys)), "ns/lookup")
+					if set == "hit" && found != b.N*len(keys) {
+						b.Fatalf("found %d of %d", found, b.N*len(keys))
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestGroupedTableMatchesLegacy: the grouped table finds exactly what the
+// table it replaced found, for every registry key and for misses.
+func TestGroupedTableMatchesLegacy(t *testing.T) {
+	ix, err := Default()
+	require.NoError(t, err)
+	legacy := newLegacyTable(ix.attrs)
+	for _, a := range ix.attrs {
+		r := ix.table.get(a.Key)
+		require.True(t, r.Found(), a.Key)
+		assert.Same(t, a, ix.Attr(r), a.Key)
+		assert.Same(t, legacy.get(a.Key), ix.Attr(r), a.Key)
+		assert.Equal(t, a.Type, r.Type(), a.Key)
+		assert.Equal(t, a.Deprecation.Reason == NotDeprecated && !a.Placeholder && a.EnumStrings == nil && a.EnumInts == nil && !a.Renamed(), r.Plain(), a.Key)
+		assert.Zero(t, ix.table.get(a.Key+".x"), a.Key+".x")
+		assert.Same(t, legacy.get(a.Key[:len(a.Key)-1]), ix.Attr(ix.table.get(a.Key[:len(a.Key)-1])))
+	}
+	for _, keys := range tableKeySets {
+		for _, k := range keys {
+			assert.Equal(t, legacy.get(k) != nil, ix.table.get(k).Found(), k)
+		}
+	}
+	long := strings.Repeat("k", 300)
+	big := newTable([]*Attribute{{Key: long}, {Key: "short"}})
+	assert.True(t, big.get(long).Found())
+	assert.False(t, big.get(long+"x").Found())
+	assert.True(t, big.get("short").Found())
 }

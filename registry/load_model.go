@@ -29,6 +29,16 @@ const v2FileFormat = "definition/2"
 // skip. rel names files relative to dir in definitions when true, else by
 // their full path.
 func loadModelDir(dir string, rel bool, skip ...string) (*defs, error) {
+	files, err := modelFiles(dir, skip...)
+	if err != nil {
+		return nil, err
+	}
+	return loadModelFiles(dir, rel, files)
+}
+
+// modelFiles lists the model files below dir, sorted: every *.yaml and *.yml
+// file except the manifest, hidden entries and the directories in skip.
+func modelFiles(dir string, skip ...string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -61,6 +71,11 @@ func loadModelDir(dir string, rel bool, skip ...string) (*defs, error) {
 		return nil, fmt.Errorf("reading model directory %s: %w", dir, err)
 	}
 	sort.Strings(files)
+	return files, nil
+}
+
+// loadModelFiles parses files, found below dir, into one defs.
+func loadModelFiles(dir string, rel bool, files []string) (*defs, error) {
 	out := &defs{}
 	for _, path := range files {
 		data, err := os.ReadFile(path)

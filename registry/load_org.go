@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,6 +97,12 @@ func isRemote(p string) bool {
 	return strings.Contains(p, "://")
 }
 
+// ErrNoRegistryFile is returned for an organisation registry path that holds
+// no registry file: no *.yaml or *.yml model file outside hidden entries.
+// Pointing at the kubelet's hidden "..data" directory of a ConfigMap volume,
+// or at an empty directory, is an error, not an empty registry.
+var ErrNoRegistryFile = errors.New("no registry file (*.yaml or *.yml; hidden entries such as ..data are skipped)")
+
 // orgRegistry is one loaded organisation registry.
 type orgRegistry struct {
 	Manifest *manifest // nil for a plain directory or file of YAML
@@ -134,6 +141,7 @@ func loadOrgRegistry(path string) (*orgRegistry, error) {
 	}
 	reg := &orgRegistry{}
 	var depDirs []string
+	nFiles := 0
 	if manifestPath != "" {
 		data, err := os.ReadFile(manifestPath)
 		if err != nil {
@@ -153,14 +161,32 @@ func loadOrgRegistry(path string) (*orgRegistry, error) {
 				p = filepath.Join(dir, p)
 			}
 			depDirs = append(depDirs, p)
-			dd, err := loadModelDir(p, false)
+			files, err := modelFiles(p)
+			if err == nil && len(files) == 0 {
+				err = fmt.Errorf("%w in %s", ErrNoRegistryFile, p)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: dependency %q: %w", manifestPath, dep.Line, dep.Name, err)
+			}
+			nFiles += len(files)
+			dd, err := loadModelFiles(p, false, files)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: dependency %q: %w", manifestPath, dep.Line, dep.Name, err)
 			}
 			reg.Deps = append(reg.Deps, dd)
 		}
 	}
-	if reg.Defs, err = loadModelDir(dir, false, depDirs...); err != nil {
+	files, err := modelFiles(dir, depDirs...)
+	if err != nil {
+		return nil, err
+	}
+	if nFiles+len(files) == 0 {
+		// A path that loads nothing is a mistake, never an empty
+		// organisation layer: its keys would silently stay unknown.
+		// (Load names the path.)
+		return nil, ErrNoRegistryFile
+	}
+	if reg.Defs, err = loadModelFiles(dir, false, files); err != nil {
 		return nil, err
 	}
 	return reg, nil

@@ -225,3 +225,41 @@ func TestOrgRegistryConfigMapVolume(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, ix.Lookup("acme.payment.method"))
 }
+
+// TestOrgRegistryNoFile: a path that yields no registry file is an error
+// naming the path, never an empty organisation layer.
+func TestOrgRegistryNoFile(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "acme", "model", "payment.yaml"))
+	require.NoError(t, err)
+	// The kubelet's layout: the hidden "..data" symlink to a hidden
+	// timestamped directory that holds the files.
+	mount := t.TempDir()
+	stamp := filepath.Join(mount, "..2026_12_02_18_00_00.123")
+	require.NoError(t, os.Mkdir(stamp, 0o750))
+	require.NoError(t, os.WriteFile(filepath.Join(stamp, "payment.yaml"), data, 0o600)) //nolint:gosec // a test temp dir
+	require.NoError(t, os.Symlink(filepath.Base(stamp), filepath.Join(mount, "..data")))
+	require.NoError(t, os.Symlink(filepath.Join("..data", "payment.yaml"), filepath.Join(mount, "payment.yaml")))
+	onlyHidden := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(onlyHidden, ".payment.yaml"), data, 0o600)) //nolint:gosec // a test temp dir
+	noYAML := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(noYAML, "README.md"), []byte("# registry\n"), 0o600))
+
+	for _, tt := range []struct{ name, path string }{
+		{name: "empty directory", path: t.TempDir()},
+		{name: "kubelet ..data symlink", path: filepath.Join(mount, "..data")},
+		{name: "only hidden files", path: onlyHidden},
+		{name: "no yaml file", path: noYAML},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ix, err := Load(Sources{Embedded: true, OrgRegistries: []string{tt.path}})
+			require.ErrorIs(t, err, ErrNoRegistryFile)
+			require.ErrorContains(t, err, tt.path)
+			assert.Nil(t, ix)
+		})
+	}
+
+	// The mount itself loads.
+	ix, err := Load(Sources{Embedded: true, OrgRegistries: []string{mount}})
+	require.NoError(t, err)
+	assert.NotNil(t, ix.Lookup("acme.payment.method"))
+}

@@ -445,7 +445,7 @@ func (r *resolver) buildSignals(ix *Index) error {
 			return nil, err
 		}
 		for _, a := range ga {
-			attr := ix.table.get(a.Key)
+			attr := ix.Attr(ix.table.get(a.Key))
 			if attr == nil || attr.Placeholder {
 				return nil, fmt.Errorf("%w: %s: group %q: attribute %q is not a known attribute", ErrInvalid, gr.where[g.ID], g.ID, a.Key)
 			}
@@ -574,7 +574,7 @@ func (r *resolver) buildMatchers(ix *Index) error {
 			m.Kinds |= 1 << k
 		}
 		bit := func(key string) (uint64, error) {
-			a := ix.table.get(key)
+			a := ix.Attr(ix.table.get(key))
 			if a == nil || a.Placeholder {
 				return 0, fmt.Errorf("%w: %s: matcher for %q: attribute %q is not a known attribute", ErrInvalid, w, md.Span, key)
 			}

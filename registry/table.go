@@ -5,19 +5,6 @@ import (
 	"strings"
 )
 
-// table is an open-addressing hash table from key to *Attribute, built once
-// and never modified. The hash reads the length and at most 16 bytes of the
-// key (first and last 8), so a lookup costs a few nanoseconds regardless of
-// key length; a full string comparison confirms the hit. The seed is chosen
-// at build time to minimise the longest probe sequence, which bounds every
-// lookup (hit or miss) because the table content is fixed.
-type table struct {
-	slots    []*Attribute // len is a power of two; nil is empty
-	mask     uint64
-	seed     uint64
-	maxProbe int // longest probe sequence of any stored key
-}
-
 // prefixTable holds the template keys. Template matching walks a key's '.'
 // positions right to left, so the longest template wins, and probes only
 // prefixes whose length some template has (lens), so most prefixes of a key
@@ -181,55 +168,193 @@ func hashKey(s string, seed uint64) uint64 {
 	return mix(a^hashK1^seed, b^hashK2^uint64(n)*hashK3)
 }
 
-func newTable(attrs []*Attribute) table {
-	size := 16
-	for size < 4*len(attrs) {
-		size <<= 1
+// Ref is what the hot path needs to know about a registry entry, in one
+// word: its type, its flag bits and its slot in the table. The zero Ref is
+// "not in the registry". Index.Attr turns a Ref into the full *Attribute,
+// off the hot path.
+type Ref uint32
+
+const (
+	refTypeMask    Ref = 0xF
+	refFound       Ref = 1 << 4
+	refPlaceholder Ref = 1 << 5
+	refDeprecated  Ref = 1 << 6
+	refEnum        Ref = 1 << 7
+	refRenamed     Ref = 1 << 8 // some rule gives a rename target in some context
+	refTemplate    Ref = 1 << 9
+	// refNotPlain: any of these bits sends the walk past the fast path.
+	refNotPlain  = refPlaceholder | refDeprecated | refEnum | refRenamed
+	refSlotShift = 12
+)
+
+// Found reports whether the key is in the registry (placeholders included).
+func (r Ref) Found() bool { return r&refFound != 0 }
+
+// Type is the declared type.
+func (r Ref) Type() Type { return Type(r & refTypeMask) }
+
+// Plain reports a current registry key that nothing can rename, with no
+// enum: its value only needs its type checked. Placeholders, deprecated
+// keys, enums and keys some rule renames are not plain.
+func (r Ref) Plain() bool { return r&(refFound|refNotPlain) == refFound }
+
+// Template reports a template entry.
+func (r Ref) Template() bool { return r&refTemplate != 0 }
+
+// Slot is a small integer unique to the entry within its Index, for
+// direct-mapped caches keyed by entry.
+func (r Ref) Slot() int { return int(r >> refSlotShift) }
+
+func refOf(a *Attribute, slot int) Ref {
+	r := refFound | Ref(a.Type)&refTypeMask | Ref(slot)<<refSlotShift //nolint:gosec // slot < 1<<20, checked in newTable
+	if a.Placeholder {
+		r |= refPlaceholder
 	}
-	t := table{mask: uint64(size - 1)} //nolint:gosec // size is a positive power of two
+	if a.Deprecation.Reason != NotDeprecated {
+		r |= refDeprecated
+	}
+	if a.EnumStrings != nil || a.EnumInts != nil {
+		r |= refEnum
+	}
+	if a.Renamed() {
+		r |= refRenamed
+	}
+	if a.Template {
+		r |= refTemplate
+	}
+	return r
+}
+
+// groupSlots is the number of entries of one table group.
+const groupSlots = 8
+
+// group is one cache line of the table: the fingerprints of eight slots,
+// then their Refs, then where their keys are. A lookup reads the
+// fingerprints of the key's home group as one word; a miss almost always
+// ends there, in this one line. A hit compares the key bytes, which sit
+// contiguously in table.keys: a second line.
+type group struct {
+	ctrl [groupSlots]uint8  // 0: empty; else 0x80 | 7 bits of the hash
+	refs [groupSlots]Ref    // the entries' Refs
+	keys [groupSlots]uint32 // offset<<8 | length in table.keys; length 255: see attrs
+	_    [8]byte            // pad to 64 bytes
+}
+
+// table is the registry's exact-key table: a Swiss-table-like open
+// addressing over cache-line groups, built once and never modified. The
+// full *Attribute of a slot lives in attrs, which the hot path never reads.
+// The load factor is at most one half, so a key's home group nearly always
+// has a free slot, which ends a miss.
+type table struct {
+	groups []group
+	mask   uint64 // len(groups)-1
+	seed   uint64
+	keys   string       // every key, back to back
+	attrs  []*Attribute // by slot: group*8 + position
+	// maxProbe is the longest probe sequence (in groups) of any stored key.
+	maxProbe int
+}
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// ctrlWord reads a group's eight control bytes as one word.
+func (g *group) ctrlWord() uint64 {
+	c := &g.ctrl
+	return uint64(c[0]) | uint64(c[1])<<8 | uint64(c[2])<<16 | uint64(c[3])<<24 |
+		uint64(c[4])<<32 | uint64(c[5])<<40 | uint64(c[6])<<48 | uint64(c[7])<<56
+}
+
+func newTable(attrs []*Attribute) table {
+	n := 1
+	for n*groupSlots < 2*len(attrs) {
+		n <<= 1
+	}
+	t := table{mask: uint64(n - 1)} //nolint:gosec // n is a positive power of two
+	var keys []byte
+	offs := make([]uint32, len(attrs))
+	for i, a := range attrs {
+		l := len(a.Key)
+		if l > 254 {
+			l = 255
+		}
+		offs[i] = uint32(len(keys))<<8 | uint32(l) //nolint:gosec // keys stay far below 1<<24 bytes
+		keys = append(keys, a.Key...)
+	}
+	t.keys = string(keys)
 	best := -1
-	var bestSlots []*Attribute
-	var bestSeed uint64
-	// A handful of seeds is plenty; keep the build deterministic.
 	for seed := range uint64(32) {
-		slots := make([]*Attribute, size)
+		groups := make([]group, n)
+		slots := make([]*Attribute, n*groupSlots)
 		worst := 0
-		for _, a := range attrs {
-			i := hashKey(a.Key, seed) & t.mask
+		for i, a := range attrs {
+			h := hashKey(a.Key, seed)
+			g := h & t.mask
 			p := 1
-			for slots[i] != nil {
-				i = (i + 1) & t.mask
+			for groups[g].ctrl[groupSlots-1] != 0 {
+				g = (g + 1) & t.mask
 				p++
 			}
-			slots[i] = a
+			gr := &groups[g]
+			j := 0
+			for gr.ctrl[j] != 0 {
+				j++
+			}
+			slot := int(g)*groupSlots + j //nolint:gosec // g < n
+			gr.ctrl[j] = 0x80 | uint8(h>>57)
+			gr.refs[j] = refOf(a, slot)
+			gr.keys[j] = offs[i]
+			slots[slot] = a
 			worst = max(worst, p)
 		}
 		if best < 0 || worst < best {
-			best, bestSlots, bestSeed = worst, slots, seed
+			best, t.groups, t.attrs, t.seed = worst, groups, slots, seed
 		}
-		if worst <= 2 {
+		if worst <= 1 {
 			break
 		}
 	}
-	t.slots, t.seed, t.maxProbe = bestSlots, bestSeed, best
+	t.maxProbe = max(best, 1)
+	// Each entry knows its Ref, for template matches. The resolver builds
+	// the attributes of every Index afresh, so no Attribute is shared.
+	for i, a := range t.attrs {
+		if a != nil {
+			a.ref = refOf(a, i)
+		}
+	}
 	return t
 }
 
-// get returns the exact entry for key or nil. It does not allocate.
-func (t *table) get(key string) *Attribute {
-	if len(t.slots) == 0 {
-		return nil
+// get returns the Ref of key, or 0. It reads no *Attribute and does not
+// allocate.
+func (t *table) get(key string) Ref {
+	if len(t.groups) == 0 {
+		return 0
 	}
-	i := hashKey(key, t.seed) & t.mask
+	h := hashKey(key, t.seed)
+	fp := uint64(0x80|uint8(h>>57)) * lo8
+	g := h & t.mask
 	for range t.maxProbe {
-		a := t.slots[i]
-		if a == nil {
-			return nil
+		gr := &t.groups[g]
+		w := gr.ctrlWord()
+		x := w ^ fp
+		for m := (x - lo8) &^ x & hi8; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros64(m) >> 3
+			k := gr.keys[j&(groupSlots-1)]
+			off, l := int(k>>8), int(k&0xFF)
+			if l == len(key) && t.keys[off:off+l] == key {
+				return gr.refs[j&(groupSlots-1)]
+			}
+			if l == 255 && t.attrs[int(g)*groupSlots+j].Key == key { //nolint:gosec // g < len(groups)
+				return gr.refs[j&(groupSlots-1)]
+			}
 		}
-		if len(a.Key) == len(key) && a.Key == key {
-			return a
+		if (w-lo8)&^w&hi8 != 0 {
+			return 0 // a free slot: the key would be here
 		}
-		i = (i + 1) & t.mask
+		g = (g + 1) & t.mask
 	}
-	return nil
+	return 0
 }

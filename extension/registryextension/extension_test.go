@@ -177,6 +177,42 @@ func TestStartFailsOnBrokenRegistry(t *testing.T) {
 	require.NoError(t, e.Shutdown(context.Background()))
 }
 
+// An org registry path that holds no registry file fails validation and
+// start, naming the path.
+func TestNoRegistryFile(t *testing.T) {
+	empty := t.TempDir()
+	cfg := createDefaultConfig().(*Config)
+	cfg.OrgRegistries = []string{empty}
+	cfg.PollInterval = 0
+	err := cfg.Validate()
+	require.ErrorIs(t, err, registry.ErrNoRegistryFile)
+	require.ErrorContains(t, err, empty)
+
+	cfg.HTTP.Get().NetAddr.Endpoint = "127.0.0.1:0"
+	e, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
+	require.NoError(t, err)
+	err = e.Start(context.Background(), componenttest.NewNopHost())
+	require.ErrorIs(t, err, registry.ErrNoRegistryFile)
+	require.ErrorContains(t, err, empty)
+	require.NoError(t, e.Shutdown(context.Background()))
+}
+
+// A reload that finds the path emptied keeps the last good registry, as
+// for any failed reload.
+func TestReloadNoRegistryFile(t *testing.T) {
+	dir, file := orgDir(t, orgV2)
+	e, host := newTestExtension(t, nil, dir)
+	s1 := e.Current()
+	require.NoError(t, os.Remove(file))
+	e.check()
+	assert.Same(t, s1, e.Current())
+	assert.NotNil(t, e.Current().Index.Lookup("acme.cart.size"), "the org's keys stay known")
+	require.NotNil(t, e.info().LastReloadError)
+	assert.Contains(t, e.info().LastReloadError.Error, dir)
+	assert.Contains(t, e.info().LastReloadError.Error, "no registry file")
+	assert.Equal(t, []componentstatus.Status{componentstatus.StatusRecoverableError}, host.statuses())
+}
+
 // The real poll goroutine picks a change up within the interval.
 func TestPollPicksUpChange(t *testing.T) {
 	dir, file := orgDir(t, orgV1)

@@ -99,7 +99,7 @@ func TestDriftedPromQLFails(t *testing.T) {
 			"label_values (servicename): no metric in the expression (otelcol_processor_governance_service_attributes) has label servicename",
 		},
 		"drifted/RegistryGenerationLag": {
-			"metric otelcol_processor_governance_registry_generation is not exported (exported: otelcol_processor_governance_attributes, otelcol_processor_governance_attributes_dropped, otelcol_processor_governance_findings, otelcol_processor_governance_metric_names, otelcol_processor_governance_registry_info, otelcol_processor_governance_schema_url_rewrites, otelcol_processor_governance_service_attributes, otelcol_processor_governance_service_findings, otelcol_processor_governance_service_overflow)",
+			"metric otelcol_processor_governance_registry_generation is not exported (exported: otelcol_processor_governance_attributes, otelcol_processor_governance_attributes_dropped, otelcol_processor_governance_findings, otelcol_processor_governance_metric_names, otelcol_processor_governance_registry_info, otelcol_processor_governance_schema_url_rewrites, otelcol_processor_governance_service_attributes, otelcol_processor_governance_service_findings, otelcol_processor_governance_service_name_bounded, otelcol_processor_governance_service_overflow)",
 		},
 		"drifted/UnknownShare": {
 			"by (service_namespace): no metric in the expression (otelcol_processor_governance_attributes) has label service_namespace",

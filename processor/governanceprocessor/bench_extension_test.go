@@ -2,11 +2,17 @@ package governanceprocessor
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/conformance"
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
@@ -45,4 +51,94 @@ func BenchmarkTracesExtension(b *testing.B) {
 			}
 		})
 	}
+}
+
+// reportRegistry is a registryapi.Registry that feeds a real conformance
+// report, as the governance_registry extension does.
+type reportRegistry struct {
+	component.StartFunc
+	component.ShutdownFunc
+	snap   *registryapi.Snapshot
+	report *conformance.Report
+}
+
+func (r *reportRegistry) Current() *registryapi.Snapshot { return r.snap }
+
+func (r *reportRegistry) Report(b *registryapi.Batch) { r.report.Add(b, time.Now()) }
+
+// BenchmarkBatchSweep is the processor's whole per-batch path as a
+// production gateway runs it: registry from the extension, the report fed
+// into a real conformance.Report, counters recorded into a real SDK meter.
+// Every batch is fresh, unmarshalled from OTLP bytes outside the timer;
+// cold batches evict L1 and L2 first. The sweep over 1 to 512 spans per
+// batch separates the fixed cost per batch from the cost per span; the
+// fixed cost alone is BenchmarkBatchFixedCost.
+//
+// Run: go test ./processor/governanceprocessor -run '^$' -bench BatchSweep -benchtime 2000x
+func BenchmarkBatchSweep(b *testing.B) {
+	for _, bm := range []struct {
+		name string
+		mix  attrMix
+	}{
+		{name: "conformant", mix: mixConformant},
+		{name: "realistic", mix: enginetest.MixRealistic},
+	} {
+		for _, n := range []int{1, 10, 100, 512} {
+			for _, cold := range []bool{false, true} {
+				name := fmt.Sprintf("mix=%s/spans=%d/cache=%s", bm.name, n, map[bool]string{false: "warm", true: "cold"}[cold])
+				b.Run(name, func(b *testing.B) {
+					benchBatches(b, enginetest.TracesBytes(genTraces(n, bm.mix)), float64(n), cold)
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkBatchFixedCost is the cost of a batch that carries almost
+// nothing: one resource with service.name and one span without attributes.
+// What remains is the fixed cost per batch: the registry snapshot, the
+// walker from the pool and back, recording the counters, flushing the
+// report tally and merging it into the extension's report.
+func BenchmarkBatchFixedCost(b *testing.B) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "checkout")
+	rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty().SetName("GET /")
+	for _, cold := range []bool{false, true} {
+		b.Run("cache="+map[bool]string{false: "warm", true: "cold"}[cold], func(b *testing.B) {
+			benchBatches(b, enginetest.TracesBytes(td), 1, cold)
+		})
+	}
+}
+
+func benchBatches(b *testing.B, wire []byte, spans float64, cold bool) {
+	tel := componenttest.NewTelemetry()
+	defer func() { _ = tel.Shutdown(context.Background()) }()
+	def, err := registry.Default()
+	require.NoError(b, err)
+	ext := &reportRegistry{
+		snap:   &registryapi.Snapshot{Index: def, Generation: 1},
+		report: conformance.New(conformance.Limits{MaxServices: 100, TopKeys: 10}, time.Now()),
+	}
+	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
+	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+	require.NoError(b, err)
+	ctx := context.Background()
+	require.NoError(b, g.start(ctx, host))
+	// Grow the walker's tallies and the report before measuring.
+	_, _ = g.processTraces(ctx, enginetest.UnmarshalTraces(wire))
+	clock := enginetest.NewThreadClock(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		td := enginetest.UnmarshalTraces(wire)
+		if cold {
+			enginetest.Evict()
+		}
+		b.StartTimer()
+		clock.Start()
+		_, _ = g.processTraces(ctx, td)
+		clock.Stop()
+	}
+	clock.Report(b, map[string]float64{"span": spans})
 }

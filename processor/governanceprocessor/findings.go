@@ -1,7 +1,6 @@
 package governanceprocessor // import "github.com/otelgov/otelcol-governance/processor/governanceprocessor"
 
 import (
-	"context"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -27,39 +26,35 @@ func levelsOf(opts *engine.Options) *findingLevels {
 	return &l
 }
 
-// findingOpts holds one attribute set per finding ID (its level is fixed by
-// the configuration), built once so that recording allocates nothing.
-type findingOpts [engine.NumFindings][]metric.AddOption
+// findingCounters holds one series per finding ID (its level is fixed by
+// the configuration); empty when the signal checks are off.
+type findingCounters []counter
 
-func newFindingOpts(base []attribute.KeyValue, levels *findingLevels, svc *attribute.KeyValue) findingOpts {
-	var o findingOpts
+func newFindingCounters(base []attribute.KeyValue, levels *findingLevels, svc *attribute.KeyValue) findingCounters {
 	if levels == nil {
-		return o
+		return nil
 	}
+	c := make(findingCounters, engine.NumFindings)
 	for f := range engine.NumFindings {
 		kvs := []attribute.KeyValue{attribute.String("finding", f.String()), attribute.String("level", levels[f].String())}
 		if svc != nil {
 			kvs = append([]attribute.KeyValue{*svc}, kvs...)
 		}
-		o[f] = addOpts(base, kvs...)
+		c[f].opts = observeOpts(base, kvs...)
 	}
-	return o
+	return c
 }
 
-// recordFindings adds one batch's findings.
-func (t *telemetry) recordFindings(ctx context.Context, c *[engine.NumFindings]int64) {
-	for f, n := range c {
-		if n > 0 && t.findings[f] != nil {
-			t.tb.ProcessorGovernanceFindings.Add(ctx, n, t.findings[f]...)
-		}
+// add adds one batch's findings.
+func (c findingCounters) add(n *[engine.NumFindings]int64) {
+	for f := range c {
+		c[f].add(n[f])
 	}
 }
 
-// recordServiceFindings adds one service slot's findings.
-func (t *telemetry) recordServiceFindings(ctx context.Context, slot *serviceSlot, c *[engine.NumFindings]int64) {
-	for f, n := range c {
-		if n > 0 && slot.findings[f] != nil {
-			t.tb.ProcessorGovernanceServiceFindings.Add(ctx, n, slot.findings[f]...)
-		}
+// observe reports every finding series that has counted something.
+func (c findingCounters) observe(o metric.Int64Observer) {
+	for f := range c {
+		c[f].observe(o)
 	}
 }

@@ -177,7 +177,7 @@ func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, 
 	}
 	w := g.engine.Walker(s.ix, data.IsReadOnly())
 	walk(w, data)
-	g.tel.record(ctx, w.Counts())
+	g.tel.record(w.Counts())
 	if g.ext != nil {
 		b := w.Report()
 		b.Generation = s.generation

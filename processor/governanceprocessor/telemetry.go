@@ -2,14 +2,17 @@ package governanceprocessor // import "github.com/otelgov/otelcol-governance/pro
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/registry"
@@ -42,18 +45,49 @@ const (
 	serviceMissing = "_missing" // resources without a string service.name
 )
 
-// telemetry wraps the generated TelemetryBuilder. Every attribute set is built
-// once, here, so that recording a batch allocates nothing.
+// telemetry wraps the generated TelemetryBuilder. The per-batch counters are
+// observable: a batch adds its tally to atomic counters here (a handful of
+// uncontended atomic adds), and the SDK reads them through callbacks only
+// when it collects (a scrape of :8888). A synchronous Add costs several
+// hundred nanoseconds in the SDK (attribute-set resolution and
+// deduplication, aggregation lookup), and a batch records up to a dozen of
+// them: that was most of the fixed cost per batch. Every attribute set is
+// built once, here, so that neither recording nor collecting allocates per
+// series.
 type telemetry struct {
-	tb       *metadata.TelemetryBuilder
-	base     []attribute.KeyValue // processor and otel.signal, on every series
-	attrs    [engine.NumLocations][engine.NumOutcomes][]metric.AddOption
-	drops    [engine.NumReasons][]metric.AddOption
-	names    [engine.NumOutcomes][]metric.AddOption
-	overflow []metric.AddOption
-	schema   [engine.NumSchemaLevels][]metric.AddOption
+	tb   *metadata.TelemetryBuilder
+	base []attribute.KeyValue // processor and otel.signal, on every series
+
+	attrs    [engine.NumLocations][engine.NumOutcomes]counter
+	drops    [engine.NumReasons]counter
+	names    [engine.NumOutcomes]counter
+	overflow counter
+	schema   [engine.NumSchemaLevels]counter
 	services *serviceTable
-	findings findingOpts
+	// findings counts findings by ID; its series exist only when the
+	// signal checks are on (levels non-nil).
+	findings findingCounters
+}
+
+// counter is one series of an observable counter: its running total and
+// its attribute set.
+type counter struct {
+	n    atomic.Int64
+	opts []metric.ObserveOption
+}
+
+func (c *counter) add(n int64) {
+	if n != 0 {
+		c.n.Add(n)
+	}
+}
+
+// observe reports the total of a series that has counted something: like a
+// synchronous counter, a series appears with its first count.
+func (c *counter) observe(o metric.Int64Observer) {
+	if n := c.n.Load(); n > 0 {
+		o.Observe(n, c.opts...)
+	}
 }
 
 // The attribute keys of processor and signal are those of the collector's own
@@ -74,29 +108,82 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, 
 		attribute.String(signalKey, sig.String()),
 	}
 	t := &telemetry{tb: tb, base: base, services: newServiceTable(base, serviceLimit, levels)}
-	t.findings = newFindingOpts(base, levels, nil)
+	t.findings = newFindingCounters(base, levels, nil)
+	for l := range engine.NumSchemaLevels {
+		t.schema[l].opts = observeOpts(base, attribute.String("target", l.String()))
+	}
 	for l := registry.LocationResource; l <= registry.LocationLog; l++ {
 		loc := attribute.String("location", l.String())
 		for o := range engine.NumOutcomes {
-			t.attrs[l][o] = addOpts(base, loc, attribute.String("outcome", o.String()))
+			t.attrs[l][o].opts = observeOpts(base, loc, attribute.String("outcome", o.String()))
 		}
 	}
 	for r := range engine.NumReasons {
-		t.drops[r] = addOpts(base, attribute.String("reason", r.String()))
+		t.drops[r].opts = observeOpts(base, attribute.String("reason", r.String()))
 	}
 	for o := range engine.NumOutcomes {
-		t.names[o] = addOpts(base, attribute.String("outcome", o.String()))
+		t.names[o].opts = observeOpts(base, attribute.String("outcome", o.String()))
 	}
-	t.overflow = addOpts(base)
-	for l := range engine.NumSchemaLevels {
-		t.schema[l] = addOpts(base, attribute.String("target", l.String()))
+	t.overflow.opts = observeOpts(base)
+	t.services.bounded.opts = observeOpts(base)
+	err = errors.Join(
+		tb.RegisterProcessorGovernanceAttributesCallback(func(_ context.Context, o metric.Int64Observer) error {
+			for l := range t.attrs {
+				for i := range t.attrs[l] {
+					t.attrs[l][i].observe(o)
+				}
+			}
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceAttributesDroppedCallback(func(_ context.Context, o metric.Int64Observer) error {
+			for i := range t.drops {
+				t.drops[i].observe(o)
+			}
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceMetricNamesCallback(func(_ context.Context, o metric.Int64Observer) error {
+			for i := range t.names {
+				t.names[i].observe(o)
+			}
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceServiceAttributesCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.services.observe(o)
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceServiceOverflowCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.overflow.observe(o)
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceServiceNameBoundedCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.services.bounded.observe(o)
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceSchemaURLRewritesCallback(func(_ context.Context, o metric.Int64Observer) error {
+			for i := range t.schema {
+				t.schema[i].observe(o)
+			}
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceFindingsCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.findings.observe(o)
+			return nil
+		}),
+		tb.RegisterProcessorGovernanceServiceFindingsCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.services.observeFindings(o)
+			return nil
+		}),
+	)
+	if err != nil {
+		tb.Shutdown()
+		return nil, fmt.Errorf("register telemetry callbacks: %w", err)
 	}
 	return t, nil
 }
 
-func addOpts(base []attribute.KeyValue, kvs ...attribute.KeyValue) []metric.AddOption {
+func observeOpts(base []attribute.KeyValue, kvs ...attribute.KeyValue) []metric.ObserveOption {
 	all := append(append(make([]attribute.KeyValue, 0, len(base)+len(kvs)), base...), kvs...)
-	return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(all...))}
+	return []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(all...))}
 }
 
 // recordRegistry records the info gauge naming a registry: 1 for the one in
@@ -109,62 +196,46 @@ func (t *telemetry) recordRegistry(ctx context.Context, ix *registry.Index, gene
 	)...))
 }
 
-// record adds one batch's counts to the instruments.
-func (t *telemetry) record(ctx context.Context, c *engine.Counts) {
+// record adds one batch's counts to the counters.
+func (t *telemetry) record(c *engine.Counts) {
 	for l := range c.Attrs {
 		for o, n := range c.Attrs[l] {
-			if n > 0 {
-				t.tb.ProcessorGovernanceAttributes.Add(ctx, n, t.attrs[l][o]...)
-			}
+			t.attrs[l][o].add(n)
 		}
 	}
 	for r, n := range c.Drops {
-		if n > 0 {
-			t.tb.ProcessorGovernanceAttributesDropped.Add(ctx, n, t.drops[r]...)
-		}
+		t.drops[r].add(n)
 	}
 	for o, n := range c.Names {
-		if n > 0 {
-			t.tb.ProcessorGovernanceMetricNames.Add(ctx, n, t.names[o]...)
-		}
+		t.names[o].add(n)
 	}
-	for i := range c.Services {
-		s := &c.Services[i]
-		slot := t.services.get(s.Slot)
-		for o, n := range s.Counts {
-			if n > 0 {
-				t.tb.ProcessorGovernanceServiceAttributes.Add(ctx, n, slot.opts[o]...)
-			}
-		}
-		t.recordServiceFindings(ctx, slot, &s.Findings)
+	if len(c.Services) > 0 {
+		t.services.record(c.Services)
 	}
-	t.recordFindings(ctx, &c.Findings)
-	if c.Overflow > 0 {
-		t.tb.ProcessorGovernanceServiceOverflow.Add(ctx, c.Overflow, t.overflow...)
-	}
+	t.overflow.add(c.Overflow)
 	for l, n := range c.SchemaURLs {
-		if n > 0 {
-			t.tb.ProcessorGovernanceSchemaURLRewrites.Add(ctx, n, t.schema[l]...)
-		}
+		t.schema[l].add(n)
 	}
+	t.findings.add(&c.Findings)
 }
 
 func (t *telemetry) shutdown() {
 	t.tb.Shutdown()
 }
 
-// serviceSlot is one service.name series; immutable once created.
+// serviceSlot is one service.name series per outcome, and per finding when
+// the signal checks are on.
 type serviceSlot struct {
-	opts     [engine.NumOutcomes][]metric.AddOption
-	findings findingOpts
+	counts   [engine.NumOutcomes]counter
+	findings findingCounters
 }
 
 func newServiceSlot(base []attribute.KeyValue, name string, levels *findingLevels) *serviceSlot {
 	s := &serviceSlot{}
 	svc := attribute.String("service.name", name)
-	s.findings = newFindingOpts(base, levels, &svc)
+	s.findings = newFindingCounters(base, levels, &svc)
 	for o := range engine.NumOutcomes {
-		s.opts[o] = addOpts(base, svc, attribute.String("outcome", o.String()))
+		s.counts[o].opts = observeOpts(base, svc, attribute.String("outcome", o.String()))
 	}
 	return s
 }
@@ -177,14 +248,18 @@ const (
 
 // serviceTable bounds the cardinality of the per-service metric: the first
 // limit distinct names get their own series, later ones share "_other". It
-// is the engine's ServiceSlots.
+// also bounds each label value: a name is cut to conformance.MaxKeyLength
+// bytes and made valid UTF-8 (conformance.Bound), the same bound as the
+// conformance report, so that one client sending a huge or malformed
+// service.name cannot bloat every scrape. Names equal after bounding share a
+// series. It is the engine's ServiceSlots.
 type serviceTable struct {
-	mu    sync.Mutex
-	base  []attribute.KeyValue
-	limit int
-	index map[string]int // name -> slot
-	slots []*serviceSlot // by slot; append-only
-
+	mu      sync.Mutex
+	base    []attribute.KeyValue
+	limit   int
+	index   map[string]int // bounded name -> slot
+	slots   []*serviceSlot // by slot; append-only
+	bounded counter        // names cut or repaired
 	// levels are the findings' levels; nil when the signal checks are off.
 	levels *findingLevels
 }
@@ -194,8 +269,8 @@ var _ engine.ServiceSlots = (*serviceTable)(nil)
 func newServiceTable(base []attribute.KeyValue, limit int, levels *findingLevels) *serviceTable {
 	return &serviceTable{
 		base:   base,
-		levels: levels,
 		limit:  limit,
+		levels: levels,
 		index:  make(map[string]int, min(limit, 1024)),
 		slots: []*serviceSlot{
 			slotOther:   newServiceSlot(base, serviceOther, levels),
@@ -210,24 +285,60 @@ func (*serviceTable) Missing() int { return slotMissing }
 // Slot returns the slot of a service name; overflow reports that the name
 // was folded into "_other". Only a name seen for the first time allocates.
 func (st *serviceTable) Slot(name string) (slot int, overflow bool) {
+	label, changed := conformance.Bound(name)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if i, ok := st.index[name]; ok {
+	if changed {
+		st.bounded.add(1)
+	}
+	if i, ok := st.index[label]; ok {
 		return i, false
 	}
 	if len(st.index) >= st.limit {
 		return slotOther, true
 	}
-	slot = len(st.slots)
-	st.slots = append(st.slots, newServiceSlot(st.base, name, st.levels))
 	// Clone so the table does not pin the batch that carried the name.
-	st.index[strings.Clone(name)] = slot
+	label = strings.Clone(label)
+	slot = len(st.slots)
+	st.slots = append(st.slots, newServiceSlot(st.base, label, st.levels))
+	st.index[label] = slot
 	return slot, false
 }
 
-// get returns the series of a slot.
-func (st *serviceTable) get(slot int) *serviceSlot {
+// record adds the per-service counts of one batch.
+func (st *serviceTable) record(services []engine.ServiceCount) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.slots[slot]
+	slots := st.slots
+	st.mu.Unlock()
+	for i := range services {
+		s := &services[i]
+		slot := slots[s.Slot]
+		for o, n := range s.Counts {
+			slot.counts[o].add(n)
+		}
+		slot.findings.add(&s.Findings)
+	}
+}
+
+// observe reports every service series that has counted something.
+func (st *serviceTable) observe(o metric.Int64Observer) {
+	st.mu.Lock()
+	slots := st.slots
+	st.mu.Unlock()
+	for _, s := range slots {
+		for i := range s.counts {
+			s.counts[i].observe(o)
+		}
+	}
+}
+
+// observeFindings reports every service's finding series that has counted
+// something.
+func (st *serviceTable) observeFindings(o metric.Int64Observer) {
+	st.mu.Lock()
+	slots := st.slots
+	st.mu.Unlock()
+	for _, s := range slots {
+		s.findings.observe(o)
+	}
 }

@@ -3,10 +3,12 @@
 package metadata
 
 import (
+	"context"
 	"errors"
 	"sync"
 
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/embedded"
 	"go.opentelemetry.io/otel/trace"
 
 	"go.opentelemetry.io/collector/component"
@@ -23,18 +25,19 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                metric.Meter
-	mu                                   sync.Mutex
-	registrations                        []metric.Registration
-	ProcessorGovernanceAttributes        metric.Int64Counter
-	ProcessorGovernanceAttributesDropped metric.Int64Counter
-	ProcessorGovernanceFindings          metric.Int64Counter
-	ProcessorGovernanceMetricNames       metric.Int64Counter
-	ProcessorGovernanceRegistryInfo      metric.Int64Gauge
-	ProcessorGovernanceSchemaURLRewrites metric.Int64Counter
-	ProcessorGovernanceServiceAttributes metric.Int64Counter
-	ProcessorGovernanceServiceFindings   metric.Int64Counter
-	ProcessorGovernanceServiceOverflow   metric.Int64Counter
+	meter                                 metric.Meter
+	mu                                    sync.Mutex
+	registrations                         []metric.Registration
+	ProcessorGovernanceAttributes         metric.Int64ObservableCounter
+	ProcessorGovernanceAttributesDropped  metric.Int64ObservableCounter
+	ProcessorGovernanceFindings           metric.Int64ObservableCounter
+	ProcessorGovernanceMetricNames        metric.Int64ObservableCounter
+	ProcessorGovernanceRegistryInfo       metric.Int64Gauge
+	ProcessorGovernanceSchemaURLRewrites  metric.Int64ObservableCounter
+	ProcessorGovernanceServiceAttributes  metric.Int64ObservableCounter
+	ProcessorGovernanceServiceFindings    metric.Int64ObservableCounter
+	ProcessorGovernanceServiceNameBounded metric.Int64ObservableCounter
+	ProcessorGovernanceServiceOverflow    metric.Int64ObservableCounter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -46,6 +49,151 @@ type telemetryBuilderOptionFunc func(mb *TelemetryBuilder)
 
 func (tbof telemetryBuilderOptionFunc) apply(mb *TelemetryBuilder) {
 	tbof(mb)
+}
+
+// RegisterProcessorGovernanceAttributesCallback sets callback for observable ProcessorGovernanceAttributes metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceAttributesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceAttributes, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceAttributes)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceAttributesDroppedCallback sets callback for observable ProcessorGovernanceAttributesDropped metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceAttributesDroppedCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceAttributesDropped, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceAttributesDropped)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceFindingsCallback sets callback for observable ProcessorGovernanceFindings metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceFindingsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceFindings, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceFindings)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceMetricNamesCallback sets callback for observable ProcessorGovernanceMetricNames metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceMetricNamesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceMetricNames, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceMetricNames)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceSchemaURLRewritesCallback sets callback for observable ProcessorGovernanceSchemaURLRewrites metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceSchemaURLRewritesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceSchemaURLRewrites, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceSchemaURLRewrites)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceServiceAttributesCallback sets callback for observable ProcessorGovernanceServiceAttributes metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceAttributesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceServiceAttributes, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceServiceAttributes)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceServiceFindingsCallback sets callback for observable ProcessorGovernanceServiceFindings metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceFindingsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceServiceFindings, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceServiceFindings)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceServiceNameBoundedCallback sets callback for observable ProcessorGovernanceServiceNameBounded metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceNameBoundedCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceServiceNameBounded, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceServiceNameBounded)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceServiceOverflowCallback sets callback for observable ProcessorGovernanceServiceOverflow metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceOverflowCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceServiceOverflow, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceServiceOverflow)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+type observerInt64 struct {
+	embedded.Int64Observer
+	inst metric.Int64Observable
+	obs  metric.Observer
+}
+
+func (oi *observerInt64) Observe(value int64, opts ...metric.ObserveOption) {
+	oi.obs.ObserveInt64(oi.inst, value, opts...)
 }
 
 // Shutdown unregister all registered callbacks for async instruments.
@@ -66,25 +214,25 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
-	builder.ProcessorGovernanceAttributes, err = builder.meter.Int64Counter(
+	builder.ProcessorGovernanceAttributes, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_attributes",
 		metric.WithDescription("Attributes seen by the governance processor, by processor, signal, location and outcome. Every attribute is counted exactly once. [Alpha]"),
 		metric.WithUnit("{attribute}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorGovernanceAttributesDropped, err = builder.meter.Int64Counter(
+	builder.ProcessorGovernanceAttributesDropped, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_attributes_dropped",
 		metric.WithDescription("Attributes removed from telemetry, by signal and reason. [Alpha]"),
 		metric.WithUnit("{attribute}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorGovernanceFindings, err = builder.meter.Int64Counter(
+	builder.ProcessorGovernanceFindings, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_findings",
 		metric.WithDescription("Weaver live-check findings of the signal conformance checks, by finding ID and level. An item (span, data point, log record, resource) may have several findings. [Alpha]"),
 		metric.WithUnit("{finding}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorGovernanceMetricNames, err = builder.meter.Int64Counter(
+	builder.ProcessorGovernanceMetricNames, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_metric_names",
 		metric.WithDescription("Metric names seen by the governance processor, by outcome. [Alpha]"),
 		metric.WithUnit("{metric}"),
@@ -96,25 +244,31 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{registry}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorGovernanceSchemaURLRewrites, err = builder.meter.Int64Counter(
+	builder.ProcessorGovernanceSchemaURLRewrites, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_schema_url_rewrites",
 		metric.WithDescription("Resources and scopes whose schema_url was set to the registry's schema URL because the processor rewrote their data to the registry's names and values. [Alpha]"),
 		metric.WithUnit("{schema_url}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorGovernanceServiceAttributes, err = builder.meter.Int64Counter(
+	builder.ProcessorGovernanceServiceAttributes, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_service_attributes",
 		metric.WithDescription("Attributes seen per service.name and outcome. Services beyond service_limit are counted under service.name _other. [Alpha]"),
 		metric.WithUnit("{attribute}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorGovernanceServiceFindings, err = builder.meter.Int64Counter(
+	builder.ProcessorGovernanceServiceFindings, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_service_findings",
 		metric.WithDescription("Findings per service.name, finding ID and level. Services beyond service_limit are counted under service.name _other. [Alpha]"),
 		metric.WithUnit("{finding}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorGovernanceServiceOverflow, err = builder.meter.Int64Counter(
+	builder.ProcessorGovernanceServiceNameBounded, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_service_name_bounded",
+		metric.WithDescription("Resources whose service.name was longer than 256 bytes or not valid UTF-8, and was cut or repaired for the service.name label. The data itself is unchanged. [Alpha]"),
+		metric.WithUnit("{resource}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceServiceOverflow, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_service_overflow",
 		metric.WithDescription("Resources whose service.name was counted under _other because service_limit was reached. [Alpha]"),
 		metric.WithUnit("{resource}"),

@@ -147,6 +147,22 @@ func AssertEqualProcessorGovernanceServiceFindings(t *testing.T, tt *componentte
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorGovernanceServiceNameBounded(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_governance_service_name_bounded",
+		Description: "Resources whose service.name was longer than 256 bytes or not valid UTF-8, and was cut or repaired for the service.name label. The data itself is unchanged. [Alpha]",
+		Unit:        "{resource}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_governance_service_name_bounded")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorGovernanceServiceOverflow(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_governance_service_overflow",

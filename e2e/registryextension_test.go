@@ -3,7 +3,6 @@
 package e2e_test
 
 import (
-	"github.com/otelgov/otelcol-governance/conformance"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/otelgov/otelcol-governance/conformance"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -5,11 +5,12 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/otelgov/otelcol-governance/conformance"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/otelgov/otelcol-governance/conformance"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"

@@ -2,7 +2,6 @@ package registryextension
 
 import (
 	"context"
-	"github.com/otelgov/otelcol-governance/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/otelgov/otelcol-governance/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

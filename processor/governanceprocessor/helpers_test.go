@@ -1,8 +1,9 @@
 package governanceprocessor
 
 import (
-	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"testing"
+
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -37,15 +38,12 @@ var (
 	mixDeprecated = enginetest.MixDeprecated
 	mixUnknown    = enginetest.MixUnknown
 
-	putItemAttrs           = enginetest.PutItemAttrs
-	putResourceAttrs       = enginetest.PutResourceAttrs
-	putDeprecatedSpanAttrs = enginetest.PutDeprecatedSpanAttrs
-	putConformantSpanAttrs = enginetest.PutConformantSpanAttrs
-	genTraces              = enginetest.GenTraces
-	genMetrics             = enginetest.GenMetrics
-	genLogs                = enginetest.GenLogs
-	wireTraces             = enginetest.WireTraces
-	wireMetrics            = enginetest.WireMetrics
-	wireLogs               = enginetest.WireLogs
-	startCPU               = enginetest.StartCPU
+	putResourceAttrs = enginetest.PutResourceAttrs
+	genTraces        = enginetest.GenTraces
+	genMetrics       = enginetest.GenMetrics
+	genLogs          = enginetest.GenLogs
+	wireTraces       = enginetest.WireTraces
+	wireMetrics      = enginetest.WireMetrics
+	wireLogs         = enginetest.WireLogs
+	startCPU         = enginetest.StartCPU
 )

@@ -85,6 +85,13 @@ func TestCheckText(t *testing.T) {
 	assert.Contains(t, out, "FAIL (--fail-on violation)")
 }
 
+func TestRootHelp(t *testing.T) {
+	code, out, _ := otelgov(t, "", "--help")
+	require.Equal(t, exitClean, code)
+	assert.Contains(t, out, "Weaver live-check's finding IDs")
+	assert.Contains(t, out, "otelgov check --fail-on violation")
+}
+
 func TestCheckHelp(t *testing.T) {
 	code, out, _ := otelgov(t, "", "check", "--help")
 	require.Equal(t, exitClean, code)

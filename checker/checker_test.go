@@ -17,23 +17,26 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-func newChecker(t *testing.T) *Checker {
+func engineOptions() engine.Options {
+	return engine.Options{Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep, EnumViolation: engine.EnumViolationKeep}
+}
+
+func newChecker(t *testing.T, eo engine.Options, limits conformance.Limits) *Checker {
 	t.Helper()
 	ix, err := registry.Default()
 	require.NoError(t, err)
-	return New(ix, Options{
-		Engine: engine.Options{Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep, EnumViolation: engine.EnumViolationKeep},
-		Limits: conformance.Limits{MaxServices: 100, TopKeys: 20},
-	})
+	return New(ix, Options{Engine: eo, Limits: limits})
 }
 
-func find(r *Result, service, id, key string) *Finding {
+var defaultLimits = conformance.Limits{MaxServices: 100, TopKeys: 20}
+
+func find(r *Result, service, id string) *Finding {
 	for _, s := range r.Services {
 		if s.Service != service {
 			continue
 		}
 		for i := range s.Findings {
-			if s.Findings[i].ID == id && s.Findings[i].Key == key {
+			if s.Findings[i].ID == id {
 				return &s.Findings[i]
 			}
 		}
@@ -41,148 +44,228 @@ func find(r *Result, service, id, key string) *Finding {
 	return nil
 }
 
+func top(f *Finding, name string) int64 {
+	for _, n := range f.Top {
+		if n.Name == name {
+			return n.Count
+		}
+	}
+	return 0
+}
+
+// The checker reports the engine's findings: Weaver's IDs and levels, the
+// conformance report's counts and top names, the sink's examples.
 func TestCheckFindings(t *testing.T) {
-	c := newChecker(t)
+	c := newChecker(t, engineOptions(), defaultLimits)
 	td := enginetest.GenTraces(5, enginetest.MixDeprecated)
-	before := td.SpanCount()
 	c.Traces(td, "in.json:1")
-	c.Logs(enginetest.GenLogs(2, enginetest.MixUnknown), "")
+	c.Logs(enginetest.GenLogs(2, enginetest.MixUnknown), "in.json:2")
 	md := enginetest.GenMetrics(2, enginetest.MixConformant)
 	md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().AppendEmpty().SetName("http.server.duration")
-	c.Metrics(md, "")
+	c.Metrics(md, "in.json:3")
 	r := c.Result()
 
 	_, ok := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Get("http.method")
 	assert.True(t, ok, "check never changes the data")
-	assert.Equal(t, before, td.SpanCount())
 
-	f := find(&r, "checkout", FindingDeprecated, "http.method")
+	f := find(&r, "checkout", "deprecated")
 	require.NotNil(t, f, "%+v", r.Services)
-	assert.Equal(t, int64(5), f.Count)
-	assert.Equal(t, LevelViolation, f.Lvl())
-	require.Len(t, f.Examples, 1)
-	assert.Equal(t, Location{Signal: "traces", Where: "span", Name: "GET /api/cart", Input: "in.json:1"}, f.Examples[0])
+	assert.Equal(t, engine.LevelViolation, f.Lvl())
+	assert.Equal(t, "violation", f.Level)
+	assert.Equal(t, int64(5), top(f, "http.method"))
+	assert.Equal(t, int64(1), top(f, "http.server.duration"), "a deprecated metric name is the same finding ID")
+	require.NotEmpty(t, f.Examples)
+	assert.LessOrEqual(t, len(f.Examples), MaxExamples)
+	assert.Equal(t, Example{Signal: "traces", SignalType: "span", SignalName: "GET /api/cart", Subject: "key", Name: "http.method", Input: "in.json:1"}, f.Examples[0])
+	assert.Equal(t, `traces span "GET /api/cart": key http.method at in.json:1`, f.Examples[0].String())
 
-	u := find(&r, "checkout", FindingNotInRegistry, "acme.custom_0")
+	u := find(&r, "checkout", "missing_attribute")
 	require.NotNil(t, u)
-	assert.Equal(t, int64(2), u.Count)
-	assert.Equal(t, "log", u.Examples[0].Where)
+	assert.Equal(t, engine.LevelViolation, u.Lvl(), "Weaver's level of missing_attribute")
+	assert.Equal(t, int64(2), top(u, "acme.custom_0"))
+	assert.Equal(t, "logs", u.Examples[0].Signal)
+	assert.Equal(t, "log", u.Examples[0].SignalType)
 
-	m := find(&r, "checkout", FindingDeprecatedMetric, "http.server.duration")
-	require.NotNil(t, m)
-	assert.Equal(t, int64(1), m.Count)
-
-	assert.Equal(t, LevelViolation, r.Worst())
-	assert.True(t, r.Fails(LevelViolation))
-	assert.False(t, r.Fails(LevelNone))
+	// The result is the Document's findings, nothing more.
+	require.Len(t, r.Document.Services, 1)
+	for _, s := range r.Services {
+		assert.Len(t, s.Findings, len(r.Document.Services[0].Findings))
+		for i := range s.Findings {
+			fr := r.Document.Services[0].Findings[s.Findings[i].ID]
+			assert.Equal(t, fr.Count, s.Findings[i].Count, s.Findings[i].ID)
+			assert.Equal(t, fr.Level, s.Findings[i].Level, s.Findings[i].ID)
+		}
+	}
+	assert.True(t, r.Fails(FailOn{Level: engine.LevelViolation}))
+	assert.False(t, r.Fails(FailOn{None: true}))
 	assert.Equal(t, Items{Requests: 3, Spans: 5, DataPoints: 2, LogRecords: 2}, r.Items)
 	assert.Equal(t, int64(20), r.Document.Totals.Attributes["deprecated_kept"])
 }
 
-func TestCheckClean(t *testing.T) {
-	c := newChecker(t)
+func TestCheckConformant(t *testing.T) {
+	c := newChecker(t, engineOptions(), defaultLimits)
 	c.Traces(enginetest.GenTraces(3, enginetest.MixConformant), "")
 	c.Metrics(pmetric.NewMetrics(), "")
 	r := c.Result()
 	require.Len(t, r.Services, 1)
-	assert.Empty(t, r.Services[0].Findings)
-	assert.False(t, r.Fails(LevelInformation))
-	assert.Equal(t, LevelNone, r.Worst())
+	for _, f := range r.Services[0].Findings {
+		assert.NotEqual(t, engine.LevelViolation, f.Lvl(), "%s: conformant data has no violation", f.ID)
+	}
+	assert.False(t, r.Fails(FailOn{Level: engine.LevelViolation}))
 }
 
-func TestRender(t *testing.T) {
-	c := newChecker(t)
-	c.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated), "")
-	c.Logs(enginetest.GenLogs(1, enginetest.MixUnknown), "")
-	r := c.Result()
-
-	var text bytes.Buffer
-	require.NoError(t, Render(&text, FormatText, &r, LevelViolation))
-	assert.Regexp(t, `violation +deprecated +http.method +2 +e.g. traces span "GET /api/cart"`, text.String())
-	assert.Contains(t, text.String(), "FAIL (--fail-on violation)")
-
-	var js bytes.Buffer
-	require.NoError(t, Render(&js, FormatJSON, &r, LevelViolation))
-	var doc conformance.Document
-	require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
-	require.Len(t, doc.Services, 1)
-	assert.Equal(t, "checkout", doc.Services[0].Service)
-
-	var ju bytes.Buffer
-	require.NoError(t, Render(&ju, FormatJUnit, &r, LevelImprovement))
-	var suites junitSuites
-	require.NoError(t, xml.Unmarshal(ju.Bytes(), &suites))
-	require.Len(t, suites.Suites, 1)
-	assert.Equal(t, 8, suites.Tests, "4 deprecated + 4 unknown keys")
-	assert.Equal(t, 8, suites.Failures, "improvement and above fail")
-
-	var md bytes.Buffer
-	require.NoError(t, Render(&md, FormatMarkdown, &r, LevelViolation))
-	assert.Contains(t, md.String(), "| :x: violation | deprecated | `http.method` | 2 |")
-
-	assert.Error(t, Render(&md, "yaml", &r, LevelViolation))
-}
-
-func TestParseLevel(t *testing.T) {
-	for _, s := range []string{"violation", "improvement", "information", "none"} {
-		l, err := ParseLevel(s)
-		require.NoError(t, err)
-		assert.Equal(t, s, l.String())
-	}
-	_, err := ParseLevel("error")
-	assert.Error(t, err)
-}
-
-func TestBounds(t *testing.T) {
-	ix, err := registry.Default()
-	require.NoError(t, err)
-	c := New(ix, Options{
-		Engine: engine.Options{Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep, EnumViolation: engine.EnumViolationKeep},
-		Limits: conformance.Limits{MaxServices: 2, TopKeys: 5},
-	})
-	// More distinct keys than findings are kept: the rest count under OtherKeys.
-	td := enginetest.GenTraces(1, enginetest.MixConformant)
-	attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
-	for i := range maxFindings + 10 {
-		attrs.PutStr(fmt.Sprintf("acme.k%d", i), "v")
-	}
-	c.Traces(td, "")
-	c.Traces(td, "")
-	// More services than Limits.MaxServices: folded into _other.
-	for _, svc := range []string{"a", "b", "c", "d"} {
-		lt := enginetest.GenLogs(1, enginetest.MixUnknown)
-		lt.ResourceLogs().At(0).Resource().Attributes().PutStr("service.name", svc)
-		c.Logs(lt, "")
-	}
-	r := c.Result()
-	assert.LessOrEqual(t, len(c.findings), maxFindings+20)
-	other := find(&r, "checkout", FindingNotInRegistry, OtherKeys)
-	require.NotNil(t, other)
-	assert.Positive(t, other.Count)
-	var services []string
-	for _, s := range r.Services {
-		services = append(services, s.Service)
-	}
-	assert.Equal(t, []string{"_other", "a", "checkout"}, services)
-}
-
+// Value findings name their key: the engine reports them per key.
 func TestValueFindingExamples(t *testing.T) {
-	c := newChecker(t)
+	c := newChecker(t, engineOptions(), defaultLimits)
 	td := enginetest.GenTraces(2, enginetest.MixConformant)
 	s := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(1)
 	s.Attributes().PutStr("http.response.status_code", "500")
 	s.Attributes().PutStr("network.transport", "carrier-pigeon")
 	c.Traces(td, "in.jsonl:7")
 	r := c.Result()
-	tm := find(&r, "checkout", FindingTypeMismatch, "")
+
+	tm := find(&r, "checkout", "type_mismatch")
 	require.NotNil(t, tm)
 	assert.Equal(t, int64(1), tm.Count)
+	assert.Equal(t, engine.LevelViolation, tm.Lvl())
 	require.Len(t, tm.Examples, 1)
-	assert.Equal(t, Location{Signal: "traces", Where: "span", Name: "GET /api/cart", Input: "in.jsonl:7", Key: "http.response.status_code", Type: "Str"}, tm.Examples[0])
-	ev := find(&r, "checkout", FindingEnumNotInVariants, "")
+	assert.Equal(t, Example{Signal: "traces", SignalType: "span", SignalName: "GET /api/cart", Subject: "key", Name: "http.response.status_code", Input: "in.jsonl:7"}, tm.Examples[0])
+
+	ev := find(&r, "checkout", "undefined_enum_variant")
 	require.NotNil(t, ev)
-	assert.Equal(t, LevelInformation, ev.Lvl())
+	assert.Equal(t, engine.LevelInformation, ev.Lvl())
 	require.Len(t, ev.Examples, 1)
-	assert.Equal(t, "network.transport", ev.Examples[0].Key)
-	assert.Equal(t, `traces span "GET /api/cart" key network.transport (Str) at in.jsonl:7`, ev.Examples[0].String())
+	assert.Equal(t, `traces span "GET /api/cart": key network.transport at in.jsonl:7`, ev.Examples[0].String())
+}
+
+func TestLevelOverrides(t *testing.T) {
+	eo := engineOptions()
+	eo.LevelOverrides = map[engine.Finding]engine.Level{engine.FindingDeprecated: engine.LevelInformation}
+	c := newChecker(t, eo, defaultLimits)
+	c.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated), "")
+	r := c.Result()
+	f := find(&r, "checkout", "deprecated")
+	require.NotNil(t, f)
+	assert.Equal(t, engine.LevelInformation, f.Lvl())
+	assert.Equal(t, "information", r.Document.Services[0].Findings["deprecated"].Level, "the Document carries the overridden level")
+	assert.False(t, r.Fails(FailOn{Level: engine.LevelViolation}), "deprecated was the only violation")
+	assert.True(t, r.Fails(FailOn{Level: engine.LevelInformation}))
+	assert.Equal(t, engine.LevelInformation, c.Level(engine.FindingDeprecated))
+}
+
+func TestFailOn(t *testing.T) {
+	for _, s := range []string{"violation", "improvement", "information", "none"} {
+		f, err := ParseFailOn(s)
+		require.NoError(t, err)
+		assert.Equal(t, s, f.String())
+	}
+	_, err := ParseFailOn("error")
+	require.Error(t, err)
+
+	improvement := FailOn{Level: engine.LevelImprovement}
+	assert.True(t, improvement.Fails(engine.LevelViolation))
+	assert.True(t, improvement.Fails(engine.LevelImprovement))
+	assert.False(t, improvement.Fails(engine.LevelInformation))
+	assert.False(t, FailOn{None: true}.Fails(engine.LevelViolation))
+}
+
+func TestParseLevelOverride(t *testing.T) {
+	f, l, err := ParseLevelOverride("missing_attribute=improvement")
+	require.NoError(t, err)
+	assert.Equal(t, engine.FindingMissingAttribute, f)
+	assert.Equal(t, engine.LevelImprovement, l)
+	for _, bad := range []string{"missing_attribute", "not_in_registry=violation", "deprecated=error", "=violation", "deprecated="} {
+		_, _, err := ParseLevelOverride(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestRender(t *testing.T) {
+	c := newChecker(t, engineOptions(), defaultLimits)
+	c.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated), "in.jsonl:1")
+	c.Logs(enginetest.GenLogs(1, enginetest.MixUnknown), "in.jsonl:2")
+	r := c.Result()
+	failOn := FailOn{Level: engine.LevelViolation}
+
+	var text bytes.Buffer
+	require.NoError(t, Render(&text, FormatText, &r, failOn))
+	assert.Regexp(t, `violation +deprecated +\d+ +http.method \(2\)`, text.String())
+	assert.Contains(t, text.String(), `e.g. traces span "GET /api/cart": key http.method at in.jsonl:1`)
+	assert.Contains(t, text.String(), "FAIL (--fail-on violation)")
+
+	var js bytes.Buffer
+	require.NoError(t, Render(&js, FormatJSON, &r, failOn))
+	var doc conformance.Document
+	dec := json.NewDecoder(&js)
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&doc))
+	require.Len(t, doc.Services, 1)
+	assert.Equal(t, "checkout", doc.Services[0].Service)
+	assert.Equal(t, "violation", doc.Services[0].Findings["deprecated"].Level)
+
+	var ju bytes.Buffer
+	require.NoError(t, Render(&ju, FormatJUnit, &r, FailOn{Level: engine.LevelImprovement}))
+	var suites junitSuites
+	require.NoError(t, xml.Unmarshal(ju.Bytes(), &suites))
+	require.Len(t, suites.Suites, 1)
+	assert.Equal(t, len(r.Services[0].Findings), suites.Tests, "one case per finding ID")
+	failing := 0
+	for _, f := range r.Services[0].Findings {
+		if f.Lvl() <= engine.LevelImprovement {
+			failing++
+		}
+	}
+	assert.Equal(t, failing, suites.Failures, "improvement and above fail")
+	var names []string
+	for _, tc := range suites.Suites[0].Cases {
+		names = append(names, tc.Name)
+	}
+	assert.Contains(t, names, "deprecated")
+	assert.Contains(t, names, "missing_attribute")
+
+	var md bytes.Buffer
+	require.NoError(t, Render(&md, FormatMarkdown, &r, failOn))
+	assert.Contains(t, md.String(), "| :x: violation | `deprecated` | ")
+	assert.Contains(t, md.String(), "http.method (2)")
+
+	require.Error(t, Render(&md, "yaml", &r, failOn))
+}
+
+func TestBounds(t *testing.T) {
+	c := newChecker(t, engineOptions(), conformance.Limits{MaxServices: 2, TopKeys: 5})
+	// Many distinct unknown keys: examples stay at MaxExamples per
+	// service and finding ID, across batches.
+	td := enginetest.GenTraces(1, enginetest.MixConformant)
+	attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+	for i := range 100 {
+		attrs.PutStr(fmt.Sprintf("acme.k%d", i), "v")
+	}
+	c.Traces(td, "")
+	c.Traces(td, "")
+	// More services than Limits.MaxServices: folded into _other, examples
+	// too.
+	for _, svc := range []string{"a", "b", "c", "d"} {
+		lt := enginetest.GenLogs(1, enginetest.MixUnknown)
+		lt.ResourceLogs().At(0).Resource().Attributes().PutStr("service.name", svc)
+		c.Logs(lt, svc)
+	}
+	r := c.Result()
+	var services []string
+	for _, s := range r.Services {
+		services = append(services, s.Service)
+	}
+	assert.Equal(t, []string{"_other", "a", "checkout"}, services)
+
+	m := find(&r, "checkout", "missing_attribute")
+	require.NotNil(t, m)
+	assert.Equal(t, int64(200), m.Count)
+	assert.Len(t, m.Examples, MaxExamples)
+	assert.Len(t, m.Top, 5, "top_keys")
+
+	o := find(&r, "_other", "missing_attribute")
+	require.NotNil(t, o)
+	require.Len(t, o.Examples, MaxExamples, "the same keys over b, c and d")
+	for _, ex := range o.Examples {
+		assert.Equal(t, "b", ex.Input, "the first service folded into _other")
+	}
 }

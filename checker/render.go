@@ -5,8 +5,10 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/otelgov/otelcol-governance/engine"
 )
 
 // Formats of Render.
@@ -27,7 +29,7 @@ func ValidFormat(f string) bool {
 }
 
 // Render writes the result in format; failOn marks the findings that fail.
-func Render(w io.Writer, format string, r *Result, failOn Level) error {
+func Render(w io.Writer, format string, r *Result, failOn FailOn) error {
 	switch format {
 	case FormatText:
 		return renderText(w, r, failOn)
@@ -43,33 +45,48 @@ func Render(w io.Writer, format string, r *Result, failOn Level) error {
 	return fmt.Errorf("unknown format %q: want text, json, junit or markdown", format)
 }
 
-func (l Location) String() string {
+// String is the example as the text renderers print it, e.g.
+// `traces span "GET /api/cart": key http.method at in.jsonl:3`.
+func (e Example) String() string {
 	var b strings.Builder
-	b.WriteString(l.Signal)
+	b.WriteString(e.Signal)
 	b.WriteByte(' ')
-	b.WriteString(l.Where)
-	if l.Name != "" {
-		fmt.Fprintf(&b, " %q", l.Name)
+	b.WriteString(e.SignalType)
+	if e.SignalName != "" {
+		fmt.Fprintf(&b, " %q", e.SignalName)
 	}
-	if l.Key != "" {
-		fmt.Fprintf(&b, " key %s (%s)", l.Key, l.Type)
+	if e.Subject == "key" || e.Name != e.SignalName {
+		fmt.Fprintf(&b, ": %s %s", e.Subject, e.Name)
 	}
-	if l.Input != "" {
+	if e.Input != "" {
 		b.WriteString(" at ")
-		b.WriteString(l.Input)
+		b.WriteString(e.Input)
 	}
 	return b.String()
 }
 
-func (f *Finding) title() string {
-	if f.Key == "" {
-		return f.ID
+// maxNames is how many top names the text renderers print per finding.
+const maxNames = 3
+
+// names are the finding's most frequent names, e.g. "http.method (5),
+// http.status_code (5), +1 more".
+func (f *Finding) names() string {
+	var b strings.Builder
+	for i, n := range f.Top {
+		if i == maxNames {
+			fmt.Fprintf(&b, ", +%d more", len(f.Top)-maxNames)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d)", n.Name, n.Count)
 	}
-	return f.ID + " " + f.Key
+	return b.String()
 }
 
-func summary(r *Result, failOn Level) (counts map[Level]int, line string) {
-	counts = map[Level]int{}
+func summary(r *Result, failOn FailOn) string {
+	var counts [engine.NumLevels]int
 	for _, s := range r.Services {
 		for i := range s.Findings {
 			counts[s.Findings[i].level]++
@@ -79,12 +96,11 @@ func summary(r *Result, failOn Level) (counts map[Level]int, line string) {
 	if r.Fails(failOn) {
 		verdict = "FAIL"
 	}
-	line = fmt.Sprintf("%s (--fail-on %s): %d violation(s), %d improvement(s), %d information finding(s) in %d service(s)",
-		verdict, failOn, counts[LevelViolation], counts[LevelImprovement], counts[LevelInformation], len(r.Services))
-	return counts, line
+	return fmt.Sprintf("%s (--fail-on %s): %d violation(s), %d improvement(s), %d information finding ID(s) in %d service(s)",
+		verdict, failOn, counts[engine.LevelViolation], counts[engine.LevelImprovement], counts[engine.LevelInformation], len(r.Services))
 }
 
-func renderText(w io.Writer, r *Result, failOn Level) error {
+func renderText(w io.Writer, r *Result, failOn FailOn) error {
 	fmt.Fprintf(w, "checked %d request(s): %d span(s), %d data point(s), %d log record(s)\n",
 		r.Items.Requests, r.Items.Spans, r.Items.DataPoints, r.Items.LogRecords)
 	for _, s := range r.Services {
@@ -93,40 +109,34 @@ func renderText(w io.Writer, r *Result, failOn Level) error {
 			fmt.Fprintln(w, "  no findings")
 			continue
 		}
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		idw, nw := 0, 0
+		for i := range s.Findings {
+			idw = max(idw, len(s.Findings[i].ID))
+			nw = max(nw, len(strconv.FormatInt(s.Findings[i].Count, 10)))
+		}
 		for i := range s.Findings {
 			f := &s.Findings[i]
-			key := f.Key
-			if key == "" {
-				key = "-"
+			fmt.Fprintf(w, "  %-11s  %-*s  %*d  %s\n", f.Level, idw, f.ID, nw, f.Count, f.names())
+			for _, ex := range f.Examples {
+				fmt.Fprintf(w, "      e.g. %s\n", ex)
 			}
-			ex := ""
-			if len(f.Examples) > 0 {
-				ex = "e.g. " + f.Examples[0].String()
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\n", f.Level, f.ID, key, f.Count, ex)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
 		}
 	}
-	_, line := summary(r, failOn)
-	_, err := fmt.Fprintf(w, "\n%s\n", line)
+	_, err := fmt.Fprintf(w, "\n%s\n", summary(r, failOn))
 	return err
 }
 
-func renderMarkdown(w io.Writer, r *Result, failOn Level) error {
-	_, line := summary(r, failOn)
+func renderMarkdown(w io.Writer, r *Result, failOn FailOn) error {
 	fmt.Fprintf(w, "## otelgov check\n\n**%s**\n\nChecked %d request(s): %d span(s), %d data point(s), %d log record(s).\n",
-		line, r.Items.Requests, r.Items.Spans, r.Items.DataPoints, r.Items.LogRecords)
+		summary(r, failOn), r.Items.Requests, r.Items.Spans, r.Items.DataPoints, r.Items.LogRecords)
 	for _, s := range r.Services {
 		fmt.Fprintf(w, "\n### `%s`\n\n", mdEscape(s.Service))
 		if len(s.Findings) == 0 {
 			fmt.Fprintln(w, "No findings.")
 			continue
 		}
-		fmt.Fprintln(w, "| level | finding | key | count | example |")
-		fmt.Fprintln(w, "|---|---|---|---:|---|")
+		fmt.Fprintln(w, "| level | finding | count | names | example |")
+		fmt.Fprintln(w, "|---|---|---:|---|---|")
 		for i := range s.Findings {
 			f := &s.Findings[i]
 			ex := ""
@@ -134,10 +144,10 @@ func renderMarkdown(w io.Writer, r *Result, failOn Level) error {
 				ex = f.Examples[0].String()
 			}
 			mark := ""
-			if failOn != LevelNone && f.level >= failOn {
+			if failOn.Fails(f.level) {
 				mark = ":x: "
 			}
-			fmt.Fprintf(w, "| %s%s | %s | `%s` | %d | %s |\n", mark, f.Level, f.ID, mdEscape(f.Key), f.Count, mdEscape(ex))
+			fmt.Fprintf(w, "| %s%s | `%s` | %d | %s | %s |\n", mark, f.Level, f.ID, f.Count, mdEscape(f.names()), mdEscape(ex))
 		}
 	}
 	return nil
@@ -177,9 +187,9 @@ type junitFailure struct {
 }
 
 // renderJUnit writes one test suite per service and one test case per
-// finding; a case fails when its level is at or above failOn. A service
+// finding ID; a case fails when its level is at or above failOn. A service
 // without findings gets one passing case.
-func renderJUnit(w io.Writer, r *Result, failOn Level) error {
+func renderJUnit(w io.Writer, r *Result, failOn FailOn) error {
 	out := junitSuites{Name: "otelgov check"}
 	for _, s := range r.Services {
 		suite := junitSuite{Name: s.Service}
@@ -188,15 +198,18 @@ func renderJUnit(w io.Writer, r *Result, failOn Level) error {
 		}
 		for i := range s.Findings {
 			f := &s.Findings[i]
-			c := junitCase{Name: f.title(), Classname: "otelgov." + s.Service}
+			c := junitCase{Name: f.ID, Classname: "otelgov." + s.Service}
 			var text strings.Builder
 			fmt.Fprintf(&text, "%s: %d occurrence(s)\n", f.Level, f.Count)
+			for _, n := range f.Top {
+				fmt.Fprintf(&text, "%s %s: %d\n", n.Subject, n.Name, n.Count)
+			}
 			for _, ex := range f.Examples {
 				fmt.Fprintf(&text, "e.g. %s\n", ex)
 			}
-			if failOn != LevelNone && f.level >= failOn {
+			if failOn.Fails(f.level) {
 				c.Failure = &junitFailure{
-					Message: fmt.Sprintf("%s: %s (%d occurrence(s))", f.Level, f.title(), f.Count),
+					Message: fmt.Sprintf("%s: %s (%d occurrence(s): %s)", f.Level, f.ID, f.Count, f.names()),
 					Type:    f.Level,
 					Text:    text.String(),
 				}

@@ -167,6 +167,23 @@ func (r *Report) service(name string) (sr *serviceReport, over bool) {
 	return sr, false
 }
 
+// Entry is the name of the entry a service is listed under: its own
+// name (bounded by Bound), "_missing" for "" or "_other" when it has no
+// entry of its own. Front-ends that keep per-service data next to the report
+// (otelgov's example locations) file it under the same entry after Add.
+func (r *Report) Entry(service string) string {
+	if service == "" {
+		return serviceMissing
+	}
+	name, _ := Bound(service)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if sr, ok := r.services[name]; ok {
+		return sr.name
+	}
+	return serviceOther
+}
+
 // Document renders the report against the registry in force (ix, of
 // generation generation). service filters the listed services ("" for all);
 // totals stay global.

@@ -102,3 +102,16 @@ func TestReportBoundsHostileInput(t *testing.T) {
 		}
 	}
 }
+
+func TestEntry(t *testing.T) {
+	r := New(Limits{MaxServices: 1, TopKeys: 5}, time.Now())
+	r.Add(&engine.Batch{Services: []engine.ServiceTally{{Service: "a"}, {Service: "b"}, {Service: ""}}}, time.Now())
+	assert.Equal(t, "a", r.Entry("a"))
+	assert.Equal(t, "_other", r.Entry("b"), "beyond max_services")
+	assert.Equal(t, "_other", r.Entry("never-seen"))
+	assert.Equal(t, "_missing", r.Entry(""))
+	long := strings.Repeat("x", MaxKeyLength+10)
+	r2 := New(Limits{MaxServices: 5, TopKeys: 5}, time.Now())
+	r2.Add(&engine.Batch{Services: []engine.ServiceTally{{Service: long}}}, time.Now())
+	assert.Equal(t, long[:MaxKeyLength], r2.Entry(long), "cut like the report's own entry")
+}

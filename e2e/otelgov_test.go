@@ -80,14 +80,30 @@ func otelgov(t *testing.T, stdin []byte, args ...string) (code int, stdout, stde
 
 func TestOtelgovCheckFileExporterRecording(t *testing.T) {
 	code, out, errOut := otelgov(t, nil, "check", recordedDeprecated)
-	assert.Equal(t, 1, code, "deprecated keys are violations:\n%s%s", out, errOut)
-	assert.Regexp(t, `violation +deprecated +http.method +\d+ +e.g. traces span "op" at testdata/otelgov/recorded-deprecated.jsonl:1`, out)
-	assert.Regexp(t, `violation +deprecated_metric +db.client.connections.usage +1 +e.g. metrics data_point`, out)
+	assert.Equal(t, 1, code, "deprecated keys are violations (Weaver's deprecated finding):\n%s%s", out, errOut)
+	assert.Regexp(t, `(?m)^checkout$`, out, "grouped by service")
+	assert.Regexp(t, `violation +deprecated +\d+ +http.method \(18\)`, out, "then by finding ID, with level, count and top names")
+	assert.Contains(t, out, `e.g. traces span "op": key http.method at testdata/otelgov/recorded-deprecated.jsonl:1`, "example locations from the engine's sink")
+	assert.Contains(t, out, `e.g. metrics metric "db.client.connections.usage": key db.client.connections.pool.name at testdata/otelgov/recorded-deprecated.jsonl:4`)
 	assert.Contains(t, out, "checked 5 request(s): 15 span(s), 4 data point(s), 3 log record(s)", "traces, metrics and logs of one file")
+	assert.Contains(t, out, "FAIL (--fail-on violation)")
 
 	code, out, errOut = otelgov(t, nil, "check", recordedClean)
 	assert.Equal(t, 0, code, "%s%s", out, errOut)
-	assert.Contains(t, out, "no findings")
+	assert.Contains(t, out, "pass (--fail-on violation): 0 violation(s)")
+	assert.NotRegexp(t, `(?m)^  violation`, out)
+
+	// Improvements fail only when asked to; a level override moves a finding.
+	code, out, _ = otelgov(t, nil, "check", "--fail-on", "improvement", recordedClean)
+	assert.Equal(t, 1, code, out)
+	assert.Regexp(t, `improvement +not_stable`, out)
+	code, out, _ = otelgov(t, nil, "check", "--fail-on", "improvement", "--level-override", "not_stable=information",
+		"--level-override", "recommended_attribute_not_present=information", recordedClean)
+	assert.Equal(t, 0, code, out)
+	assert.Regexp(t, `information +not_stable`, out)
+	code, _, errOut = otelgov(t, nil, "check", "--level-override", "not_in_registry=violation", recordedClean)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `--level-override: unknown finding ID "not_in_registry"`)
 
 	code, out, _ = otelgov(t, nil, "check", "--fail-on", "none", recordedDeprecated)
 	assert.Equal(t, 0, code, out)
@@ -109,7 +125,8 @@ func TestOtelgovCheckFileExporterRecording(t *testing.T) {
 	require.NoError(t, zw.Close())
 	code, out, _ = otelgov(t, gz.Bytes(), "check", "--format", "markdown", "-")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, out, "| :x: violation | deprecated | `http.method` |")
+	assert.Contains(t, out, "| :x: violation | `deprecated` | ")
+	assert.Contains(t, out, "http.method (18)")
 }
 
 // JUnit XML as CI systems read it.
@@ -141,17 +158,30 @@ func TestOtelgovCheckJUnit(t *testing.T) {
 	require.Len(t, ju.Suites, 1)
 	s := ju.Suites[0]
 	assert.Equal(t, "checkout", s.Name, "one suite per service")
-	assert.Equal(t, 4, s.Tests, "one case per finding: 3 deprecated keys and 1 deprecated metric")
-	assert.Equal(t, 4, s.Failures)
-	assert.Equal(t, 4, ju.Failures)
-	names := map[string]string{}
-	for _, c := range s.Cases {
-		require.NotNil(t, c.Failure, c.Name)
-		names[c.Name] = c.Failure.Text
-		assert.Equal(t, "violation", c.Failure.Type)
+	// One case per finding ID, as the JSON document lists them.
+	_, js, _ := otelgov(t, nil, "check", "--format", "json", recordedDeprecated)
+	var doc conformance.Document
+	require.NoError(t, json.Unmarshal([]byte(js), &doc))
+	require.Len(t, doc.Services, 1)
+	ids := map[string]bool{}
+	for id := range doc.Services[0].Findings {
+		ids[id] = true
 	}
-	assert.Contains(t, names["deprecated http.method"], "e.g. traces span \"op\" at testdata/otelgov/recorded-deprecated.jsonl:1")
-	assert.Contains(t, names, "deprecated_metric db.client.connections.usage")
+	failed := map[string]string{}
+	for _, c := range s.Cases {
+		assert.True(t, ids[c.Name], "case %q is a finding ID of the document", c.Name)
+		assert.Equal(t, "otelgov.checkout", c.Classname)
+		if c.Failure != nil {
+			failed[c.Name] = c.Failure.Text
+			assert.Equal(t, "violation", c.Failure.Type)
+		}
+	}
+	assert.Equal(t, len(ids), s.Tests)
+	assert.Len(t, failed, 2, "deprecated and required_attribute_not_present are violations; the rest pass under --fail-on violation")
+	assert.Equal(t, 2, ju.Failures)
+	assert.Contains(t, failed["deprecated"], `e.g. traces span "op": key http.method at testdata/otelgov/recorded-deprecated.jsonl:1`)
+	assert.Contains(t, failed["deprecated"], "metric db.client.connections.usage: 1", "the deprecated metric name is the same finding ID")
+	assert.Contains(t, failed, "required_attribute_not_present")
 
 	code, out, _ = otelgov(t, nil, "check", "--format", "junit", recordedClean)
 	require.Equal(t, 0, code)
@@ -159,8 +189,14 @@ func TestOtelgovCheckJUnit(t *testing.T) {
 	require.NoError(t, xml.Unmarshal([]byte(out), &ju), out)
 	require.Len(t, ju.Suites, 1)
 	assert.Equal(t, "cart", ju.Suites[0].Name)
-	assert.Equal(t, 0, ju.Failures)
-	assert.Equal(t, 1, ju.Tests, "a clean service still shows a passing case")
+	assert.Equal(t, 0, ju.Failures, "no violation")
+	assert.Positive(t, ju.Tests, "improvements and information are passing cases")
+
+	code, out, _ = otelgov(t, nil, "check", "--format", "junit", "--fail-on", "improvement", recordedClean)
+	require.Equal(t, 1, code)
+	ju = junitTestsuites{}
+	require.NoError(t, xml.Unmarshal([]byte(out), &ju), out)
+	assert.Positive(t, ju.Failures, "not_stable and recommended_attribute_not_present fail on improvement")
 }
 
 func TestOtelgovCheckJSONIsTheConformanceDocument(t *testing.T) {
@@ -176,8 +212,14 @@ func TestOtelgovCheckJSONIsTheConformanceDocument(t *testing.T) {
 	for _, k := range doc.Services[0].DeprecatedKeys {
 		keys = append(keys, k.Key)
 	}
-	assert.ElementsMatch(t, []string{"http.method", "http.status_code", "net.host.name"}, keys)
+	assert.ElementsMatch(t, []string{"http.method", "http.status_code", "net.host.name", "http.scheme"}, keys)
 	assert.Positive(t, doc.Totals.Attributes["deprecated_kept"])
+	dep, ok := doc.Services[0].Findings["deprecated"]
+	require.True(t, ok, "per-service findings with Weaver's IDs")
+	assert.Equal(t, "violation", dep.Level)
+	assert.Contains(t, dep.Top, conformance.FindingName{Subject: "metric", Name: "db.client.connections.usage", Count: 1})
+	assert.Contains(t, dep.Top, conformance.FindingName{Subject: "key", Name: "http.method", Count: 18}, "15 spans and 3 log records")
+	assert.Equal(t, dep.Count, doc.Totals.AdviceTypeCounts["deprecated"])
 }
 
 func TestOtelgovFixThenCheck(t *testing.T) {
@@ -337,6 +379,12 @@ func TestOtelgovListenSDKOverGRPCAndHTTPWithGzip(t *testing.T) {
 		"svc-http": {"http.status_code=3"},
 		"svc-json": {},
 	}, deprecated, "/stop returns the report of what the SDKs sent")
+	for _, s := range doc.Services {
+		if s.Service == "svc-grpc" {
+			assert.Equal(t, "violation", s.Findings["deprecated"].Level)
+			assert.Equal(t, int64(3), s.Findings["deprecated"].Count)
+		}
+	}
 
 	assert.Equal(t, 1, l.wait(t), "exit code per --fail-on; stderr:\n%s", l.stderr)
 	var printed conformance.Document
@@ -367,7 +415,7 @@ func TestOtelgovListenSIGTERMAndForward(t *testing.T) {
 
 	require.NoError(t, l.cmd.Process.Signal(syscall.SIGTERM))
 	assert.Equal(t, 1, l.wait(t), "the report counts what the service sent, before the rewrite")
-	assert.Regexp(t, `violation +deprecated +http.method +2`, l.stdout.String())
+	assert.Regexp(t, `violation +deprecated +2 +http.method \(2\)`, l.stdout.String())
 }
 
 func TestOtelgovQueries(t *testing.T) {

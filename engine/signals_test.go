@@ -503,6 +503,30 @@ func TestFindingSink(t *testing.T) {
 	assert.Equal(t, 2, limited.calls)
 }
 
+// A scope after a span: its attributes are not reported in that span's
+// context.
+func TestFindingSinkScopeContext(t *testing.T) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "checkout")
+	rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty().SetName("GET /cart")
+	rs.ScopeSpans().AppendEmpty().Scope().Attributes().PutStr("http.method", "GET")
+	sink := &recordingSink{limit: 100}
+	opts := findingOptions()
+	opts.Sink = sink
+	walkSample(t, opts, func(w *Walker) { w.Traces(td) })
+	var dep []FindingEvent
+	for _, ev := range sink.got {
+		if ev.Finding == FindingDeprecated {
+			dep = append(dep, ev)
+		}
+	}
+	require.Len(t, dep, 1)
+	assert.Equal(t, "resource", dep[0].SignalType)
+	assert.Empty(t, dep[0].SignalName)
+	assert.Equal(t, "checkout", dep[0].Service)
+}
+
 func TestSpanEventChecks(t *testing.T) {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()

@@ -154,6 +154,9 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 
 func (w *Walker) scope(s pcommon.InstrumentationScope) {
 	w.ctx = registry.Context{Location: registry.LocationScope}
+	// The sink sees scope attributes in the resource's context (Weaver has
+	// no scope signal type), not in that of the previous scope's last item.
+	w.sinkItem("resource", "", "")
 	w.attrs(s.Attributes())
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,20 +30,31 @@ func newCheck() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [FILES...]",
 		Short: "Check recorded OTLP telemetry (or, with --listen, live OTLP) against the registry",
-		Long: `check reads OTLP telemetry and reports, per service, what the governance
-processor would find: deprecated and unknown keys, type mismatches, enum
-violations, deprecated metric names, with counts and example locations.
+		Long: `check reads OTLP telemetry and reports, per service, the findings of the
+governance processor's engine: OpenTelemetry Weaver live-check's finding IDs
+and levels, with counts, the names each finding was reported for most often,
+and example locations (signal, span/metric/event name, file:line).
+
+Finding IDs (Weaver's) and their default levels:
+` + findingLevels() + `
+--level-override ID=LEVEL changes a level (the processor's
+findings::level_overrides); --fail-on compares each finding's level with it.
 
 Inputs: the collector file exporter's JSON lines (traces, metrics and logs
 mixed), otlpjsonfile-style JSON, binary protobuf (4-byte or varint length
 prefix, or one message), each optionally gzip-compressed. "-" reads stdin.
 
+--format json is the /conformance document of the registry extension; text,
+markdown and junit (a test case per finding ID per service) render the same
+data.
+
 With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop or
 SIGTERM, then prints the report.
 
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.`,
+Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage.`,
 		Example: `  otelgov check recorded.jsonl
-  otelgov check --format junit --fail-on improvement traces.pb.gz > otelgov.xml
+  otelgov check --fail-on improvement --format junit traces.pb.gz > otelgov.xml
+  otelgov check --level-override missing_attribute=improvement --fail-on violation recorded.jsonl
   otelgov check --listen --grpc-endpoint 127.0.0.1:4317 --http-endpoint 127.0.0.1:4318`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.listen.enabled {
@@ -60,6 +72,7 @@ Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.`,
 	fs := cmd.Flags()
 	o.reg.bind(fs)
 	o.eng.bindAllow(fs)
+	o.eng.bindLevelOverrides(fs)
 	o.eng.bindModes(fs, "off", "with --listen --forward: rename or copy deprecated keys in the forwarded data (off: forward unchanged)")
 	o.rep.bind(fs)
 	fs.StringVar(&o.signal, "signal", "", "signal of binary protobuf input: traces, metrics or logs (default: detected)")
@@ -68,10 +81,39 @@ Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.`,
 	return cmd
 }
 
+// findingLevels lists the engine's finding IDs under their default
+// levels, wrapped for --help.
+func findingLevels() string {
+	var b strings.Builder
+	for l := range engine.NumLevels {
+		line := fmt.Sprintf("  %-11s ", l)
+		first := true
+		for f := range engine.NumFindings {
+			if engine.DefaultLevel(f) != l {
+				continue
+			}
+			item := f.String()
+			if !first {
+				item = " " + item
+				line += ","
+			}
+			if len(line)+len(item) > 78 {
+				b.WriteString(line + "\n")
+				line = strings.Repeat(" ", 14)
+				item = strings.TrimPrefix(item, " ")
+			}
+			line += item
+			first = false
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
 // checkSetup is what check needs once its flags are parsed.
 type checkSetup struct {
 	checker *checker.Checker
-	failOn  checker.Level
+	failOn  checker.FailOn
 	signal  otlpfile.Signal
 	ix      *registry.Index
 	engine  engine.Options
@@ -123,7 +165,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 }
 
 // report renders the result and turns it into the exit code.
-func report(w io.Writer, format string, c *checker.Checker, failOn checker.Level) error {
+func report(w io.Writer, format string, c *checker.Checker, failOn checker.FailOn) error {
 	res := c.Result()
 	if err := checker.Render(w, format, &res, failOn); err != nil {
 		return fmt.Errorf("writing the report: %w", err)

@@ -27,8 +27,9 @@ func newFix() *cobra.Command {
 		Short: "Write recorded telemetry migrated by the engine, as deprecated: rename would",
 		Long: `fix reads recorded OTLP telemetry (any format check reads) and writes it
 migrated by the governance engine, in the input's format and compression:
-deprecated keys and metric names renamed to their current names, exactly as
-the processor's deprecated: rename does. Use it on test fixtures and golden
+deprecated keys and metric names renamed to their current names and
+deprecated values migrated (enum members, value maps, splits, merges), exactly
+as the processor's deprecated: rename does. Use it on test fixtures and golden
 files. "-" is stdin or stdout.
 
 Exit codes: 0 written, 2 bad input or usage.`,
@@ -95,7 +96,7 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 	}
 	w := otlpfile.NewWriter(dst, r.Format(), r.Gzip())
 	e := engine.New(eo)
-	var requests, renamed, copied, names int64
+	var requests, renamed, copied, values, names int64
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -118,6 +119,9 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 		for l := range c.Attrs {
 			renamed += c.Attrs[l][engine.OutcomeRenamed]
 			copied += c.Attrs[l][engine.OutcomeCopied]
+			for _, o := range valueMigrations {
+				values += c.Attrs[l][o]
+			}
 		}
 		names += c.Names[engine.OutcomeRenamed] + c.Names[engine.OutcomeCopied]
 		e.Release(wk)
@@ -137,9 +141,14 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 			return fmt.Errorf("writing %s: %w", out, err)
 		}
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "otelgov fix: %d request(s) written to %s (%s%s): %d attribute(s) renamed, %d copied, %d metric name(s) migrated\n",
-		requests, out, r.Format(), map[bool]string{true: ", gzip"}[r.Gzip()], renamed, copied, names)
+	fmt.Fprintf(cmd.ErrOrStderr(), "otelgov fix: %d request(s) written to %s (%s%s): %d attribute(s) renamed, %d copied, %d value(s) migrated, %d metric name(s) migrated\n",
+		requests, out, r.Format(), map[bool]string{true: ", gzip"}[r.Gzip()], renamed, copied, values, names)
 	return nil
+}
+
+// valueMigrations are the outcomes of the engine's value migrations.
+var valueMigrations = [...]engine.Outcome{
+	engine.OutcomeValueRenamed, engine.OutcomeConverted, engine.OutcomeSplit, engine.OutcomeMerged, engine.OutcomeMoved,
 }
 
 func absPath(p string) string {

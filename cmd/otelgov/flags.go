@@ -54,12 +54,19 @@ type engineFlags struct {
 	allowKeys     []string
 	allowPrefixes []string
 	include       []string // key=v1,v2
+	overrides     []string // FINDING_ID=LEVEL
 }
 
 func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&e.allowKeys, "allow-keys", nil, "keys not in the registry that count as allowed (repeatable)")
 	fs.StringArrayVar(&e.allowPrefixes, "allow-prefixes", nil, `key prefixes that count as allowed, e.g. "acme." (repeatable)`)
 	fs.StringArrayVar(&e.include, "include-resources", nil, `govern only resources with this attribute, e.g. "k8s.namespace.name=shop,cart" (repeatable; every key must match)`)
+}
+
+// bindLevelOverrides binds --level-override, the processor's
+// findings::level_overrides.
+func (e *engineFlags) bindLevelOverrides(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&e.overrides, "level-override", nil, `count a Weaver finding ID at another level, e.g. "missing_attribute=improvement" (repeatable; the processor's findings::level_overrides)`)
 }
 
 // bindModes binds the mode flags, with deprecated's default.
@@ -122,6 +129,16 @@ func (e *engineFlags) options() (engine.Options, error) {
 		}
 		o.IncludeResources[k] = append(o.IncludeResources[k], strings.Split(vs, ",")...)
 	}
+	for _, kv := range e.overrides {
+		f, l, err := checker.ParseLevelOverride(kv)
+		if err != nil {
+			return o, badInput(fmt.Errorf("--level-override: %w", err))
+		}
+		if o.LevelOverrides == nil {
+			o.LevelOverrides = map[engine.Finding]engine.Level{}
+		}
+		o.LevelOverrides[f] = l
+	}
 	for _, k := range append(append([]string{}, o.AllowKeys...), o.AllowPrefixes...) {
 		if k == "" {
 			return o, badInput(fmt.Errorf("--allow-keys/--allow-prefixes: entries must not be empty"))
@@ -140,21 +157,21 @@ type reportFlags struct {
 
 func (r *reportFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&r.format, "format", checker.FormatText, "output: text, json (the /conformance document), junit or markdown")
-	fs.StringVar(&r.failOn, "fail-on", "violation", "exit 1 on findings at or above: violation, improvement, information or none")
+	fs.StringVar(&r.failOn, "fail-on", "violation", "exit 1 on a finding whose level (Weaver's, after --level-override) is at or above: violation, improvement, information or none")
 	fs.IntVar(&r.maxServices, "max-services", 1000, "services listed separately in the report; later ones count under _other")
-	fs.IntVar(&r.topKeys, "top-keys", 100, "unknown and deprecated keys listed per service in the json report")
+	fs.IntVar(&r.topKeys, "top-keys", 100, "names listed per service and finding ID (and unknown and deprecated keys) in the report")
 }
 
-func (r *reportFlags) parse() (checker.Level, conformance.Limits, error) {
+func (r *reportFlags) parse() (checker.FailOn, conformance.Limits, error) {
 	if !checker.ValidFormat(r.format) {
-		return 0, conformance.Limits{}, badInput(fmt.Errorf("--format: unknown format %q: want text, json, junit or markdown", r.format))
+		return checker.FailOn{}, conformance.Limits{}, badInput(fmt.Errorf("--format: unknown format %q: want text, json, junit or markdown", r.format))
 	}
-	l, err := checker.ParseLevel(r.failOn)
+	l, err := checker.ParseFailOn(r.failOn)
 	if err != nil {
-		return 0, conformance.Limits{}, badInput(fmt.Errorf("--fail-on: %w", err))
+		return checker.FailOn{}, conformance.Limits{}, badInput(fmt.Errorf("--fail-on: %w", err))
 	}
 	if r.maxServices < 0 || r.topKeys < 0 {
-		return 0, conformance.Limits{}, badInput(fmt.Errorf("--max-services and --top-keys must not be negative"))
+		return checker.FailOn{}, conformance.Limits{}, badInput(fmt.Errorf("--max-services and --top-keys must not be negative"))
 	}
 	return l, conformance.Limits{MaxServices: r.maxServices, TopKeys: r.topKeys}, nil
 }

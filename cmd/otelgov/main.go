@@ -77,9 +77,19 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Use:   "otelgov",
 		Short: "The otelcol-governance engine in CI, on recorded telemetry, and over dashboards and alert rules",
 		Long: `otelgov checks telemetry against the semantic-convention registry with the
-same engine as the governance processor.
+same engine as the governance processor. Its findings are the engine's:
+OpenTelemetry Weaver live-check's finding IDs (deprecated, missing_attribute,
+required_attribute_not_present, ...) and levels (violation, improvement,
+information), which --level-override ID=LEVEL changes like the processor's
+findings::level_overrides. See otelgov check --help for the full list.
 
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.`,
+Exit codes: 0 clean, 1 a finding at or above --fail-on (default violation),
+2 bad input or usage.`,
+		Example: `  otelgov check --fail-on violation recorded.jsonl
+  otelgov check --fail-on improvement --format junit recorded.jsonl > otelgov.xml
+  otelgov fix recorded.jsonl migrated.jsonl
+  otelgov queries --fail-on violation deploy/monitoring
+  otelgov explain http.method`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

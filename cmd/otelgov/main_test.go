@@ -35,8 +35,17 @@ func TestCheckExitCodes(t *testing.T) {
 		code int
 		out  string
 	}{
-		{"deprecated", []string{"check", fixtureDeprecated}, exitFindings, "deprecated         http.method"},
-		{"clean", []string{"check", fixtureClean}, exitClean, "no findings"},
+		{"deprecated", []string{"check", fixtureDeprecated}, exitFindings, "violation    deprecated"},
+		{"clean", []string{"check", fixtureClean}, exitClean, "pass (--fail-on violation): 0 violation(s)"},
+		{"clean fails on improvement", []string{"check", "--fail-on", "improvement", fixtureClean}, exitFindings, "improvement  not_stable"},
+		{"bad fail-on", []string{"check", "--fail-on", "error", fixtureClean}, exitBad, ""},
+		{"level overrides", []string{
+			"check", "--level-override", "deprecated=information",
+			"--level-override", "required_attribute_not_present=improvement", fixtureDeprecated,
+		}, exitClean, "information  deprecated"},
+		{"level override unknown id", []string{"check", "--level-override", "not_in_registry=violation", fixtureClean}, exitBad, ""},
+		{"level override bad level", []string{"check", "--level-override", "deprecated=error", fixtureClean}, exitBad, ""},
+		{"level override no level", []string{"check", "--level-override", "deprecated", fixtureClean}, exitBad, ""},
 		{"fail-on none", []string{"check", "--fail-on", "none", fixtureDeprecated}, exitClean, "pass (--fail-on none)"},
 		{"truncated", []string{"check", trunc}, exitBad, ""},
 		{"missing file", []string{"check", "nope.jsonl"}, exitBad, ""},
@@ -45,7 +54,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{"bad flag", []string{"check", "--nope"}, exitBad, ""},
 		{"mutating mode without --listen", []string{"check", "--deprecated", "rename", fixtureClean}, exitBad, ""},
 		{"bad mode", []string{"check", "--unknown", "burn", fixtureClean}, exitBad, ""},
-		{"include-resources elsewhere", []string{"check", "--include-resources", "service.name=cart", fixtureDeprecated}, exitClean, "checked 5 request(s)"},
+		{"include-resources elsewhere", []string{"check", "--include-resources", "service.name=cart", fixtureDeprecated}, exitClean, "0 violation(s), 0 improvement(s), 0 information finding ID(s) in 0 service(s)"},
 		{"include-resources match", []string{"check", "--include-resources", "service.name=cart,checkout", fixtureDeprecated}, exitFindings, "http.method"},
 		{"include-resources bad", []string{"check", "--include-resources", "service.name", fixtureDeprecated}, exitBad, ""},
 		{"explain", []string{"explain", "http.method"}, exitClean, "renamed to http.request.method"},
@@ -62,6 +71,32 @@ func TestCheckExitCodes(t *testing.T) {
 				assert.NotEmpty(t, errOut)
 			}
 		})
+	}
+}
+
+// The text report: per service, per finding ID with its level, count and
+// top names, then the engine's example locations with file:line.
+func TestCheckText(t *testing.T) {
+	code, out, _ := otelgov(t, "", "check", fixtureDeprecated)
+	require.Equal(t, exitFindings, code, out)
+	assert.Regexp(t, `(?m)^checkout$`, out)
+	assert.Regexp(t, `violation +deprecated +\d+ +http.method \(\d+\)`, out)
+	assert.Contains(t, out, `e.g. traces span "op": key http.method at `+fixtureDeprecated+":1")
+	assert.Contains(t, out, "FAIL (--fail-on violation)")
+}
+
+func TestRootHelp(t *testing.T) {
+	code, out, _ := otelgov(t, "", "--help")
+	require.Equal(t, exitClean, code)
+	assert.Contains(t, out, "Weaver live-check's finding IDs")
+	assert.Contains(t, out, "otelgov check --fail-on violation")
+}
+
+func TestCheckHelp(t *testing.T) {
+	code, out, _ := otelgov(t, "", "check", "--help")
+	require.Equal(t, exitClean, code)
+	for _, s := range []string{"violation", "improvement", "information", "--fail-on improvement", "--level-override", "missing_attribute"} {
+		assert.Contains(t, out, s)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/otelgov/otelcol-governance/checker"
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/queries"
 )
 
@@ -59,7 +60,7 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 	if o.format != "text" && o.format != "json" {
 		return badInput(fmt.Errorf("--format: unknown format %q: want text or json", o.format))
 	}
-	failOn, err := checker.ParseLevel(o.failOn)
+	failOn, err := checker.ParseFailOn(o.failOn)
 	if err != nil {
 		return badInput(fmt.Errorf("--fail-on: %w", err))
 	}
@@ -86,8 +87,8 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 	for _, n := range res.Notes {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: note: %s:%d: %s\n", n.File, n.Line, n.Message)
 	}
-	// Every finding is a deprecated name: a violation.
-	if failOn != checker.LevelNone && checker.LevelViolation >= failOn {
+	// Every finding is a deprecated name: Weaver's deprecated finding.
+	if failOn.Fails(engine.DefaultLevel(engine.FindingDeprecated)) {
 		for _, f := range res.Findings {
 			if !f.Rewritten {
 				return findings()

@@ -54,10 +54,10 @@ func main() {
 
 // deprecated is what an old SDK emits: http.method and friends, and the
 // pre-1.26 connection-pool metric db.client.connections.usage.
-var deprecated = map[string]any{"http.method": "GET", "http.status_code": int64(200), "net.host.name": "shop.example.com", "http.route": "/api/cart"}
+var deprecated = map[string]any{"http.method": "GET", "http.scheme": "https", "url.path": "/api/cart", "http.status_code": int64(200), "net.host.name": "shop.example.com", "http.route": "/api/cart"}
 
 // current is the same in current semantic conventions.
-var current = map[string]any{"http.request.method": "GET", "http.response.status_code": int64(200), "server.address": "shop.example.com", "http.route": "/api/cart"}
+var current = map[string]any{"http.request.method": "GET", "url.scheme": "https", "url.path": "/api/cart", "http.response.status_code": int64(200), "server.address": "shop.example.com", "http.route": "/api/cart"}
 
 func run(collector, out string) error {
 	for _, fx := range []struct {

@@ -17,8 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/otelgov/otelcol-governance/conformance"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"

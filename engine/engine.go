@@ -210,7 +210,6 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	}
 	w.mutate = e.mutates && !readOnly
 	w.ix = ix
-	w.renamesCurrent = ix.RenamesCurrent()
 	return w
 }
 

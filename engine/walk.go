@@ -18,9 +18,6 @@ type Walker struct {
 	e      *Engine
 	ix     *registry.Index
 	mutate bool // the configuration mutates and the batch is writable
-	// ix and renamesCurrent come from the batch's registry snapshot; the
-	// hot path reads them per attribute.
-	renamesCurrent bool
 
 	ctx    registry.Context
 	svc    *[NumOutcomes]int64 // tally of the current resource's service

@@ -22,9 +22,6 @@ type Index struct {
 	digest        string
 	stats         Stats
 	disagreements []Disagreement
-	// renamesCurrent: some rule renames a key that is neither deprecated
-	// nor a placeholder.
-	renamesCurrent bool
 	// signals holds the metric, event, span and entity definitions and the
 	// span matchers (signals.go).
 	signals signalIndex
@@ -124,9 +121,6 @@ func (r *resolver) build() (*Index, error) {
 			st.DeprecatedUnspecified++
 		}
 		if a.Renamed() {
-			if a.Deprecation.Reason == NotDeprecated && !a.Placeholder {
-				ix.renamesCurrent = true
-			}
 			st.Renames++
 			if a.Contextual() {
 				st.ContextualRenames++
@@ -220,11 +214,6 @@ func (ix *Index) Metric(name string) *Metric {
 func (ix *Index) Sources(target string) []string {
 	return slices.Clone(ix.sources[target])
 }
-
-// RenamesCurrent reports whether some rule renames a key that is neither
-// deprecated nor a placeholder. Only then must a walk ask Target for every
-// current key; otherwise current keys skip it.
-func (ix *Index) RenamesCurrent() bool { return ix.renamesCurrent }
 
 // SchemaURL is the schema URL telemetry conforms to after renaming.
 func (ix *Index) SchemaURL() string { return ix.schemaURL }

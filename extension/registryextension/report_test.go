@@ -3,14 +3,15 @@ package registryextension
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/otelgov/otelcol-governance/conformance"
-	"github.com/otelgov/otelcol-governance/engine"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/otelgov/otelcol-governance/conformance"
+	"github.com/otelgov/otelcol-governance/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -1,7 +1,6 @@
 package governanceprocessor // import "github.com/otelgov/otelcol-governance/processor/governanceprocessor"
 
 import (
-
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 

@@ -150,7 +150,7 @@ type Attribute struct {
 	// plus one (0: no matcher names it).
 	sigID    int32
 	matchBit uint8
-	ref    Ref       // this entry's Ref in its Index
+	ref      Ref // this entry's Ref in its Index
 }
 
 // Metric is one resolved metric definition.

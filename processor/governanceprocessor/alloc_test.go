@@ -2,8 +2,9 @@ package governanceprocessor
 
 import (
 	"context"
-	"github.com/otelgov/otelcol-governance/engine"
 	"testing"
+
+	"github.com/otelgov/otelcol-governance/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -3,10 +3,11 @@ package governanceprocessor
 import (
 	"context"
 	"fmt"
-	"github.com/otelgov/otelcol-governance/engine"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/otelgov/otelcol-governance/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

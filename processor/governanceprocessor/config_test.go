@@ -1,9 +1,10 @@
 package governanceprocessor
 
 import (
-	"github.com/otelgov/otelcol-governance/engine"
 	"path/filepath"
 	"testing"
+
+	"github.com/otelgov/otelcol-governance/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -2,10 +2,11 @@ package governanceprocessor
 
 import (
 	"context"
-	"github.com/otelgov/otelcol-governance/engine"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/otelgov/otelcol-governance/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

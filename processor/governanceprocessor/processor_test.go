@@ -3,9 +3,10 @@ package governanceprocessor
 import (
 	"context"
 	"fmt"
-	"github.com/otelgov/otelcol-governance/engine"
 	"strconv"
 	"testing"
+
+	"github.com/otelgov/otelcol-governance/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -1,8 +1,9 @@
 package governanceprocessor
 
 import (
-	"github.com/otelgov/otelcol-governance/engine"
 	"testing"
+
+	"github.com/otelgov/otelcol-governance/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

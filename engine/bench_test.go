@@ -159,11 +159,21 @@ var (
 //
 // Run: go test ./engine -run '^$' -bench Walk -benchtime 2000x
 func BenchmarkWalk(b *testing.B) {
-	e, ix := newTestEngine(b, defaultOptions())
+	for _, checks := range []string{"off", "on"} {
+		opts := defaultOptions()
+		// checks=on is the processor's default: the signal conformance
+		// checks (findings) run in the same walk.
+		opts.Findings = checks == "on"
+		benchmarkWalk(b, "checks="+checks, opts)
+	}
+}
+
+func benchmarkWalk(b *testing.B, prefix string, opts Options) {
+	e, ix := newTestEngine(b, opts)
 	for _, m := range walkMixes {
 		for _, n := range walkSizes {
 			for _, cold := range []bool{false, true} {
-				name := fmt.Sprintf("mix=%s/spans=%d/cache=%s", m.name, n, map[bool]string{false: "warm", true: "cold"}[cold])
+				name := fmt.Sprintf("%s/mix=%s/spans=%d/cache=%s", prefix, m.name, n, map[bool]string{false: "warm", true: "cold"}[cold])
 				b.Run(name, func(b *testing.B) {
 					wire := enginetest.TracesBytes(enginetest.GenTraces(n, m.mix))
 					attrs := td(wire).attrs()

@@ -158,7 +158,7 @@ func render(dir string) error {
 		}
 		if len(b) > 0 {
 			if f == "sidebyside.md" {
-				md.WriteString("## Side by side at full speed (benchmarks/sidebyside.sh)\n\n")
+				md.WriteString("## Side by side: the table (benchmarks/sidebyside.sh)\n\n")
 			}
 			md.Write(b)
 			md.WriteString("\n")

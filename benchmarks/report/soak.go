@@ -48,7 +48,7 @@ func writeSoak(md *strings.Builder, dir string) error {
 	for _, p := range s.Samples {
 		maxRSS, maxG = max(maxRSS, p.RSSMiB), max(maxG, p.Goroutines)
 	}
-	fmt.Fprintf(md, "## Soak\n\n%s at %d spans/s (half of the %.0f spans/s a 5 s full-speed probe reached), %d services, %d attributes per span, the org registry rewritten %d times (every 10 s, good and broken in turn); %s, load average %s before, %s after.\n\n",
+	fmt.Fprintf(md, "## Soak: figures and chart\n\n%s at %d spans/s (half of the %.0f spans/s a 5 s full-speed probe reached), %d services, %d attributes per span, the org registry rewritten %d times (every 10 s, good and broken in turn); %s, load average %s before, %s after.\n\n",
 		fmtDur(s.Duration), s.Rate, s.CapacityRate, s.Services, s.AttrsPerItem, s.Reloads, s.Machine.CPU, s.Machine.LoadBefore, s.Machine.LoadAfter)
 	md.WriteString("| sent | received | lost | final generation | RSS first → last (max) | goroutines first → last (max) | final /conformance |\n|---:|---:|---:|---:|---|---|---:|\n")
 	fmt.Fprintf(md, "| %d | %d | %d | %d | %.1f → %.1f MiB (%.1f) | %d → %d (%d) | %d bytes |\n\n", s.Sent, s.Received, s.Lost, s.Generation,

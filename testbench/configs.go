@@ -184,7 +184,7 @@ func TransformConfig(w *Workload) Config {
 	return withBatch(Config{
 		Name:         "transform",
 		Distribution: "baseline",
-		Expect:       Expectation{Rename: true},
+		Expect:       Expectation{Rename: true, KeysOnly: true},
 		Processors:   b.String(),
 		Pipeline:     []string{"transform"},
 	})
@@ -269,7 +269,7 @@ func AttributesConfig(w *Workload) Config {
 	return withBatch(Config{
 		Name:         "attributes",
 		Distribution: "baseline",
-		Expect:       Expectation{Rename: true},
+		Expect:       Expectation{Rename: true, KeysOnly: true},
 		Processors:   b.String(),
 		Pipeline:     names,
 	})

@@ -108,10 +108,14 @@ type Expectation struct {
 	// DropUnknown: keys the registry does not define, other than AllowedKey,
 	// do not arrive.
 	DropUnknown bool
+	// KeysOnly: renamed keys keep their values. The baseline's transform
+	// and attributes configurations rename keys only; governance also
+	// migrates values (value maps, conversions, enum member renames).
+	KeysOnly bool
 }
 
 func (e Expectation) String() string {
-	return fmt.Sprintf("rename=%t drop_unknown=%t", e.Rename, e.DropUnknown)
+	return fmt.Sprintf("rename=%t drop_unknown=%t keys_only=%t", e.Rename, e.DropUnknown, e.KeysOnly)
 }
 
 // Rename is one deprecated key the workload uses and where it goes.
@@ -136,7 +140,7 @@ type profile struct {
 	kind  ptrace.SpanKind
 	attrs []kv
 	// expected output, indexed by expectationIndex.
-	want [4][]kv
+	want [8][]kv
 }
 
 func expectationIndex(e Expectation) int {
@@ -146,6 +150,9 @@ func expectationIndex(e Expectation) int {
 	}
 	if e.DropUnknown {
 		i |= 2
+	}
+	if e.KeysOnly {
+		i |= 4
 	}
 	return i
 }
@@ -414,14 +421,14 @@ func buildProfile(ix *registry.Index, mix Mix, p pools, sig Signal, pi int, rng 
 		target[d.key] = d.to
 	}
 	for ei := range pr.want {
-		e := Expectation{Rename: ei&1 != 0, DropUnknown: ei&2 != 0}
+		e := Expectation{Rename: ei&1 != 0, DropUnknown: ei&2 != 0, KeysOnly: ei&4 != 0}
 		var out []kv
 		for _, a := range pr.attrs {
 			key, val := a.key, a.val
 			if to, ok := target[key]; ok && e.Rename && to != "" {
 				key = to
 			}
-			if mv, ok := migrated[a.key]; ok && e.Rename {
+			if mv, ok := migrated[a.key]; ok && e.Rename && !e.KeysOnly {
 				val = mv
 			}
 			if e.DropUnknown && key != AllowedKey && ix.Lookup(key) == nil {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side by side at full speed: whole-process collector CPU per span for our
-# bare pipeline, ours with governance (default config; and with signal
-# checks once they exist: SIDEBYSIDE_SIGNAL_CHECKS), and the baseline
+# bare pipeline, ours with governance (default config, signal checks on;
+# SIDEBYSIDE_GOVERNANCE_EXTRA adds a variant, e.g. the checks off), and the baseline
 # distribution's bare pipeline, transform and attributes doing the same
 # renames. One run, interleaved rounds (at least 7), several batch sizes.
 # Each figure is the median of per-round paired differences to the bare

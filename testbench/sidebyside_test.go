@@ -24,9 +24,11 @@ import (
 //   SIDEBYSIDE_ROUNDS    rounds (default 7; fewer than 7 is refused)
 //   SIDEBYSIDE_DURATION  measured load per run (default 5s)
 //   SIDEBYSIDE_BATCHES   spans per request (default 10,100,512)
-//   SIDEBYSIDE_SIGNAL_CHECKS  YAML added under the governance processor for
-//                        a further configuration "governance-signals"
-//                        (hook for signal checks, issue #11; unset: none)
+//   SIDEBYSIDE_GOVERNANCE_EXTRA  YAML added under the governance processor
+//                        for a further configuration "governance-extra"
+//                        (unset: none). The default configuration has the
+//                        signal checks on; "    findings:\n      enabled: false"
+//                        measures governance without them.
 
 // SideBySide is the results set of TestSideBySide.
 type SideBySide struct {
@@ -67,9 +69,9 @@ func sideBySideConfigs(w *Workload) []Config {
 	bareB := Bare("governance")
 	bareB.Name += "-b"
 	configs := []Config{Bare("governance"), bareB, GovernanceConfig(false), Bare("baseline"), TransformConfig(w), AttributesConfig(w)}
-	if extra := os.Getenv("SIDEBYSIDE_SIGNAL_CHECKS"); extra != "" {
+	if extra := os.Getenv("SIDEBYSIDE_GOVERNANCE_EXTRA"); extra != "" {
 		c := GovernanceConfig(false)
-		c.Name = "governance-signals"
+		c.Name = "governance-extra"
 		c.Processors = strings.Replace(c.Processors, "  governance:\n", "  governance:\n"+extra+"\n", 1)
 		configs = append(configs, c)
 	}

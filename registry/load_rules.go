@@ -155,18 +155,7 @@ func parseMatcher(f yfile, n *yaml.Node) (matcherDef, error) {
 		case "span":
 			md.Span, err = f.str(v, key)
 		case "span_kinds":
-			err = f.items(v, key, func(_ int, it *yaml.Node) error {
-				s, err := f.str(it, key)
-				if err != nil {
-					return err
-				}
-				sk, ok := spanKindNames[s]
-				if !ok {
-					return f.errf(it, key, "unknown span kind %q", s)
-				}
-				md.SpanKinds = append(md.SpanKinds, sk)
-				return nil
-			})
+			md.SpanKinds, err = spanKindList(f, v, key)
 		case "present":
 			md.Present, err = f.strList(v, key)
 		case "absent":
@@ -249,18 +238,7 @@ func parseRuleRename(f yfile, n *yaml.Node) (ruleRename, error) {
 				return nil
 			})
 		case "span_kinds":
-			err = f.items(v, key, func(_ int, it *yaml.Node) error {
-				s, err := f.str(it, key)
-				if err != nil {
-					return err
-				}
-				sk, ok := spanKindNames[s]
-				if !ok {
-					return f.errf(it, key, "unknown span kind %q", s)
-				}
-				rr.SpanKinds = append(rr.SpanKinds, sk)
-				return nil
-			})
+			rr.SpanKinds, err = spanKindList(f, v, key)
 		case "metrics":
 			rr.Metrics, err = f.strList(v, key)
 		case "spans":
@@ -295,4 +273,22 @@ func parseRuleRename(f yfile, n *yaml.Node) (ruleRename, error) {
 		}
 	}
 	return rr, nil
+}
+
+// spanKindList decodes a list of span kind names.
+func spanKindList(f yfile, v *yaml.Node, key string) ([]SpanKind, error) {
+	var out []SpanKind
+	err := f.items(v, key, func(_ int, it *yaml.Node) error {
+		s, err := f.str(it, key)
+		if err != nil {
+			return err
+		}
+		sk, ok := spanKindNames[s]
+		if !ok {
+			return f.errf(it, key, "unknown span kind %q", s)
+		}
+		out = append(out, sk)
+		return nil
+	})
+	return out, err
 }

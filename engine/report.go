@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"go.opentelemetry.io/collector/pdata/pcommon"
-
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -64,13 +62,9 @@ func newReportTally(enabled bool) reportTally {
 
 // resource selects the service tally of a resource's service.name ("" when
 // it has none).
-func (r *reportTally) resource(attrs pcommon.Map) {
+func (r *reportTally) resource(name string) {
 	if !r.enabled {
 		return
-	}
-	name := ""
-	if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
-		name = v.Str()
 	}
 	i, ok := r.services[name]
 	if !ok {

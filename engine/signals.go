@@ -204,12 +204,12 @@ func (s *signalState) refresh(ix *registry.Index) {
 }
 
 // sigResource starts the resource check; sigResourceEnd finishes it.
-func (w *Walker) sigResource(attrs pcommon.Map) {
+func (w *Walker) sigResource(service string) {
 	s := &w.sig
 	if !w.e.opts.Findings {
 		return
 	}
-	w.sinkResource(attrs)
+	w.sinkResource(service)
 	s.refresh(w.ix)
 	s.def, s.active, s.resource, s.seen = s.service, true, true, registry.AttrBits{}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
@@ -78,15 +77,13 @@ func (w *Walker) emit(f Finding, subj Subject, name string) {
 	}
 }
 
-// sinkResource notes the resource's service.name for the sink.
-func (w *Walker) sinkResource(attrs pcommon.Map) {
+// sinkResource notes the resource's service.name ("" when none) for the
+// sink.
+func (w *Walker) sinkResource(service string) {
 	if w.e.opts.Sink == nil {
 		return
 	}
-	w.sig.sink.service = ""
-	if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
-		w.sig.sink.service = v.Str()
-	}
+	w.sig.sink.service = service
 	w.sig.sink.signalType, w.sig.sink.signalName, w.sig.sink.pointType = "resource", "", ""
 }
 

@@ -129,11 +129,17 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 	if len(w.e.include) > 0 && !w.e.included(attrs) {
 		return false
 	}
+	// service.name is looked up once per resource, for the service slots,
+	// the report and the finding sink.
+	name, hasName := "", false
+	if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
+		name, hasName = v.Str(), true
+	}
 	if slots := w.e.opts.Services; slots != nil {
 		slot := slots.Missing()
-		if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
+		if hasName {
 			var overflow bool
-			slot, overflow = slots.Slot(v.Str())
+			slot, overflow = slots.Slot(name)
 			if overflow {
 				w.counts.Overflow++
 			}
@@ -141,9 +147,9 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 		w.svc = w.counts.service(slot)
 		w.sig.svc = w.counts.serviceFindings(slot)
 	}
-	w.report.resource(attrs)
+	w.report.resource(name)
 	w.ctx = registry.Context{Location: registry.LocationResource}
-	w.sigResource(attrs)
+	w.sigResource(name)
 	w.attrs(attrs)
 	w.sigResourceEnd()
 	return true

@@ -43,7 +43,7 @@ func BenchmarkRename(b *testing.B) {
 			}
 			renames := float64(2 * len(forward))
 			run := func(ops []op) {
-				w.ops, w.nMove = ops, len(ops)
+				w.ops, w.nMove, w.nRename = ops, len(ops), len(ops)
 				w.apply(m)
 			}
 			b.ReportAllocs()

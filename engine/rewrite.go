@@ -80,7 +80,7 @@ func (w *Walker) apply(m pcommon.Map) {
 	if w.nMove > 0 {
 		// Plain renames first, in one pass (renameAll); then copies and
 		// value migrations, in queue order.
-		if w.e.opts.Deprecated == DeprecatedRename {
+		if w.nRename > 0 {
 			w.renameAll(m)
 		}
 		for i := range w.ops {
@@ -111,7 +111,10 @@ func (w *Walker) queue(o op) {
 		w.nDrop++
 	case opCoerce:
 		w.nCoerce++
-	case opRename, opCopy, opRenameValue, opSplit, opMerge, opMove, opCopyValue:
+	case opRename:
+		w.nMove++
+		w.nRename++
+	case opCopy, opRenameValue, opSplit, opMerge, opMove, opCopyValue:
 		w.nMove++
 	}
 	w.ops = append(w.ops, o)

@@ -25,8 +25,8 @@ type Walker struct {
 
 	// ops are the changes found in the current map, applied after the scan:
 	// pdata has no stable iteration under mutation.
-	ops                   []op
-	nDrop, nCoerce, nMove int
+	ops                            []op
+	nDrop, nCoerce, nMove, nRename int
 	// keys remembers, per location and position in the map, the last key
 	// seen there and what the registry said about it. Items of one
 	// instrumentation carry their keys in the same order, so most lookups
@@ -333,7 +333,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 		return
 	}
 	w.ops = w.ops[:0]
-	w.nDrop, w.nCoerce, w.nMove = 0, 0, 0
+	w.nDrop, w.nCoerce, w.nMove, w.nRename = 0, 0, 0, 0
 	pos := 0
 	for k, v := range m.All() {
 		w.check(k, v, pos)

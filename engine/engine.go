@@ -174,13 +174,21 @@ func New(opts Options) *Engine {
 		}
 		e.include = append(e.include, r)
 	}
-	e.levels = defaultLevels
-	for f, l := range opts.LevelOverrides {
-		if f < NumFindings && l < NumLevels {
-			e.levels[f] = l
+	e.levels = opts.Levels()
+	return e
+}
+
+// Levels is the level of each finding under LevelOverrides: Weaver's
+// levels, with the overrides applied. Front-ends that label findings (the
+// processor's counters) use it, so that they and the engine agree.
+func (o *Options) Levels() [NumFindings]Level {
+	l := defaultLevels
+	for f, lv := range o.LevelOverrides {
+		if f < NumFindings && lv < NumLevels {
+			l[f] = lv
 		}
 	}
-	return e
+	return l
 }
 
 // Level is the level of finding f under this engine's overrides.

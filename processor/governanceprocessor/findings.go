@@ -15,13 +15,7 @@ func levelsOf(opts *engine.Options) *findingLevels {
 	if !opts.Findings {
 		return nil
 	}
-	var l findingLevels
-	for f := range engine.NumFindings {
-		l[f] = engine.DefaultLevel(f)
-		if o, ok := opts.LevelOverrides[f]; ok {
-			l[f] = o
-		}
-	}
+	l := findingLevels(opts.Levels())
 	return &l
 }
 

@@ -23,28 +23,6 @@ const (
 	numLocations
 )
 
-// String returns the lower-case name used in metrics and YAML ("span_event").
-func (l Location) String() string {
-	switch l {
-	case LocationResource:
-		return "resource"
-	case LocationScope:
-		return "scope"
-	case LocationSpan:
-		return "span"
-	case LocationSpanEvent:
-		return "span_event"
-	case LocationSpanLink:
-		return "span_link"
-	case LocationDataPoint:
-		return "data_point"
-	case LocationLog:
-		return "log"
-	default:
-		return "unknown"
-	}
-}
-
 // SpanKind mirrors ptrace.SpanKind numbering, so a caller converts with a cast.
 type SpanKind uint8
 
@@ -145,10 +123,10 @@ type Attribute struct {
 	Placeholder bool
 
 	rename renameSet // resolved per-context rename targets
-	// sigID is the entry's position in the Index, the key of the signal
+	// ordinal is the entry's position in the Index, the key of the group
 	// definitions' position tables; matchBit is its bit in span matchers
 	// plus one (0: no matcher names it).
-	sigID    int32
+	ordinal  int32
 	matchBit uint8
 	ref      Ref // this entry's Ref in its Index
 }

@@ -103,7 +103,7 @@ type defs struct {
 	Refs       []attrRef
 	Metrics    []metricDef
 	// Groups are the model's groups with their attribute references and
-	// requirement levels (signal definitions).
+	// requirement levels (group definitions).
 	Groups        []groupDef
 	SchemaRenames []schemaRename
 	MetricRenames []metricRename

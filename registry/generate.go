@@ -6,6 +6,7 @@ import (
 	"go/format"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // GenerateEmbedded loads the semantic-conventions checkout at semconvDir,
@@ -30,12 +31,12 @@ func GenerateEmbedded(semconvDir string) ([]byte, error) {
 	fmt.Fprintf(&b, "SchemaURL: %s,\nSchemaFile: %s,\n", q(d.SchemaURL), q(d.SchemaFile))
 	b.WriteString("Attributes: []attrDef{\n")
 	for _, a := range d.Attributes {
-		b.WriteString("{Key: " + q(a.Key) + ", Type: " + typeName(a.Type))
+		b.WriteString("{Key: " + q(a.Key) + ", Type: " + ident("Type", a.Type.String()))
 		if a.Template {
 			b.WriteString(", Template: true")
 		}
 		if a.Stability != StabilityUnspecified {
-			b.WriteString(", Stability: " + stabilityName(a.Stability))
+			b.WriteString(", Stability: " + ident("Stability", a.Stability.String()))
 		}
 		if a.EnumStrings != nil {
 			b.WriteString(", EnumStrings: []string{")
@@ -66,7 +67,7 @@ func GenerateEmbedded(semconvDir string) ([]byte, error) {
 	for _, m := range d.Metrics {
 		fmt.Fprintf(&b, "{Name: %s, Instrument: %s, Unit: %s", q(m.Name), q(m.Instrument), q(m.Unit))
 		if m.Stability != StabilityUnspecified {
-			b.WriteString(", Stability: " + stabilityName(m.Stability))
+			b.WriteString(", Stability: " + ident("Stability", m.Stability.String()))
 		}
 		writeDeprecation(&b, m.Deprecation)
 		fmt.Fprintf(&b, ", File: %s, Line: %d},\n", q(m.File), m.Line)
@@ -97,6 +98,28 @@ func GenerateEmbedded(semconvDir string) ([]byte, error) {
 
 func q(s string) string { return strconv.Quote(s) }
 
+// ident returns the Go constant of an enum value from its name:
+// ident("Type", "string[]") is TypeStringArray, ident("Stability",
+// "release_candidate") StabilityReleaseCandidate. The generated file fails to
+// compile if a name and its constant ever disagree.
+func ident(prefix, name string) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	up := true
+	for _, r := range strings.ReplaceAll(name, "[]", "_array") {
+		switch {
+		case r == '_':
+			up = true
+		case up:
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 func strList(ss []string) string {
 	parts := make([]string, len(ss))
 	for i, s := range ss {
@@ -109,7 +132,7 @@ func writeDeprecation(b *bytes.Buffer, d Deprecation) {
 	if d == (Deprecation{}) {
 		return
 	}
-	b.WriteString(", Deprecation: Deprecation{Reason: " + reasonName(d.Reason))
+	b.WriteString(", Deprecation: Deprecation{Reason: " + ident("Deprecated", d.Reason.String()))
 	if d.RenamedTo != "" {
 		b.WriteString(", RenamedTo: " + q(d.RenamedTo))
 	}
@@ -117,66 +140,6 @@ func writeDeprecation(b *bytes.Buffer, d Deprecation) {
 		b.WriteString(", Note: " + q(d.Note))
 	}
 	b.WriteString("}")
-}
-
-func typeName(t Type) string {
-	switch t {
-	case TypeUnknown:
-		return "TypeUnknown"
-	case TypeString:
-		return "TypeString"
-	case TypeInt:
-		return "TypeInt"
-	case TypeDouble:
-		return "TypeDouble"
-	case TypeBoolean:
-		return "TypeBoolean"
-	case TypeStringArray:
-		return "TypeStringArray"
-	case TypeIntArray:
-		return "TypeIntArray"
-	case TypeDoubleArray:
-		return "TypeDoubleArray"
-	case TypeBooleanArray:
-		return "TypeBooleanArray"
-	case TypeAny:
-		return "TypeAny"
-	}
-	return "Type(" + strconv.Itoa(int(t)) + ")"
-}
-
-func stabilityName(s Stability) string {
-	switch s {
-	case StabilityUnspecified:
-		return "StabilityUnspecified"
-	case StabilityDevelopment:
-		return "StabilityDevelopment"
-	case StabilityAlpha:
-		return "StabilityAlpha"
-	case StabilityBeta:
-		return "StabilityBeta"
-	case StabilityReleaseCandidate:
-		return "StabilityReleaseCandidate"
-	case StabilityStable:
-		return "StabilityStable"
-	}
-	return "Stability(" + strconv.Itoa(int(s)) + ")"
-}
-
-func reasonName(r DeprecationReason) string {
-	switch r {
-	case NotDeprecated:
-		return "NotDeprecated"
-	case DeprecatedRenamed:
-		return "DeprecatedRenamed"
-	case DeprecatedObsoleted:
-		return "DeprecatedObsoleted"
-	case DeprecatedUncategorized:
-		return "DeprecatedUncategorized"
-	case DeprecatedUnspecified:
-		return "DeprecatedUnspecified"
-	}
-	return "DeprecationReason(" + strconv.Itoa(int(r)) + ")"
 }
 
 func writeDeprecatedMembers(b *bytes.Buffer, ms []DeprecatedMember) {
@@ -188,7 +151,7 @@ func writeDeprecatedMembers(b *bytes.Buffer, ms []DeprecatedMember) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("{Value: " + q(m.Value) + ", Reason: " + reasonName(m.Reason))
+		b.WriteString("{Value: " + q(m.Value) + ", Reason: " + ident("Deprecated", m.Reason.String()))
 		if m.RenamedTo != "" {
 			b.WriteString(", RenamedTo: " + q(m.RenamedTo))
 		}

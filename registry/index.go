@@ -22,9 +22,9 @@ type Index struct {
 	digest        string
 	stats         Stats
 	disagreements []Disagreement
-	// signals holds the metric, event, span and entity definitions and the
-	// span matchers (signals.go).
-	signals signalIndex
+	// groups holds the metric, event, span and entity definitions and the
+	// span matchers (groups.go).
+	groups groupIndex
 }
 
 // Stats counts what an Index holds.
@@ -200,10 +200,10 @@ func (ix *Index) Attr(r Ref) *Attribute {
 }
 
 // Metric returns the metric definition for name, or nil if unknown. It
-// probes the metric signal table, which holds every metric, and does not
+// probes the metric group table, which holds every metric, and does not
 // allocate.
 func (ix *Index) Metric(name string) *Metric {
-	if s := ix.signals.metrics.get(name); s != nil {
+	if s := ix.groups.metrics.get(name); s != nil {
 		return s.Metric
 	}
 	return nil
@@ -299,7 +299,7 @@ func (ix *Index) canonical() []byte {
 		b = strconv.AppendBool(b, m.Placeholder)
 		b = append(b, '\n')
 	}
-	b = ix.appendSignals(b)
+	b = ix.appendGroups(b)
 	for _, d := range ix.disagreements {
 		b = append(b, "disagreement"...)
 		for _, f := range []string{d.Kind, d.Key, d.Registry, d.Schema, d.Resolution} {

@@ -329,18 +329,6 @@ func validKey(k string) error {
 	return nil
 }
 
-var scalarTypes = map[string]Type{
-	"string":    TypeString,
-	"int":       TypeInt,
-	"double":    TypeDouble,
-	"boolean":   TypeBoolean,
-	"string[]":  TypeStringArray,
-	"int[]":     TypeIntArray,
-	"double[]":  TypeDoubleArray,
-	"boolean[]": TypeBooleanArray,
-	"any":       TypeAny,
-}
-
 // parseType decodes `type:`: a scalar type, template[<scalar>], or an enum
 // (v1: a mapping with members; v2: `type: enum` plus sibling `members:`).
 func parseType(f yfile, t, members *yaml.Node, d *attrDef) error {
@@ -374,7 +362,7 @@ func parseType(f yfile, t, members *yaml.Node, d *attrDef) error {
 		d.Template = true
 		s = strings.TrimSuffix(inner, "]")
 	}
-	typ, ok := scalarTypes[s]
+	typ, ok := ParseType(s)
 	if !ok {
 		return f.errf(t, d.Key, "unknown attribute type %q", t.Value)
 	}
@@ -440,19 +428,11 @@ func parseStability(f yfile, v *yaml.Node) (Stability, error) {
 	if err != nil {
 		return 0, err
 	}
-	switch s {
-	case "":
+	if s == "" {
 		return StabilityUnspecified, nil
-	case "development", "experimental":
-		return StabilityDevelopment, nil
-	case "alpha":
-		return StabilityAlpha, nil
-	case "beta":
-		return StabilityBeta, nil
-	case "release_candidate":
-		return StabilityReleaseCandidate, nil
-	case "stable":
-		return StabilityStable, nil
+	}
+	if st, ok := ParseStability(s); ok {
+		return st, nil
 	}
 	return 0, f.errf(v, "stability", "unknown stability %q", s)
 }
@@ -486,20 +466,15 @@ func parseDeprecation(f yfile, v *yaml.Node) (Deprecation, error) {
 	if err != nil {
 		return d, err
 	}
-	switch reason {
-	case "renamed":
-		d.Reason = DeprecatedRenamed
-		if d.RenamedTo == "" {
-			return d, f.errf(v, "deprecated.renamed_to", "reason renamed without renamed_to")
-		}
-	case "obsoleted":
-		d.Reason = DeprecatedObsoleted
-	case "uncategorized":
-		d.Reason = DeprecatedUncategorized
-	case "unspecified", "":
-		d.Reason = DeprecatedUnspecified
-	default:
+	if reason == "" {
+		reason = DeprecatedUnspecified.String()
+	}
+	var ok bool
+	if d.Reason, ok = ParseDeprecationReason(reason); !ok {
 		return d, f.errf(v, "deprecated.reason", "unknown deprecation reason %q", reason)
+	}
+	if d.Reason == DeprecatedRenamed && d.RenamedTo == "" {
+		return d, f.errf(v, "deprecated.renamed_to", "reason renamed without renamed_to")
 	}
 	if d.Reason != DeprecatedRenamed && d.RenamedTo != "" {
 		return d, f.errf(v, "deprecated.renamed_to", "renamed_to is only valid with reason renamed")

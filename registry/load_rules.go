@@ -37,25 +37,6 @@ func parseRulesFile(name string, data []byte) ([]ruleDef, error) {
 	return rules, err
 }
 
-var locationNames = map[string]Location{
-	"resource":   LocationResource,
-	"scope":      LocationScope,
-	"span":       LocationSpan,
-	"span_event": LocationSpanEvent,
-	"span_link":  LocationSpanLink,
-	"data_point": LocationDataPoint,
-	"log":        LocationLog,
-}
-
-var spanKindNames = map[string]SpanKind{
-	"unspecified": SpanKindUnspecified,
-	"internal":    SpanKindInternal,
-	"server":      SpanKindServer,
-	"client":      SpanKindClient,
-	"producer":    SpanKindProducer,
-	"consumer":    SpanKindConsumer,
-}
-
 // parseRulesFileAll decodes a rules file:
 //
 //	file_format: otelgov.rules/2   # or otelgov.rules/1, without matchers
@@ -230,7 +211,7 @@ func parseRuleRename(f yfile, n *yaml.Node) (ruleRename, error) {
 				if err != nil {
 					return err
 				}
-				loc, ok := locationNames[s]
+				loc, ok := ParseLocation(s)
 				if !ok {
 					return f.errf(it, key, "unknown location %q", s)
 				}
@@ -283,7 +264,7 @@ func spanKindList(f yfile, v *yaml.Node, key string) ([]SpanKind, error) {
 		if err != nil {
 			return err
 		}
-		sk, ok := spanKindNames[s]
+		sk, ok := ParseSpanKind(s)
 		if !ok {
 			return f.errf(it, key, "unknown span kind %q", s)
 		}

@@ -104,7 +104,7 @@ func resolve(in *input) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.buildSignals(ix); err != nil {
+	if err := r.buildGroups(ix); err != nil {
 		return nil, err
 	}
 	return ix, nil

@@ -174,16 +174,6 @@ func (s scope) String() string {
 	return b.String()
 }
 
-// String returns the lower-case name used in rules files ("client").
-func (k SpanKind) String() string {
-	for name, v := range spanKindNames {
-		if v == k {
-			return name
-		}
-	}
-	return "unknown"
-}
-
 // renameRule is one resolved, scoped rename: in contexts matching scope the
 // attribute's final name is target (nil: it keeps its name there).
 type renameRule struct {

@@ -44,18 +44,6 @@ const (
 	FieldStatusMessage
 )
 
-var fieldNames = map[string]Field{"event_name": FieldEventName, "status_message": FieldStatusMessage}
-
-// String returns the name used in rules files.
-func (f Field) String() string {
-	for n, v := range fieldNames {
-		if v == f {
-			return n
-		}
-	}
-	return "none"
-}
-
 // Migration is the resolved value migration of one key. Exactly one of the
 // groups is set: Values and/or Convert (applied when the key is renamed, or
 // in place for Values on a key that is not renamed), Split, Merge or Move.
@@ -192,7 +180,7 @@ func parseMigrationField(f yfile, key string, k, v *yaml.Node, rd *ruleDef) erro
 		if err != nil {
 			return err
 		}
-		if _, ok := scalarTypes[s]; !ok || s == "any" {
+		if t, ok := ParseType(s); !ok || t == TypeAny {
 			return f.errf(v, key, "unknown type %q", s)
 		}
 		md.Convert, md.convertLine = s, v.Line
@@ -243,23 +231,13 @@ func parseMigrationField(f yfile, key string, k, v *yaml.Node, rd *ruleDef) erro
 		if err != nil {
 			return err
 		}
-		if _, ok := fieldNames[s]; !ok {
+		if _, ok := ParseField(s); !ok {
 			return f.errf(v, key, "unknown field %q, want event_name or status_message", s)
 		}
 		md.Move, md.moveLine = s, v.Line
 		return nil
 	}
 	return f.errf(k, key, "unknown field")
-}
-
-// typeNames is the inverse of scalarTypes, for messages.
-func typeString(t Type) string {
-	for n, v := range scalarTypes {
-		if v == t {
-			return n
-		}
-	}
-	return "unknown"
 }
 
 // lossless reports whether every value of type from converts to type to
@@ -331,9 +309,9 @@ func (r *resolver) resolveMigrations() error {
 			m.Merge, err = r.resolveMerge(a, md.Merge, fail)
 		case md.Move != "":
 			if a.Type != TypeString {
-				return fail(md.moveLine, "move: %q is %s, only string values move", a.Key, typeString(a.Type))
+				return fail(md.moveLine, "move: %q is %s, only string values move", a.Key, a.Type.String())
 			}
-			m.Move = fieldNames[md.Move]
+			m.Move, _ = ParseField(md.Move)
 		default:
 			err = r.resolveValues(a, md, m, fail)
 		}
@@ -404,14 +382,14 @@ func (r *resolver) resolveValues(a *Attribute, md *migrationDef, m *Migration, f
 		if len(targets) == 0 {
 			return fail(md.convertLine, "convert: %q is not renamed; convert applies with a rename", a.Key)
 		}
-		typ := scalarTypes[md.Convert]
+		typ, _ := ParseType(md.Convert)
 		for _, t := range targets {
 			if t.Type != typ {
-				return fail(md.convertLine, "convert: %s, but target %q is %s", md.Convert, t.Key, typeString(t.Type))
+				return fail(md.convertLine, "convert: %s, but target %q is %s", md.Convert, t.Key, t.Type.String())
 			}
 		}
 		if !lossless(a.Type, typ) {
-			return fail(md.convertLine, "convert: from %s to %s can lose data", typeString(a.Type), md.Convert)
+			return fail(md.convertLine, "convert: from %s to %s can lose data", a.Type.String(), md.Convert)
 		}
 		m.Convert = typ
 	}
@@ -426,7 +404,7 @@ func (r *resolver) resolveValues(a *Attribute, md *migrationDef, m *Migration, f
 	}
 	for _, t := range targets {
 		if t.Type != TypeString {
-			return fail(md.Line, "values: target %q is %s; values map to strings", t.Key, typeString(t.Type))
+			return fail(md.Line, "values: target %q is %s; values map to strings", t.Key, t.Type.String())
 		}
 	}
 	for _, e := range md.Values {
@@ -452,7 +430,7 @@ func (r *resolver) resolveValues(a *Attribute, md *migrationDef, m *Migration, f
 			}
 			m.IntValues[n] = e.To
 		default:
-			return fail(e.Line, "values: %q is %s; values map string or int values", a.Key, typeString(a.Type))
+			return fail(e.Line, "values: %q is %s; values map string or int values", a.Key, a.Type.String())
 		}
 		for _, t := range targets {
 			if !t.AllowsString(e.To) {
@@ -473,7 +451,7 @@ func (r *resolver) resolveConvertTo(a *Attribute, md *migrationDef, m *Migration
 	if err := migratable(a, md.convertLine, fail); err != nil {
 		return err
 	}
-	typ := scalarTypes[md.Convert]
+	typ, _ := ParseType(md.Convert)
 	t, ok := r.attrs[md.ConvertTo]
 	switch {
 	case ok && !t.Placeholder && !t.Template:
@@ -484,10 +462,10 @@ func (r *resolver) resolveConvertTo(a *Attribute, md *migrationDef, m *Migration
 		}
 	}
 	if t.Type != typ {
-		return fail(md.convertLine, "convert: %s, but target %q is %s", md.Convert, md.ConvertTo, typeString(t.Type))
+		return fail(md.convertLine, "convert: %s, but target %q is %s", md.Convert, md.ConvertTo, t.Type.String())
 	}
 	if !lossless(a.Type, typ) {
-		return fail(md.convertLine, "convert: from %s to %s can lose data", typeString(a.Type), md.Convert)
+		return fail(md.convertLine, "convert: from %s to %s can lose data", a.Type.String(), md.Convert)
 	}
 	if validKey(md.ConvertTo) != nil || md.ConvertTo == a.Key {
 		return fail(md.convertLine, "convert: invalid target %q", md.ConvertTo)
@@ -517,7 +495,7 @@ func (r *resolver) knownTarget(key string, line int, what string, fail failFunc)
 	case t.Template:
 		return nil, fail(line, "%s: target %q is a template", what, key)
 	case t.Type != TypeString:
-		return nil, fail(line, "%s: target %q is %s; only string targets", what, key, typeString(t.Type))
+		return nil, fail(line, "%s: target %q is %s; only string targets", what, key, t.Type.String())
 	}
 	return t, nil
 }
@@ -525,7 +503,7 @@ func (r *resolver) knownTarget(key string, line int, what string, fail failFunc)
 func (r *resolver) resolveSplit(a *Attribute, sd *splitDef, fail failFunc) (*Split, error) {
 	s := &Split{Separator: sd.Separator}
 	if a.Type != TypeString {
-		return nil, fail(sd.Line, "split: %q is %s; only string values split", a.Key, typeString(a.Type))
+		return nil, fail(sd.Line, "split: %q is %s; only string values split", a.Key, a.Type.String())
 	}
 	switch {
 	case len(sd.Cases) > 0 && (sd.Separator != "" || len(sd.Into) > 0):
@@ -592,7 +570,7 @@ func (r *resolver) resolveMerge(a *Attribute, mg *mergeDef, fail failFunc) (*Mer
 			return nil, fail(mg.Line, "merge: template key %q is not a known attribute", k)
 		}
 		if src.Type != TypeString {
-			return nil, fail(mg.Line, "merge: template key %q is %s; only strings merge", k, typeString(src.Type))
+			return nil, fail(mg.Line, "merge: template key %q is %s; only strings merge", k, src.Type.String())
 		}
 		if slices.Contains(out.Keys, k) {
 			return nil, fail(mg.Line, "merge: template names %q twice", k)

@@ -9,50 +9,35 @@ import (
 	"strings"
 )
 
-// SignalKind says what a signal definition describes.
-type SignalKind uint8
+// GroupKind says what kind of semconv group a Group is.
+type GroupKind uint8
 
 const (
-	SignalMetric SignalKind = iota
-	SignalEvent
-	SignalSpan
-	SignalEntity
+	GroupMetric GroupKind = iota
+	GroupEvent
+	GroupSpan
+	GroupEntity
 )
 
-// String returns "metric", "event", "span" or "entity".
-func (k SignalKind) String() string {
-	switch k {
-	case SignalMetric:
-		return "metric"
-	case SignalEvent:
-		return "event"
-	case SignalSpan:
-		return "span"
-	case SignalEntity:
-		return "entity"
-	}
-	return "unknown"
-}
-
-// MaxSignalAttributes bounds the attributes of one signal definition whose
+// MaxGroupAttributes bounds the attributes of one group definition whose
 // presence is tracked (semantic conventions v1.44.0 need at most 62).
 // Attributes beyond it still belong to the definition but are not checked
 // for presence.
-const MaxSignalAttributes = 128
+const MaxGroupAttributes = 128
 
-// AttrBits is a set of positions in a Signal's Attrs.
-type AttrBits [MaxSignalAttributes / 64]uint64
+// AttrBits is a set of positions in a Group's Attrs.
+type AttrBits [MaxGroupAttributes / 64]uint64
 
 // Set adds position i.
 func (b *AttrBits) Set(i int) {
-	if i >= 0 && i < MaxSignalAttributes {
+	if i >= 0 && i < MaxGroupAttributes {
 		b[i>>6] |= 1 << (uint(i) & 63)
 	}
 }
 
 // Has reports whether position i is in the set.
 func (b *AttrBits) Has(i int) bool {
-	return i >= 0 && i < MaxSignalAttributes && b[i>>6]&(1<<(uint(i)&63)) != 0
+	return i >= 0 && i < MaxGroupAttributes && b[i>>6]&(1<<(uint(i)&63)) != 0
 }
 
 // AndNot returns b without the positions of c.
@@ -92,7 +77,7 @@ func (b *AttrBits) Count() int {
 
 // Next returns the first position at or after i, or -1.
 func (b *AttrBits) Next(i int) int {
-	for i >= 0 && i < MaxSignalAttributes {
+	for i >= 0 && i < MaxGroupAttributes {
 		w := b[i>>6] >> (uint(i) & 63)
 		if w != 0 {
 			return i + bits.TrailingZeros64(w)
@@ -102,10 +87,10 @@ func (b *AttrBits) Next(i int) int {
 	return -1
 }
 
-// Signal is one resolved signal definition: a metric, event, span or entity
+// Group is one resolved semconv group: a metric, event, span or entity
 // with the attributes that belong to it. Treat it as read-only.
-type Signal struct {
-	Kind SignalKind
+type Group struct {
+	Kind GroupKind
 	// ID is the group id (span.http.server, metric.http.server.request.duration).
 	ID string
 	// Name is the metric, event or entity name; the ID for spans.
@@ -115,18 +100,18 @@ type Signal struct {
 	SpanKind SpanKind
 	HasKind  bool
 	// Metric is the metric's definition (instrument, unit, deprecation) for
-	// SignalMetric; nil otherwise.
+	// GroupMetric; nil otherwise.
 	Metric *Metric
 	// Attrs are the definition's attributes sorted by key; an attribute's
 	// position is its bit in AttrBits.
-	Attrs []SignalAttr
+	Attrs []GroupAttr
 	// Levels holds the positions of Attrs by requirement level.
 	Levels [4]AttrBits
 	pos    posTable
 }
 
-// SignalAttr is one attribute of a signal definition.
-type SignalAttr struct {
+// GroupAttr is one attribute of a group definition.
+type GroupAttr struct {
 	Key   string
 	Level RequirementLevel
 	attr  *Attribute
@@ -134,14 +119,14 @@ type SignalAttr struct {
 
 // Position returns the position of a (as returned by Lookup) in s.Attrs,
 // or -1 when a does not belong to the definition. It does not allocate.
-func (s *Signal) Position(a *Attribute) int {
+func (s *Group) Position(a *Attribute) int {
 	if a == nil {
 		return -1
 	}
-	return s.pos.get(a.sigID)
+	return s.pos.get(a.ordinal)
 }
 
-// posTable maps an attribute's sigID to its position in one definition:
+// posTable maps an attribute's ordinal to its position in one definition:
 // open addressing with a multiplicative hash; definitions are small.
 type posTable struct {
 	ids   []int32 // sigID+1; 0 is empty
@@ -149,7 +134,7 @@ type posTable struct {
 	shift uint
 }
 
-func newPosTable(attrs []SignalAttr) posTable {
+func newPosTable(attrs []GroupAttr) posTable {
 	size := 8
 	for size < 2*len(attrs) {
 		size <<= 1
@@ -159,11 +144,11 @@ func newPosTable(attrs []SignalAttr) posTable {
 		if i > math.MaxUint16 {
 			break
 		}
-		j := t.slot(sa.attr.sigID)
+		j := t.slot(sa.attr.ordinal)
 		for t.ids[j] != 0 {
 			j = (j + 1) & (len(t.ids) - 1)
 		}
-		t.ids[j], t.pos[j] = sa.attr.sigID+1, uint16(i) //nolint:gosec // bounded above
+		t.ids[j], t.pos[j] = sa.attr.ordinal+1, uint16(i) //nolint:gosec // bounded above
 	}
 	return t
 }
@@ -187,20 +172,20 @@ func (t *posTable) get(id int32) int {
 	}
 }
 
-// signalTable maps names to signals (metrics, events): open addressing on
+// groupTable maps names to groups (metrics, events): open addressing on
 // the registry's key hash, built once.
-type signalTable struct {
-	slots    []*Signal
+type groupTable struct {
+	slots    []*Group
 	mask     uint64
 	maxProbe int
 }
 
-func newSignalTable(sigs []*Signal) signalTable {
+func newGroupTable(sigs []*Group) groupTable {
 	size := 16
 	for size < 4*len(sigs) {
 		size <<= 1
 	}
-	t := signalTable{slots: make([]*Signal, size), mask: uint64(size - 1)} //nolint:gosec // positive power of two
+	t := groupTable{slots: make([]*Group, size), mask: uint64(size - 1)} //nolint:gosec // positive power of two
 	for _, s := range sigs {
 		i := hashKey(s.Name, 0) & t.mask
 		p := 1
@@ -214,7 +199,7 @@ func newSignalTable(sigs []*Signal) signalTable {
 	return t
 }
 
-func (t *signalTable) get(name string) *Signal {
+func (t *groupTable) get(name string) *Group {
 	if len(t.slots) == 0 {
 		return nil
 	}
@@ -235,7 +220,7 @@ func (t *signalTable) get(name string) *Signal {
 // SpanMatcher selects a span definition for spans of the given kinds that
 // carry every Present attribute and none of the Absent ones.
 type SpanMatcher struct {
-	Signal *Signal
+	Group *Group
 	// Kinds has bit k set for each selecting SpanKind k; 0 matches any kind.
 	Kinds   uint8
 	Present uint64 // matcher-key bits
@@ -247,12 +232,12 @@ type SpanMatcher struct {
 // together may name.
 const MaxMatcherKeys = 64
 
-type signalIndex struct {
-	metrics  signalTable // by metric name, placeholders included
-	events   signalTable // by event name
-	spans    map[string]*Signal
-	entities map[string]*Signal
-	list     []*Signal // every definition, sorted by kind then ID
+type groupIndex struct {
+	metrics  groupTable // by metric name, placeholders included
+	events   groupTable // by event name
+	spans    map[string]*Group
+	entities map[string]*Group
+	list     []*Group // every definition, sorted by kind then ID
 	matchers []SpanMatcher
 	// namespaces holds every '.'-bounded proper prefix of a registry key.
 	namespaces nameSet
@@ -303,26 +288,26 @@ func (t *nameSet) has(name string) bool {
 	return false
 }
 
-// MetricSignal returns the definition of a metric name (placeholders
-// included: their Signal has no attributes), or nil. It does not allocate.
-func (ix *Index) MetricSignal(name string) *Signal { return ix.signals.metrics.get(name) }
+// MetricGroup returns the definition of a metric name (placeholders
+// included: their Group has no attributes), or nil. It does not allocate.
+func (ix *Index) MetricGroup(name string) *Group { return ix.groups.metrics.get(name) }
 
-// EventSignal returns the definition of an event name, or nil. It does not
+// EventGroup returns the definition of an event name, or nil. It does not
 // allocate.
-func (ix *Index) EventSignal(name string) *Signal { return ix.signals.events.get(name) }
+func (ix *Index) EventGroup(name string) *Group { return ix.groups.events.get(name) }
 
-// SpanSignal returns the span definition with the given group id, or nil.
-func (ix *Index) SpanSignal(id string) *Signal { return ix.signals.spans[id] }
+// SpanGroup returns the span definition with the given group id, or nil.
+func (ix *Index) SpanGroup(id string) *Group { return ix.groups.spans[id] }
 
-// EntitySignal returns the entity definition with the given name, or nil.
-func (ix *Index) EntitySignal(name string) *Signal { return ix.signals.entities[name] }
+// EntityGroup returns the entity definition with the given name, or nil.
+func (ix *Index) EntityGroup(name string) *Group { return ix.groups.entities[name] }
 
-// Signals lists every signal definition, sorted by kind, then ID.
-func (ix *Index) Signals() []*Signal { return append([]*Signal(nil), ix.signals.list...) }
+// Groups lists every group definition, sorted by kind, then ID.
+func (ix *Index) Groups() []*Group { return append([]*Group(nil), ix.groups.list...) }
 
 // SpanMatchers lists the span matchers in the order they are tried.
 func (ix *Index) SpanMatchers() []SpanMatcher {
-	return append([]SpanMatcher(nil), ix.signals.matchers...)
+	return append([]SpanMatcher(nil), ix.groups.matchers...)
 }
 
 // MatchBit returns a's bit in span matchers, or 0 when no matcher names it.
@@ -336,14 +321,14 @@ func (a *Attribute) MatchBit() uint64 {
 // MatchSpan returns the span definition selected by the first matcher that
 // accepts a span of kind k whose attributes set the matcher bits seen, or
 // nil. It does not allocate.
-func (ix *Index) MatchSpan(k SpanKind, seen uint64) *Signal {
-	for i := range ix.signals.matchers {
-		m := &ix.signals.matchers[i]
+func (ix *Index) MatchSpan(k SpanKind, seen uint64) *Group {
+	for i := range ix.groups.matchers {
+		m := &ix.groups.matchers[i]
 		if m.Kinds != 0 && m.Kinds&(1<<k) == 0 {
 			continue
 		}
 		if seen&m.Present == m.Present && seen&m.Absent == 0 {
-			return m.Signal
+			return m.Group
 		}
 	}
 	return nil
@@ -353,7 +338,7 @@ func (ix *Index) MatchSpan(k SpanKind, seen uint64) *Signal {
 // a namespace of registry attributes (key "http.foo" extends "http"). It
 // does not allocate.
 func (ix *Index) ExtendsNamespace(key string) bool {
-	ns := &ix.signals.namespaces
+	ns := &ix.groups.namespaces
 	for i := strings.LastIndexByte(key, '.'); i > 0; i = strings.LastIndexByte(key[:i], '.') {
 		if ns.has(key[:i]) {
 			return true
@@ -412,11 +397,11 @@ func (g *groupResolver) attrs(id string, path []string) ([]groupAttr, error) {
 	return out, nil
 }
 
-// buildSignals resolves the groups of every layer into signal definitions,
+// buildGroups resolves the groups of every layer into group definitions,
 // compiles the span matchers and recomputes the digest to cover both.
-func (r *resolver) buildSignals(ix *Index) error {
+func (r *resolver) buildGroups(ix *Index) error {
 	for i, a := range ix.attrs {
-		a.sigID = int32(i) //nolint:gosec // registries hold far fewer than 2^31 entries
+		a.ordinal = int32(i) //nolint:gosec // registries hold far fewer than 2^31 entries
 	}
 	gr := &groupResolver{
 		groups:   map[string]*groupDef{},
@@ -436,10 +421,10 @@ func (r *resolver) buildSignals(ix *Index) error {
 			order = append(order, g)
 		}
 	}
-	si := signalIndex{spans: map[string]*Signal{}, entities: map[string]*Signal{}}
+	si := groupIndex{spans: map[string]*Group{}, entities: map[string]*Group{}}
 	namespaces := map[string]struct{}{}
-	newSignal := func(kind SignalKind, g *groupDef, name string) (*Signal, error) {
-		s := &Signal{Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, SpanKind: g.SpanKind, HasKind: g.HasKind}
+	newGroup := func(kind GroupKind, g *groupDef, name string) (*Group, error) {
+		s := &Group{Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, SpanKind: g.SpanKind, HasKind: g.HasKind}
 		ga, err := gr.attrs(g.ID, nil)
 		if err != nil {
 			return nil, err
@@ -449,7 +434,7 @@ func (r *resolver) buildSignals(ix *Index) error {
 			if attr == nil || attr.Placeholder {
 				return nil, fmt.Errorf("%w: %s: group %q: attribute %q is not a known attribute", ErrInvalid, gr.where[g.ID], g.ID, a.Key)
 			}
-			s.Attrs = append(s.Attrs, SignalAttr{Key: a.Key, Level: a.Level, attr: attr})
+			s.Attrs = append(s.Attrs, GroupAttr{Key: a.Key, Level: a.Level, attr: attr})
 		}
 		sort.Slice(s.Attrs, func(i, j int) bool { return s.Attrs[i].Key < s.Attrs[j].Key })
 		for i, a := range s.Attrs {
@@ -459,10 +444,10 @@ func (r *resolver) buildSignals(ix *Index) error {
 		return s, nil
 	}
 	metricGroups := map[string]*groupDef{}
-	var events []*Signal
+	var events []*Group
 	for _, g := range order {
 		var err error
-		var s *Signal
+		var s *Group
 		switch g.Type {
 		case groupMetric:
 			if _, ok := metricGroups[g.Name]; !ok && g.Name != "" {
@@ -473,12 +458,12 @@ func (r *resolver) buildSignals(ix *Index) error {
 			if g.Name == "" {
 				continue
 			}
-			s, err = newSignal(SignalEvent, g, g.Name)
+			s, err = newGroup(GroupEvent, g, g.Name)
 			if err == nil {
 				events = append(events, s)
 			}
 		case groupSpan:
-			s, err = newSignal(SignalSpan, g, g.ID)
+			s, err = newGroup(GroupSpan, g, g.ID)
 			if err == nil {
 				si.spans[g.ID] = s
 			}
@@ -486,7 +471,7 @@ func (r *resolver) buildSignals(ix *Index) error {
 			if g.Name == "" {
 				continue
 			}
-			s, err = newSignal(SignalEntity, g, g.Name)
+			s, err = newGroup(GroupEntity, g, g.Name)
 			if err == nil {
 				if _, ok := si.entities[g.Name]; !ok {
 					si.entities[g.Name] = s
@@ -512,23 +497,23 @@ func (r *resolver) buildSignals(ix *Index) error {
 			uniq = append(uniq, e)
 		}
 	}
-	si.events = newSignalTable(uniq)
-	var metrics []*Signal
+	si.events = newGroupTable(uniq)
+	var metrics []*Group
 	for _, m := range ix.metricList {
-		var s *Signal
+		var s *Group
 		if g := metricGroups[m.Name]; g != nil {
 			var err error
-			if s, err = newSignal(SignalMetric, g, m.Name); err != nil {
+			if s, err = newGroup(GroupMetric, g, m.Name); err != nil {
 				return err
 			}
 		} else {
-			s = &Signal{Kind: SignalMetric, ID: "metric." + m.Name, Name: m.Name}
+			s = &Group{Kind: GroupMetric, ID: "metric." + m.Name, Name: m.Name}
 		}
 		s.Metric, s.Stability = m, m.Stability
 		metrics = append(metrics, s)
 		si.list = append(si.list, s)
 	}
-	si.metrics = newSignalTable(metrics)
+	si.metrics = newGroupTable(metrics)
 	sort.SliceStable(si.list, func(i, j int) bool {
 		if si.list[i].Kind != si.list[j].Kind {
 			return si.list[i].Kind < si.list[j].Kind
@@ -552,7 +537,7 @@ func (r *resolver) buildSignals(ix *Index) error {
 		}
 	}
 	si.namespaces = newNameSet(namespaces)
-	ix.signals = si
+	ix.groups = si
 	if err := r.buildMatchers(ix); err != nil {
 		return err
 	}
@@ -565,11 +550,11 @@ func (r *resolver) buildMatchers(ix *Index) error {
 	next := uint8(0)
 	for _, md := range r.in.matchers {
 		w := where(md.File, md.Line)
-		s := ix.signals.spans[md.Span]
+		s := ix.groups.spans[md.Span]
 		if s == nil {
 			return fmt.Errorf("%w: %s: matcher: span %q is not a known span definition", ErrInvalid, w, md.Span)
 		}
-		m := SpanMatcher{Signal: s, Where: w}
+		m := SpanMatcher{Group: s, Where: w}
 		for _, k := range md.SpanKinds {
 			m.Kinds |= 1 << k
 		}
@@ -604,16 +589,16 @@ func (r *resolver) buildMatchers(ix *Index) error {
 		if m.Present&m.Absent != 0 {
 			return fmt.Errorf("%w: %s: matcher for %q: an attribute is both present and absent", ErrInvalid, w, md.Span)
 		}
-		ix.signals.matchers = append(ix.signals.matchers, m)
+		ix.groups.matchers = append(ix.groups.matchers, m)
 	}
 	return nil
 }
 
-// appendSignals writes the signal definitions and matchers to the canonical
+// appendGroups writes the group definitions and matchers to the canonical
 // form the digest is computed from.
-func (ix *Index) appendSignals(b []byte) []byte {
-	for _, s := range ix.signals.list {
-		b = append(b, "signal "...)
+func (ix *Index) appendGroups(b []byte) []byte {
+	for _, s := range ix.groups.list {
+		b = append(b, "signal "...) // the pre-rename spelling, kept so digests do not change
 		b = append(b, s.Kind.String()...)
 		b = append(b, ' ')
 		b = strconv.AppendQuote(b, s.ID)
@@ -629,9 +614,9 @@ func (ix *Index) appendSignals(b []byte) []byte {
 		}
 		b = append(b, '\n')
 	}
-	for _, m := range ix.signals.matchers {
+	for _, m := range ix.groups.matchers {
 		b = append(b, "matcher "...)
-		b = strconv.AppendQuote(b, m.Signal.ID)
+		b = strconv.AppendQuote(b, m.Group.ID)
 		b = append(b, ' ')
 		b = strconv.AppendUint(b, uint64(m.Kinds), 10)
 		b = append(b, ' ')

@@ -3,16 +3,15 @@ package registry
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// This file loads the signal definitions of the model: which attributes
+// This file loads the group definitions of the model: which attributes
 // belong to each metric, event, span and entity, at which requirement level,
-// and which groups they inherit from. Resolution (signals_resolve.go) turns
-// them into the Index's Signal tables.
+// and which groups they inherit from. Resolution (groups.go) turns
+// them into the Index's Group tables.
 
 // Group types as written in the v1 model; v2 sections map onto them.
 const (
@@ -28,7 +27,7 @@ const (
 // inherits from.
 type groupDef struct {
 	ID   string
-	Type string // one of the group* constants; "" for types without signal semantics
+	Type string // one of the group* constants; "" for other group types (none of the four kinds)
 	// Name is the metric name, event name or entity name.
 	Name string
 	// Parents are inherited in order (v1 extends, v2 ref_group and
@@ -51,7 +50,7 @@ type groupAttr struct {
 	HasLevel bool
 }
 
-// RequirementLevel of an attribute in a signal definition.
+// RequirementLevel of an attribute in a group definition.
 type RequirementLevel uint8
 
 const (
@@ -60,21 +59,6 @@ const (
 	RequirementConditionallyRequired
 	RequirementOptIn
 )
-
-// String returns the model's spelling ("conditionally_required").
-func (l RequirementLevel) String() string {
-	switch l {
-	case RequirementRecommended:
-		return "recommended"
-	case RequirementRequired:
-		return "required"
-	case RequirementConditionallyRequired:
-		return "conditionally_required"
-	case RequirementOptIn:
-		return "opt_in"
-	}
-	return "unknown"
-}
 
 // parseRequirementLevel decodes `requirement_level:`: a scalar or a mapping
 // whose single key is the level and whose value is the condition text.
@@ -97,15 +81,11 @@ func parseRequirementLevel(f yfile, v *yaml.Node) (RequirementLevel, error) {
 		}
 		name = s
 	}
-	switch name {
-	case "required":
-		return RequirementRequired, nil
-	case "conditionally_required":
-		return RequirementConditionallyRequired, nil
-	case "recommended", "":
+	if name == "" {
 		return RequirementRecommended, nil
-	case "opt_in":
-		return RequirementOptIn, nil
+	}
+	if l, ok := ParseRequirementLevel(name); ok {
+		return l, nil
 	}
 	return 0, f.errf(v, "requirement_level", "unknown requirement level %q", name)
 }
@@ -116,7 +96,7 @@ func parseSpanKind(f yfile, v *yaml.Node, key string) (SpanKind, error) {
 	if err != nil {
 		return 0, err
 	}
-	k, ok := spanKindNames[strings.ToLower(s)]
+	k, ok := ParseSpanKind(strings.ToLower(s))
 	if !ok {
 		return 0, f.errf(v, key, "unknown span kind %q", s)
 	}
@@ -298,7 +278,7 @@ func writeGroups(b *bytes.Buffer, groups []groupDef) {
 			fmt.Fprintf(b, ", SpanKind: %d, HasKind: true", g.SpanKind)
 		}
 		if g.Stability != StabilityUnspecified {
-			b.WriteString(", Stability: " + stabilityName(g.Stability))
+			b.WriteString(", Stability: " + ident("Stability", g.Stability.String()))
 		}
 		if g.Attrs != nil {
 			b.WriteString(", Attrs: []groupAttr{")
@@ -308,7 +288,7 @@ func writeGroups(b *bytes.Buffer, groups []groupDef) {
 				}
 				b.WriteString("{Key: " + q(a.Key))
 				if a.HasLevel {
-					b.WriteString(", Level: " + levelName(a.Level) + ", HasLevel: true")
+					b.WriteString(", Level: " + ident("Requirement", a.Level.String()) + ", HasLevel: true")
 				}
 				b.WriteString("}")
 			}
@@ -316,18 +296,4 @@ func writeGroups(b *bytes.Buffer, groups []groupDef) {
 		}
 		fmt.Fprintf(b, ", File: %s, Line: %d},\n", q(g.File), g.Line)
 	}
-}
-
-func levelName(l RequirementLevel) string {
-	switch l {
-	case RequirementRecommended:
-		return "RequirementRecommended"
-	case RequirementRequired:
-		return "RequirementRequired"
-	case RequirementConditionallyRequired:
-		return "RequirementConditionallyRequired"
-	case RequirementOptIn:
-		return "RequirementOptIn"
-	}
-	return "RequirementLevel(" + strconv.Itoa(int(l)) + ")"
 }

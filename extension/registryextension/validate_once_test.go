@@ -57,6 +57,6 @@ func TestValidateNamesBrokenFile(t *testing.T) {
 	cfg.OrgRegistries = []string{dir}
 	err := cfg.Validate()
 	require.ErrorIs(t, err, errRegistryLoad)
-	assert.ErrorContains(t, err, file+": yaml: line 5")
+	require.ErrorContains(t, err, file+": yaml: line 5")
 	assert.Nil(t, cfg.validated)
 }

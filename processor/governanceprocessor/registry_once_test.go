@@ -33,6 +33,6 @@ func TestFactoryTakesValidatedRegistry(t *testing.T) {
 	bad.Registry.RulesFiles = []string{"testdata/bad_value_rules.yaml"}
 	err = bad.Registry.Validate()
 	require.ErrorIs(t, err, errRegistryLoad)
-	assert.ErrorContains(t, err, "testdata/bad_value_rules.yaml:7:")
+	require.ErrorContains(t, err, "testdata/bad_value_rules.yaml:7:")
 	assert.Nil(t, bad.Registry.validated)
 }

@@ -1,10 +1,9 @@
-package registry
+package load
 
 import (
-	"bytes"
-	"fmt"
 	"strings"
 
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -13,56 +12,9 @@ import (
 // and which groups they inherit from. Resolution (groups.go) turns
 // them into the Index's Group tables.
 
-// Group types as written in the v1 model; v2 sections map onto them.
-const (
-	groupAttributes = "attribute_group"
-	groupSpan       = "span"
-	groupMetric     = "metric"
-	groupEvent      = "event"
-	groupEntity     = "entity"
-)
-
-// groupDef is one group of the model: an attribute group, span, metric,
-// event or entity, with its own attribute references and the groups it
-// inherits from.
-type groupDef struct {
-	ID   string
-	Type string // one of the group* constants; "" for other group types (none of the four kinds)
-	// Name is the metric name, event name or entity name.
-	Name string
-	// Parents are inherited in order (v1 extends, v2 ref_group and
-	// refinements' ref); the group's own Attrs win over inherited ones.
-	Parents   []string
-	SpanKind  SpanKind
-	HasKind   bool
-	Stability Stability
-	Attrs     []groupAttr
-	File      string
-	Line      int
-}
-
-// groupAttr is one attribute of a group with its requirement level.
-type groupAttr struct {
-	Key   string
-	Level RequirementLevel
-	// HasLevel: the reference states its level. A reference that does not
-	// keeps the level it inherits (recommended when it inherits none).
-	HasLevel bool
-}
-
-// RequirementLevel of an attribute in a group definition.
-type RequirementLevel uint8
-
-const (
-	RequirementRecommended RequirementLevel = iota // the model's default
-	RequirementRequired
-	RequirementConditionallyRequired
-	RequirementOptIn
-)
-
 // parseRequirementLevel decodes `requirement_level:`: a scalar or a mapping
 // whose single key is the level and whose value is the condition text.
-func parseRequirementLevel(f yfile, v *yaml.Node) (RequirementLevel, error) {
+func parseRequirementLevel(f yfile, v *yaml.Node) (def.RequirementLevel, error) {
 	name := ""
 	if v.Kind == yaml.MappingNode {
 		err := f.fields(v, "requirement_level", func(key string, _, _ *yaml.Node) error {
@@ -82,21 +34,21 @@ func parseRequirementLevel(f yfile, v *yaml.Node) (RequirementLevel, error) {
 		name = s
 	}
 	if name == "" {
-		return RequirementRecommended, nil
+		return def.RequirementRecommended, nil
 	}
-	if l, ok := ParseRequirementLevel(name); ok {
+	if l, ok := def.ParseRequirementLevel(name); ok {
 		return l, nil
 	}
 	return 0, f.errf(v, "requirement_level", "unknown requirement level %q", name)
 }
 
 // parseSpanKind decodes span_kind (v1) or kind (v2).
-func parseSpanKind(f yfile, v *yaml.Node, key string) (SpanKind, error) {
+func parseSpanKind(f yfile, v *yaml.Node, key string) (def.SpanKind, error) {
 	s, err := f.str(v, key)
 	if err != nil {
 		return 0, err
 	}
-	k, ok := ParseSpanKind(strings.ToLower(s))
+	k, ok := def.ParseSpanKind(strings.ToLower(s))
 	if !ok {
 		return 0, f.errf(v, key, "unknown span kind %q", s)
 	}
@@ -105,8 +57,8 @@ func parseSpanKind(f yfile, v *yaml.Node, key string) (SpanKind, error) {
 
 // v2Group decodes one item of a v2 section (attribute_groups, spans,
 // events, entities, metrics and the refinements) into a group.
-func v2Group(f yfile, section string, n *yaml.Node, out *defs) error {
-	g := groupDef{File: f.name, Line: n.Line}
+func v2Group(f yfile, section string, n *yaml.Node, out *def.Defs) error {
+	g := def.Group{File: f.name, Line: n.Line}
 	var attrs *yaml.Node
 	var id, typ, name, ref string
 	err := f.fields(n, section, func(key string, _, v *yaml.Node) error {
@@ -145,17 +97,17 @@ func v2Group(f yfile, section string, n *yaml.Node, out *defs) error {
 	}
 	switch section {
 	case "attribute_groups":
-		g.ID, g.Type = id, groupAttributes
+		g.ID, g.Type = id, def.GroupAttributes
 	case "spans":
-		g.ID, g.Type = "span."+typ, groupSpan
+		g.ID, g.Type = "span."+typ, def.GroupSpan
 	case "events":
-		g.ID, g.Type, g.Name = "event."+name, groupEvent, name
+		g.ID, g.Type, g.Name = "event."+name, def.GroupEvent, name
 	case "entities":
-		g.ID, g.Type, g.Name = "entity."+typ, groupEntity, typ
+		g.ID, g.Type, g.Name = "entity."+typ, def.GroupEntity, typ
 	case "metrics":
-		g.ID, g.Type, g.Name = "metric."+name, groupMetric, name
+		g.ID, g.Type, g.Name = "metric."+name, def.GroupMetric, name
 	case "span_refinements":
-		g.ID, g.Type = id, groupSpan
+		g.ID, g.Type = id, def.GroupSpan
 		g.Parents = append(g.Parents, "span."+ref)
 	case "metric_refinements":
 		// A refinement of a metric adds attributes for one use; the data
@@ -181,9 +133,9 @@ func v2Group(f yfile, section string, n *yaml.Node, out *defs) error {
 // parseGroupAttr records one attributes item of a group: a `ref:` or a
 // definition with its requirement level, or a v2 `ref_group:`. Definitions
 // and refs themselves are collected by parseAttribute.
-func parseGroupAttr(f yfile, a *yaml.Node, g *groupDef) error {
+func parseGroupAttr(f yfile, a *yaml.Node, g *def.Group) error {
 	var key, refGroup string
-	level := RequirementRecommended
+	level := def.RequirementRecommended
 	hasLevel := false
 	err := f.fields(a, "attributes[]", func(k string, _, v *yaml.Node) error {
 		var err error
@@ -207,15 +159,15 @@ func parseGroupAttr(f yfile, a *yaml.Node, g *groupDef) error {
 		g.Parents = append(g.Parents, refGroup)
 	}
 	if key != "" {
-		g.Attrs = append(g.Attrs, groupAttr{Key: key, Level: level, HasLevel: hasLevel})
+		g.Attrs = append(g.Attrs, def.GroupAttr{Key: key, Level: level, HasLevel: hasLevel})
 	}
 	return nil
 }
 
 // v1Group builds the group of a v1 `groups:` item; attrs is its attributes
 // list.
-func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *defs) error {
-	gd := groupDef{File: f.name, Line: g.Line}
+func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *def.Defs) error {
+	gd := def.Group{File: f.name, Line: g.Line}
 	var typ string
 	err := f.fields(g, "groups[]", func(key string, _, v *yaml.Node) error {
 		var err error
@@ -246,7 +198,7 @@ func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *defs) error {
 		return err
 	}
 	switch typ {
-	case groupSpan, groupMetric, groupEvent, groupEntity, groupAttributes:
+	case def.GroupSpan, def.GroupMetric, def.GroupEvent, def.GroupEntity, def.GroupAttributes:
 		gd.Type = typ
 	default:
 		gd.Type = ""
@@ -258,42 +210,4 @@ func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *defs) error {
 	}
 	out.Groups = append(out.Groups, gd)
 	return nil
-}
-
-// writeGroups writes the Groups field of embedded_gen.go (generate.go).
-func writeGroups(b *bytes.Buffer, groups []groupDef) {
-	b.WriteString("},\nGroups: []groupDef{\n")
-	for _, g := range groups {
-		fmt.Fprintf(b, "{ID: %s", q(g.ID))
-		if g.Type != "" {
-			b.WriteString(", Type: " + q(g.Type))
-		}
-		if g.Name != "" {
-			b.WriteString(", Name: " + q(g.Name))
-		}
-		if g.Parents != nil {
-			b.WriteString(", Parents: " + strList(g.Parents))
-		}
-		if g.HasKind {
-			fmt.Fprintf(b, ", SpanKind: %d, HasKind: true", g.SpanKind)
-		}
-		if g.Stability != StabilityUnspecified {
-			b.WriteString(", Stability: " + ident("Stability", g.Stability.String()))
-		}
-		if g.Attrs != nil {
-			b.WriteString(", Attrs: []groupAttr{")
-			for i, a := range g.Attrs {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString("{Key: " + q(a.Key))
-				if a.HasLevel {
-					b.WriteString(", Level: " + ident("Requirement", a.Level.String()) + ", HasLevel: true")
-				}
-				b.WriteString("}")
-			}
-			b.WriteString("}")
-		}
-		fmt.Fprintf(b, ", File: %s, Line: %d},\n", q(g.File), g.Line)
-	}
 }

@@ -214,7 +214,9 @@ func (r LineRun) String() string {
 func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, req replay.Request, round int, o LineOptions) LineRun {
 	tb.Helper()
 	res := LineRun{Workload: workload, Variant: v.Name, Round: round}
-	fail := func(format string, args ...any) { res.Violations = append(res.Violations, fmt.Sprintf(format, args...)) }
+	fail := func(format string, args ...any) {
+		res.Violations = append(res.Violations, fmt.Sprintf(format, args...))
+	}
 	ports := FreePorts(tb)
 	col := dist.Start(tb, v.Config.YAML(ports, NopExporter(), Traces), ports, e2e.Options{Env: []string{"GOMAXPROCS=1"}})
 	defer col.Stop()

@@ -155,28 +155,27 @@ func lineEnvString(name, def string) string {
 
 func lineEnvInt(t *testing.T, name string, def int) int {
 	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		t.Fatalf("%s=%q: not an integer", name, v)
-	}
-	return n
+	return lineEnv(t, name, def, strconv.Atoi, "an integer")
 }
 
 func lineEnvDuration(t *testing.T, name string, def time.Duration) time.Duration {
+	t.Helper()
+	return lineEnv(t, name, def, time.ParseDuration, "a duration (e.g. 15s)")
+}
+
+// lineEnv parses the environment variable name, def when it is unset; a
+// value that does not parse fails the test naming the variable.
+func lineEnv[T any](t *testing.T, name string, def T, parse func(string) (T, error), want string) T {
 	t.Helper()
 	v := os.Getenv(name)
 	if v == "" {
 		return def
 	}
-	d, err := time.ParseDuration(v)
+	x, err := parse(v)
 	if err != nil {
-		t.Fatalf("%s=%q: not a duration (e.g. 15s)", name, v)
+		t.Fatalf("%s=%q: not %s", name, v, want)
 	}
-	return d
+	return x
 }
 
 // selectLine keeps the items named in the environment variable, in their

@@ -501,6 +501,7 @@ func (l *LineRate) Markdown() string {
 				r.Workload, v.Name, f.MedianUS, f.DeltaUS, f.PctOfBare, ci, f.MinUS, f.MaxUS, f.N)
 		}
 	}
+	b.WriteString(l.targets())
 	var waits []float64
 	for _, r := range l.Runs {
 		waits = append(waits, r.WaitShare)
@@ -554,4 +555,44 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// targets says, per workload, where governance stands against issue 19's
+// goals: ≤ 3% of bare on the conforming workload (judged on the upper end
+// of the CI when there is one), ≥ 1.5× cheaper than attributes on the
+// others, and the ratio to transform (goal ≥ 10×).
+func (l *LineRate) targets() string {
+	var b strings.Builder
+	for _, r := range l.Rows {
+		g, ok := r.Figures[VariantGovernance]
+		if !ok || g.N == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nAgainst the goals (issue 19):\n")
+		}
+		if r.Workload == "conforming" {
+			pct, on := g.PctOfBare, "median"
+			if g.CI95 != nil {
+				pct, on = 100*g.CI95[1]/r.Figures[VariantBare].MedianUS, "upper end of the CI"
+			}
+			fmt.Fprintf(&b, "- %s: governance ≤ 3%% of bare: %s (%+.1f%%, %s)\n", r.Workload, metWord(pct <= 3), pct, on)
+			continue
+		}
+		if a, ok := r.Figures[VariantAttributes]; ok && g.DeltaUS > 0 {
+			fmt.Fprintf(&b, "- %s: governance ≥ 1.5× cheaper than attributes: %s (%.2f×)", r.Workload, metWord(a.DeltaUS/g.DeltaUS >= 1.5), a.DeltaUS/g.DeltaUS)
+			if tr, ok := r.Figures[VariantTransform]; ok {
+				fmt.Fprintf(&b, "; transform ÷ governance %.1f× (goal ≥ 10×)", tr.DeltaUS/g.DeltaUS)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func metWord(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "not met"
 }

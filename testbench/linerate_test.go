@@ -16,6 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/internal/e2e"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/testbench/replay"
 )
@@ -64,19 +67,7 @@ func TestLineRate(t *testing.T) {
 	workloads := selectLine(t, "LINERATE_WORKLOADS", LineWorkloads, func(w LineWorkload) string { return w.Name })
 	variants := selectLineVariants(t, LineVariants(renames))
 
-	dists := map[string]Distribution{"governance": Governance(t)}
-	if slices.ContainsFunc(variants, func(v LineVariant) bool { return v.Config.Distribution == "baseline" }) {
-		if _, err := os.Stat(filepath.Join(repoRoot(t), "_baseline", "otelcol-baseline")); err != nil && short && os.Getenv(BaselineBinaryEnv) == "" {
-			// The e2e suite builds only this distribution; the smoke run
-			// says so instead of failing.
-			t.Run("baseline", func(t *testing.T) {
-				t.Skip("attributes and transform not run: _baseline/otelcol-baseline missing (make baseline)")
-			})
-			variants = slices.DeleteFunc(variants, func(v LineVariant) bool { return v.Config.Distribution == "baseline" })
-		} else {
-			dists["baseline"] = Baseline(t)
-		}
-	}
+	dists, variants := lineDistributions(t, variants)
 	reqs := map[string]replay.Request{}
 	for _, w := range workloads {
 		reqs[w.Name], err = replay.NewTraceRequest(w.Traces())
@@ -129,6 +120,72 @@ func TestLineRate(t *testing.T) {
 				assert.Positivef(t, f.MedianUS, "%s %s: CPU per span", r.Workload, v.Name)
 			}
 		}
+	}
+}
+
+// lineDistributions returns the binaries the variants need. With -short
+// (the e2e suite builds only this distribution) a missing baseline drops
+// the baseline's variants, visibly, as a skipped subtest; otherwise it fails
+// with the command that builds it.
+func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distribution, []LineVariant) {
+	t.Helper()
+	dists := map[string]Distribution{"governance": Governance(t)}
+	if !slices.ContainsFunc(variants, func(v LineVariant) bool { return v.Config.Distribution == "baseline" }) {
+		return dists, variants
+	}
+	if _, err := os.Stat(filepath.Join(repoRoot(t), "_baseline", "otelcol-baseline")); err != nil && testing.Short() && os.Getenv(BaselineBinaryEnv) == "" {
+		t.Run("baseline", func(t *testing.T) {
+			t.Skip("attributes and transform not run: _baseline/otelcol-baseline missing (make baseline)")
+		})
+		return dists, slices.DeleteFunc(slices.Clone(variants), func(v LineVariant) bool { return v.Config.Distribution == "baseline" })
+	}
+	dists["baseline"] = Baseline(t)
+	return dists, variants
+}
+
+// TestLineRateSameRenames checks that the line rate compares like with
+// like: on every workload, governance (checks on and off), attributes and
+// transform turn the replayed spans into the same attributes, and the
+// deprecated keys are gone.
+func TestLineRateSameRenames(t *testing.T) {
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	renames, err := lineRenames(ix)
+	require.NoError(t, err)
+	var variants []LineVariant
+	for _, v := range LineVariants(renames) {
+		if v.Bare != "" && v.Name != VariantBare2 {
+			variants = append(variants, v)
+		}
+	}
+	dists, variants := lineDistributions(t, variants)
+	for _, w := range LineWorkloads {
+		t.Run(w.Name, func(t *testing.T) {
+			outputs := map[string]map[string]any{}
+			for _, v := range variants {
+				sink := e2e.StartSink(t)
+				ports := FreePorts(t)
+				col := dists[v.Config.Distribution].Start(t, v.Config.YAML(ports, OTLPExporter(sink.Endpoint), Traces), ports, e2e.Options{})
+				client, err := e2e.NewClient(ports.GRPCEndpoint(), "")
+				require.NoError(t, err)
+				require.NoError(t, client.SendTraces(t.Context(), e2e.GRPC, w.Traces()))
+				sink.WaitFor(t, e2e.Counts{Spans: LineSpansPerRequest}, 10*time.Second)
+				require.NoError(t, client.Close())
+				col.Stop()
+				spans := sink.Traces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+				outputs[v.Name] = spans.At(spans.Len() - 1).Attributes().AsRaw()
+			}
+			want := outputs[VariantGovernance]
+			for name, got := range outputs {
+				assert.Equalf(t, want, got, "%s: attributes differ from governance's", name)
+			}
+			for _, r := range renames {
+				assert.NotContains(t, want, r.From)
+				if w.Name != "conforming" {
+					assert.Contains(t, want, r.SpanTo[ptrace.SpanKindServer])
+				}
+			}
+		})
 	}
 }
 

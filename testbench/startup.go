@@ -41,7 +41,7 @@ func DistributionConfig(tb testing.TB, p Ports, registryPort int) string {
 		cfg = strings.Replace(cfg, r.old, r.new, 1)
 	}
 	path := filepath.Join(tb.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil { //nolint:gosec // a file in the test's temp dir
 		tb.Fatalf("write %s: %v", path, err)
 	}
 	return path

@@ -25,9 +25,9 @@ type server struct {
 	refuse      bool
 
 	mu       sync.Mutex
-	requests int
-	spans    int
-	rejected int
+	requests uint64
+	spans    uint64
+	rejected uint64
 	last     ptrace.Traces
 }
 
@@ -38,10 +38,10 @@ func (s *server) Export(_ context.Context, req ptraceotlp.ExportRequest) (ptrace
 		return ptraceotlp.NewExportResponse(), status.Error(codes.Unavailable, "refused")
 	}
 	s.requests++
-	s.spans += req.Traces().SpanCount()
+	s.spans += uint64(req.Traces().SpanCount()) //nolint:gosec // a count
 	s.last = req.Traces()
 	resp := ptraceotlp.NewExportResponse()
-	if s.rejectEvery > 0 && s.requests%s.rejectEvery == 0 {
+	if s.rejectEvery > 0 && s.requests%uint64(s.rejectEvery) == 0 {
 		resp.PartialSuccess().SetRejectedSpans(3)
 		resp.PartialSuccess().SetErrorMessage("three bad spans")
 		s.rejected += 3
@@ -85,9 +85,9 @@ func TestReplayCountsWhatTheServerAccepted(t *testing.T) {
 	st := c.Run(context.Background(), 200*time.Millisecond)
 	s.mu.Lock()
 	require.Positive(t, s.requests)
-	assert.Equal(t, uint64(s.requests), st.Requests)
-	assert.Equal(t, uint64(s.spans-s.rejected), st.Accepted)
-	assert.Equal(t, uint64(s.rejected), st.Rejected)
+	assert.Equal(t, s.requests, st.Requests)
+	assert.Equal(t, s.spans-s.rejected, st.Accepted)
+	assert.Equal(t, s.rejected, st.Rejected)
 	assert.Positive(t, st.Rejected, "every 5th request rejects spans")
 	assert.Contains(t, st.LastError, "three bad spans")
 	assert.Zero(t, st.Failed)
@@ -133,11 +133,11 @@ func TestReplayCountsRefusals(t *testing.T) {
 func TestReplayOptions(t *testing.T) {
 	req, _ := testRequest(t, 1)
 	_, err := NewClient(req, Options{})
-	assert.ErrorContains(t, err, "endpoint")
+	require.ErrorContains(t, err, "endpoint")
 	_, err = NewClient(req, Options{Endpoint: "127.0.0.1:1", Rate: -1})
-	assert.ErrorContains(t, err, "rate (-1)")
+	require.ErrorContains(t, err, "rate (-1)")
 	_, err = NewClient(Request{}, Options{Endpoint: "127.0.0.1:1"})
-	assert.ErrorContains(t, err, "empty request")
+	require.ErrorContains(t, err, "empty request")
 	_, err = NewTraceRequest(ptrace.NewTraces())
 	assert.True(t, err != nil && !errors.Is(err, context.Canceled), "a request without spans is refused")
 }

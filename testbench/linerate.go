@@ -506,8 +506,8 @@ func (l *LineRate) Markdown() string {
 	for _, r := range l.Runs {
 		waits = append(waits, r.WaitShare)
 	}
-	fmt.Fprintf(&b, "\n%d runs; %d failed the loss or pinning check and are left out of the figures. "+
-		"Every other run: spans the client saw accepted = the receiver's accepted spans = every processor's outgoing items, 0 refused, "+
+	fmt.Fprintf(&b, "\n%d runs, %d of them failed the loss or pinning check (left out of the figures). "+
+		"In every other run: spans the client saw accepted = the receiver's accepted spans = every processor's outgoing items, 0 refused, "+
 		"and every collector thread allowed only on CPU %s. "+
 		"Collector runqueue wait (time runnable without a CPU, per second): median %.3f, max %.3f; client process at most %.2f cores.\n",
 		len(l.Runs), l.Lost, o.CollectorCPU, median(waits), slices.Max(append(waits, 0)), l.ClientCPUs)

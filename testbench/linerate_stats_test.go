@@ -71,7 +71,7 @@ func TestLineRateSummary(t *testing.T) {
 	md := l.Markdown()
 	assert.Contains(t, md, "| conforming: 13 current keys | 4.300 | +0.000 (+0.0%) [-0.020, +0.020] | +0.500 (+11.6%) [+0.500, +0.500] | not run |")
 	assert.Contains(t, md, "yes (±0.47%)")
-	assert.Contains(t, md, "22 runs; 1 failed")
+	assert.Contains(t, md, "22 runs, 1 of them failed")
 	assert.Contains(t, md, "- conforming: governance ≤ 3% of bare: not met (+11.6%, upper end of the CI)")
 }
 

@@ -8,7 +8,8 @@
 # transform doing the same renames; workloads conforming, deprecated, mixed.
 # Figures are medians over interleaved rounds of per-round paired differences
 # to the bare pipeline of the same binary, with a 95% CI and the floor.
-# Writes $OUT/linerate.{md,json}. Needs _build/otelcol-governance and
+# TestLineRateSameRenames first checks that governance, attributes and
+# transform produce the same attributes. Writes $OUT/linerate.{md,json}. Needs _build/otelcol-governance and
 # _baseline/otelcol-baseline (`make build baseline`) and taskset (util-linux).
 #
 # Knobs (environment), see testbench/linerate_test.go: LINERATE_ROUNDS (9),
@@ -30,7 +31,7 @@ command -v taskset >/dev/null || { echo "taskset missing (apt-get install util-l
 echo "== line rate -> $OUT/linerate.{json,md} (log: $OUT/tmp/linerate.log); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 status=0
 LINERATE_COMMAND="${LINERATE_COMMAND:-./benchmarks/linerate.sh}" TESTBENCH_RESULTS="$OUT" \
-  go test -count=1 -tags e2e -timeout 6h -v -run '^TestLineRate$' ./testbench/ \
+  go test -count=1 -tags e2e -timeout 6h -v -run '^TestLineRate(SameRenames)?$' ./testbench/ \
   >"$OUT/tmp/linerate.log" 2>&1 || status=$?
 grep -E '^(--- FAIL|ok|FAIL)' "$OUT/tmp/linerate.log" || true
 [ -f "$OUT/linerate.md" ] && cat "$OUT/linerate.md"

@@ -71,6 +71,10 @@ func putDeprecated(m pcommon.Map) {
 	enginetest.PutConformantSpanAttrs(m, 10)
 }
 
+// maxQuietWait is the collector's runqueue wait per second above which a
+// session is marked disturbed.
+const maxQuietWait = 0.05
+
 // LineSpansPerRequest is the size of the replayed request.
 const LineSpansPerRequest = 100
 
@@ -464,6 +468,15 @@ func (l *LineRate) Markdown() string {
 		"[95%% CI of that median] when there are 6 rounds or more. Floor = bare2 − bare.\n\n",
 		o.Rounds, o.CollectorCPU, o.Warmup, o.Duration, load, o.Workers, o.ClientCPU, l.Spans)
 
+	var waits []float64
+	for _, r := range l.Runs {
+		waits = append(waits, r.WaitShare)
+	}
+	if w := median(waits); w > maxQuietWait {
+		fmt.Fprintf(&b, "**Disturbed session**: the collector was runnable but without its CPU %.0f%% of the time (median over runs; "+
+			"a quiet machine shows under %.0f%%). These figures carry the rest of the machine's load: read the floor and the CIs, not the medians alone.\n\n",
+			100*w, 100*maxQuietWait)
+	}
 	b.WriteString("| workload | bare µs/span | floor (bare2 − bare) | governance | governance, checks off | attributes (same renames) | transform (same renames) | attributes ÷ governance | transform ÷ governance | resolves 1% of bare? |\n")
 	b.WriteString("|---|---:|---|---|---|---|---|---:|---:|---|\n")
 	for _, r := range l.Rows {
@@ -502,10 +515,6 @@ func (l *LineRate) Markdown() string {
 		}
 	}
 	b.WriteString(l.targets())
-	var waits []float64
-	for _, r := range l.Runs {
-		waits = append(waits, r.WaitShare)
-	}
 	fmt.Fprintf(&b, "\n%d runs, %d of them failed the loss or pinning check (left out of the figures). "+
 		"In every other run: spans the client saw accepted = the receiver's accepted spans = every processor's outgoing items, 0 refused, "+
 		"and every collector thread allowed only on CPU %s. "+
@@ -572,11 +581,18 @@ func (l *LineRate) targets() string {
 			b.WriteString("\nAgainst the goals (issue 19):\n")
 		}
 		if r.Workload == "conforming" {
-			pct, on := g.PctOfBare, "median"
-			if g.CI95 != nil {
-				pct, on = 100*g.CI95[1]/r.Figures[VariantBare].MedianUS, "upper end of the CI"
+			fmt.Fprintf(&b, "- %s: governance ≤ 3%% of bare: ", r.Workload)
+			bare := r.Figures[VariantBare].MedianUS
+			switch {
+			case g.CI95 == nil:
+				fmt.Fprintf(&b, "%s on the median (%+.1f%%; no CI below 6 rounds)\n", metWord(g.PctOfBare <= 3), g.PctOfBare)
+			case 100*g.CI95[1]/bare <= 3:
+				fmt.Fprintf(&b, "met (CI up to %+.1f%%)\n", 100*g.CI95[1]/bare)
+			case 100*g.CI95[0]/bare > 3:
+				fmt.Fprintf(&b, "not met (CI from %+.1f%%)\n", 100*g.CI95[0]/bare)
+			default:
+				fmt.Fprintf(&b, "not resolved by this session (CI %+.1f%% to %+.1f%%)\n", 100*g.CI95[0]/bare, 100*g.CI95[1]/bare)
 			}
-			fmt.Fprintf(&b, "- %s: governance ≤ 3%% of bare: %s (%+.1f%%, %s)\n", r.Workload, metWord(pct <= 3), pct, on)
 			continue
 		}
 		if a, ok := r.Figures[VariantAttributes]; ok && g.DeltaUS > 0 {

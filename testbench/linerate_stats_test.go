@@ -72,7 +72,12 @@ func TestLineRateSummary(t *testing.T) {
 	assert.Contains(t, md, "| conforming: 13 current keys | 4.300 | +0.000 (+0.0%) [-0.020, +0.020] | +0.500 (+11.6%) [+0.500, +0.500] | not run |")
 	assert.Contains(t, md, "yes (±0.47%)")
 	assert.Contains(t, md, "22 runs, 1 of them failed")
-	assert.Contains(t, md, "- conforming: governance ≤ 3% of bare: not met (+11.6%, upper end of the CI)")
+	assert.Contains(t, md, "- conforming: governance ≤ 3% of bare: not met (CI from +11.6%)")
+	assert.NotContains(t, md, "Disturbed")
+	for i := range l.Runs {
+		l.Runs[i].WaitShare = 0.5
+	}
+	assert.Contains(t, l.Markdown(), "**Disturbed session**: the collector was runnable but without its CPU 50% of the time")
 }
 
 // attributes and transform do exactly the renames the registry gives the

@@ -36,7 +36,8 @@ import (
 //	LINERATE_WORKLOADS     comma-separated subset of conforming,deprecated,mixed
 //	LINERATE_VARIANTS      comma-separated subset of the variants (a paired
 //	                       variant brings its bare pipeline along)
-//	LINERATE_COLLECTOR_CPU CPU list of the collector (default 0)
+//	LINERATE_COLLECTOR_CPU CPU list of the collector (default 0), written as
+//	                       /proc writes Cpus_allowed_list (0, 2-3, 0,2)
 //	LINERATE_CLIENT_CPU    CPU list of the test process and its client (default 1)
 //
 // TESTBENCH_RESULTS set: linerate.json and linerate.md are written there.

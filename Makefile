@@ -110,7 +110,8 @@ baseline: $(BASELINE)
 loadtest: build baseline
 	go test -count=1 -tags 'e2e loadtest' -timeout 4h -v ./testbench/...
 
-## bench: microbenchmarks + measured scenarios; writes benchmarks/results (results.md, cpu_per_item.png)
+## bench: microbenchmarks + measured scenarios + line rate (benchmarks/linerate.sh, about an hour
+## of it; LINERATE_* knobs); writes benchmarks/results (results.md, linerate.md, cpu_per_item.png)
 bench: build baseline
 	./benchmarks/bench.sh
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Runs the hot-path microbenchmarks and the testbench's measured scenarios
+# Runs the hot-path microbenchmarks, the testbench's measured scenarios
 # (fixed-rate comparison against the baseline distribution, logs, maximum
-# throughput, start-up and idle), then renders benchmarks/results/results.md
+# throughput, start-up and idle footprint of distribution/config.yaml) and
+# the line rate (benchmarks/linerate.sh: collector CPU per span, pinned,
+# against the noise floor), then renders benchmarks/results/results.md
 # and cpu_per_item.png. Needs _build/otelcol-governance and
 # _baseline/otelcol-baseline (`make build baseline`).
 #
 # Knobs (environment): BENCH_COUNT (6), BENCH_TIME (1s), and the testbench's
 # TESTBENCH_ROUNDS (5), TESTBENCH_DURATION (8s), TESTBENCH_RATES
-# (10000,50000), TESTBENCH_POOL (24).
+# (10000,50000), TESTBENCH_POOL (24), and linerate.sh's LINERATE_* knobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -29,6 +31,10 @@ TESTBENCH_DURATION="${TESTBENCH_DURATION:-8s}" \
     -run 'TestLoadCompare|TestLoadLogs|TestLoadMaxThroughput|TestLoadProfile|TestStartupAndIdle|TestPrometheusRemoteWrite|TestMemoryLimiterOverload' ./testbench/ \
   >"$OUT/tmp/loadtest.log" 2>&1 || status=$?
 grep -E '^(--- |ok|FAIL)|rate +[0-9]+:|sustained|start-up' "$OUT/tmp/loadtest.log" || true
+
+echo "== line rate (benchmarks/linerate.sh) -> $OUT/linerate.{md,json}"
+OUT="$OUT" LINERATE_COMMAND="${LINERATE_COMMAND:-make bench}" ./benchmarks/linerate.sh >/dev/null || status=$?
+grep -E '^\| (conforming|deprecated|mixed):' "$OUT/linerate.md" 2>/dev/null || true
 
 if [ -f "$OUT/governance_keep.pprof" ]; then
   go tool pprof -top -cum -nodecount=400 "$OUT/governance_keep.pprof" >"$OUT/profile.txt" 2>/dev/null || true

@@ -140,10 +140,14 @@ func q(s string) string { return strconv.Quote(s) }
 // delete_key, the stock answer: the same renames, with the same context
 // conditions on span kind and the same collision policy (an existing current
 // key wins).
-func TransformConfig(w *Workload) Config {
+func TransformConfig(w *Workload) Config { return withBatch(transformRenames(w.Renames)) }
+
+// transformRenames is TransformConfig's processor for renames, without the
+// batch processor.
+func transformRenames(renames []Rename) Config {
 	var b strings.Builder
 	b.WriteString("  transform:\n    error_mode: ignore\n    trace_statements:\n      - context: span\n        statements:\n")
-	for _, r := range w.Renames {
+	for _, r := range renames {
 		groups, all := spanGroups(r)
 		var deleteWhen []string
 		for _, g := range groups {
@@ -172,7 +176,7 @@ func TransformConfig(w *Workload) Config {
 		{"metric_statements", "datapoint", func(r Rename) string { return r.MetricTo }},
 	} {
 		fmt.Fprintf(&b, "    %s:\n      - context: %s\n        statements:\n", sec.name, sec.context)
-		for _, r := range w.Renames {
+		for _, r := range renames {
 			to := sec.to(r)
 			if to == "" {
 				continue
@@ -181,13 +185,13 @@ func TransformConfig(w *Workload) Config {
 			fmt.Fprintf(&b, "          - %s\n", yamlQuote(fmt.Sprintf("delete_key(attributes, %s)", q(r.From))))
 		}
 	}
-	return withBatch(Config{
+	return Config{
 		Name:         "transform",
 		Distribution: "baseline",
 		Expect:       Expectation{Rename: true, KeysOnly: true},
 		Processors:   b.String(),
 		Pipeline:     []string{"transform"},
-	})
+	}
 }
 
 func kindCondition(kinds []int) string {
@@ -205,7 +209,11 @@ func yamlQuote(s string) string { return strconv.Quote(s) }
 // attributes processor: insert from_attribute, then delete. Renames that
 // depend on the span kind need one processor per group of kinds, selected
 // with include.span_kinds.
-func AttributesConfig(w *Workload) Config {
+func AttributesConfig(w *Workload) Config { return withBatch(attributesRenames(w.Renames)) }
+
+// attributesRenames is AttributesConfig's processors for renames, without
+// the batch processor.
+func attributesRenames(renames []Rename) Config {
 	var b strings.Builder
 	var names []string
 	type grouped struct {
@@ -220,7 +228,7 @@ func AttributesConfig(w *Workload) Config {
 			fmt.Sprintf("      - key: %s\n        action: delete\n", q(from)),
 		}
 	}
-	for _, r := range w.Renames {
+	for _, r := range renames {
 		groups, all := spanGroups(r)
 		if all {
 			plain = append(plain, action(r.From, groups[0].to)...)
@@ -252,7 +260,7 @@ func AttributesConfig(w *Workload) Config {
 		names = append(names, name)
 		// Delete the old key only in the kinds where it was renamed.
 		del := fmt.Sprintf("  %s_delete:\n    include:\n      match_type: strict\n      span_kinds: [%s]\n    actions:\n", name, strings.Join(kinds, ", "))
-		for _, r := range w.Renames {
+		for _, r := range renames {
 			groups, all := spanGroups(r)
 			if all {
 				continue
@@ -266,13 +274,13 @@ func AttributesConfig(w *Workload) Config {
 		b.WriteString(del)
 		names = append(names, name+"_delete")
 	}
-	return withBatch(Config{
+	return Config{
 		Name:         "attributes",
 		Distribution: "baseline",
 		Expect:       Expectation{Rename: true, KeysOnly: true},
 		Processors:   b.String(),
 		Pipeline:     names,
-	})
+	}
 }
 
 // RedactionConfig drops unknown keys with the redaction processor's
@@ -357,3 +365,7 @@ processors:
   pipelines:
 %s`, c.Name, c.Distribution, p.Health, p.GRPC, p.HTTP, processors, exp.YAML, p.Metrics, pipes.String())
 }
+
+// NopExporter discards what arrives: the line-rate harness measures the
+// receiver and the processors, not an exporter.
+func NopExporter() Exporter { return Exporter{ID: "nop", YAML: "  nop:\n"} }

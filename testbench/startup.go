@@ -3,25 +3,48 @@ package testbench
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/otelgov/otelcol-governance/internal/e2e"
 )
 
-// SidecarConfig is the sidecar shape: memory_limiter, governance and batch
-// in front of an otlp exporter.
-func SidecarConfig() Config {
-	return withBatch(Config{
-		Name:         "sidecar",
-		Distribution: "governance",
-		Expect:       Expectation{Rename: true},
-		Processors: "  memory_limiter:\n    check_interval: 1s\n    limit_mib: 200\n    spike_limit_mib: 50\n" +
-			"  governance:\n    deprecated: rename\n    unknown: keep\n",
-		Pipeline: []string{"memory_limiter", "governance"},
-	})
+// DistributionConfig writes distribution/config.yaml, the embedded default
+// configuration, with its listeners moved to the free loopback ports of p
+// (and registryPort for the registry extension's report), so that a
+// measurement cannot collide with another collector on the fixed ports.
+// Nothing else changes. It fails tb when the file no longer has exactly one
+// of each listener it moves.
+func DistributionConfig(tb testing.TB, p Ports, registryPort int) string {
+	tb.Helper()
+	src := filepath.Join(e2e.RepoRoot(tb), "distribution", "config.yaml")
+	b, err := os.ReadFile(src) //nolint:gosec // the repository's own file
+	if err != nil {
+		tb.Fatalf("read %s: %v", src, err)
+	}
+	cfg := string(b)
+	for _, r := range []struct{ old, new string }{
+		{"endpoint: localhost:13133", "endpoint: 127.0.0.1:" + strconv.Itoa(p.Health)},
+		{"endpoint: localhost:4317", "endpoint: 127.0.0.1:" + strconv.Itoa(p.GRPC)},
+		{"endpoint: localhost:4318", "endpoint: 127.0.0.1:" + strconv.Itoa(p.HTTP)},
+		{"port: 8888", "port: " + strconv.Itoa(p.Metrics)},
+		{"governance_registry: {}", "governance_registry:\n    http:\n      endpoint: 127.0.0.1:" + strconv.Itoa(registryPort)},
+	} {
+		if n := strings.Count(cfg, r.old); n != 1 {
+			tb.Fatalf("%s: %d occurrences of %q, want 1 (update DistributionConfig)", src, n, r.old)
+		}
+		cfg = strings.Replace(cfg, r.old, r.new, 1)
+	}
+	path := filepath.Join(tb.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil { //nolint:gosec // a file in the test's temp dir
+		tb.Fatalf("write %s: %v", path, err)
+	}
+	return path
 }
 
 // StartupResult is the start-up time and idle footprint of a configuration.
@@ -52,12 +75,12 @@ func roundAll(ds []time.Duration) []time.Duration {
 	return out
 }
 
-// MeasureStartup starts cfg runs times and measures each start-up, then
+// MeasureStartup starts the collector runs times with start, which must
+// put health_check on ports.Health, and measures each start-up; then it
 // leaves the last one idle for idle and reads its footprint.
-func MeasureStartup(tb testing.TB, dist Distribution, cfg Config, runs int, idle time.Duration) StartupResult {
+func MeasureStartup(tb testing.TB, name string, runs int, idle time.Duration, start func(testing.TB, Ports) *e2e.Collector) StartupResult {
 	tb.Helper()
-	res := StartupResult{Config: cfg.Name, Idle: idle}
-	backend := StartBackend(tb, nil, cfg.Expect)
+	res := StartupResult{Config: name, Idle: idle}
 	for i := range runs {
 		ports := FreePorts(tb)
 		healthy := make(chan time.Time, 1)
@@ -82,7 +105,7 @@ func MeasureStartup(tb testing.TB, dist Distribution, cfg Config, runs int, idle
 			}
 		}()
 		t0 := time.Now()
-		col := dist.Start(tb, cfg.YAML(ports, OTLPExporter(backend.Endpoint), Traces, Metrics, Logs), ports, e2e.Options{})
+		col := start(tb, ports)
 		var t1 time.Time
 		select {
 		case t1 = <-healthy:

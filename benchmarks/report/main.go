@@ -150,16 +150,13 @@ func render(dir string) error {
 	}
 	var md strings.Builder
 	// summary.md is the hand-written account of what the figures mean;
-	// sidebyside.md is written by benchmarks/sidebyside.sh.
-	for _, f := range []string{"summary.md", "sidebyside.md"} {
+	// linerate.md is written by benchmarks/linerate.sh (TestLineRate).
+	for _, f := range []string{"summary.md", "linerate.md"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		if len(b) > 0 {
-			if f == "sidebyside.md" {
-				md.WriteString("## Side by side: the table (benchmarks/sidebyside.sh)\n\n")
-			}
 			md.Write(b)
 			md.WriteString("\n")
 		}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Line rate: whole-process collector CPU per span (testbench TestLineRate).
+# Each run is a fresh collector (GOMAXPROCS=1, pinned to one CPU with
+# taskset) with OTLP/gRPC -> processor -> nop; the client, pinned to the
+# other CPU, replays one pre-marshalled request of 100 spans. Variants: bare,
+# bare2 (the noise floor), governance (default config, checks on), governance
+# with the checks off, and the baseline distribution's bare, attributes and
+# transform doing the same renames; workloads conforming, deprecated, mixed.
+# Figures are medians over interleaved rounds of per-round paired differences
+# to the bare pipeline of the same binary, with a 95% CI and the floor.
+# TestLineRateSameRenames first checks that governance, attributes and
+# transform produce the same attributes. Writes $OUT/linerate.{md,json}. Needs _build/otelcol-governance and
+# _baseline/otelcol-baseline (`make build baseline`) and taskset (util-linux).
+#
+# Knobs (environment), see testbench/linerate_test.go: LINERATE_ROUNDS (9),
+# LINERATE_DURATION (15s), LINERATE_WARMUP (3s), LINERATE_WORKERS (4),
+# LINERATE_RATE (0 = full speed), LINERATE_WORKLOADS, LINERATE_VARIANTS,
+# LINERATE_COLLECTOR_CPU (0), LINERATE_CLIENT_CPU (1), OUT.
+# Full size: 9 rounds x 3 workloads x 7 variants x about 19.5 s = about 61
+# minutes. Run it on a quiet machine: whatever else runs on the collector's
+# CPU shows in the runqueue wait the table reports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/benchmarks/results}
+mkdir -p "$OUT/tmp"
+for bin in _build/otelcol-governance _baseline/otelcol-baseline; do
+  [ -x "$bin" ] || { echo "missing $bin: run make build baseline" >&2; exit 2; }
+done
+command -v taskset >/dev/null || { echo "taskset missing (apt-get install util-linux)" >&2; exit 2; }
+echo "== line rate -> $OUT/linerate.{json,md} (log: $OUT/tmp/linerate.log); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+status=0
+LINERATE_COMMAND="${LINERATE_COMMAND:-./benchmarks/linerate.sh}" TESTBENCH_RESULTS="$OUT" \
+  go test -count=1 -tags e2e -timeout 6h -v -run '^TestLineRate(SameRenames)?$' ./testbench/ \
+  >"$OUT/tmp/linerate.log" 2>&1 || status=$?
+grep -E '^(--- FAIL|ok|FAIL)' "$OUT/tmp/linerate.log" || true
+[ -f "$OUT/linerate.md" ] && cat "$OUT/linerate.md"
+exit "$status"

@@ -1,0 +1,614 @@
+package testbench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
+	"github.com/otelgov/otelcol-governance/internal/e2e"
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/testbench/replay"
+)
+
+// The line-rate harness (TestLineRate, benchmarks/linerate.sh): whole-process
+// collector CPU per span, for the governance processor and the hand-written
+// alternatives, measured so that a difference of 1% of the bare pipeline can
+// be told from noise.
+//
+// Each run starts a fresh collector with GOMAXPROCS=1 pinned to one CPU
+// (taskset), a pipeline OTLP/gRPC receiver → processors → nop exporter, no
+// batch processor, no queue; the load client (package replay) runs in the
+// test process, pinned to another CPU, and replays one pre-marshalled
+// request of 100 spans. CPU is the collector's utime+stime from
+// /proc/<pid>/stat over the measured window, divided by the spans accepted
+// in it. Every round runs every variant once per workload in a rotating
+// order; each figure is the median over rounds of the difference to the
+// bare pipeline of the same binary in the same round. A second bare
+// pipeline (bare2) is the noise floor.
+
+// LineWorkload is one attribute set every span of the replayed request carries.
+type LineWorkload struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	put         func(pcommon.Map)
+}
+
+// LineWorkloads are the issue's three workloads, built with the engine's
+// benchmark attributes (engine/enginetest), so that the whole-process and
+// the microbenchmark figures walk the same keys.
+var LineWorkloads = []LineWorkload{
+	{
+		Name: "conforming", Description: "13 current keys",
+		put: func(m pcommon.Map) { enginetest.PutConformantSpanAttrs(m, 0) },
+	},
+	{
+		Name: "deprecated", Description: "10 of 13 keys deprecated",
+		put: putDeprecated,
+	},
+	{
+		Name: "mixed", Description: "the deprecated 13 + 4 unknown + 1 template instance",
+		put: func(m pcommon.Map) {
+			putDeprecated(m)
+			for i := range 4 {
+				m.PutStr(fmt.Sprintf("acme.custom_%d", i), "value")
+			}
+			m.PutEmptySlice("http.response.header.content-length").AppendEmpty().SetStr("512")
+		},
+	},
+}
+
+func putDeprecated(m pcommon.Map) {
+	enginetest.PutDeprecatedSpanAttrs(m, 10)
+	enginetest.PutConformantSpanAttrs(m, 10)
+}
+
+// maxQuietWait is the collector's runqueue wait per second above which a
+// session is marked disturbed.
+const maxQuietWait = 0.05
+
+// LineSpansPerRequest is the size of the replayed request.
+const LineSpansPerRequest = 100
+
+// Traces is the replayed request's content: one resource, one scope,
+// LineSpansPerRequest server spans carrying the workload's attributes.
+func (w LineWorkload) Traces() ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	enginetest.PutResourceAttrs(rs.Resource().Attributes(), "checkout")
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName("linerate")
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range LineSpansPerRequest {
+		sp := ss.Spans().AppendEmpty()
+		sp.SetName("GET /api/cart")
+		sp.SetKind(ptrace.SpanKindServer)
+		sp.SetTraceID(traceID(uint64(i)))
+		sp.SetSpanID(spanID(uint64(i)))
+		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i) * time.Millisecond)))
+		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i)*time.Millisecond + 3*time.Millisecond)))
+		w.put(sp.Attributes())
+	}
+	return td
+}
+
+// lineRenames are the renames the registry gives the deprecated keys of
+// the workloads, in the order the keys occur: what attributes and
+// transform are configured to do.
+func lineRenames(ix *registry.Index) ([]Rename, error) {
+	m := pcommon.NewMap()
+	putDeprecated(m)
+	var out []Rename
+	for k := range m.All() {
+		a := ix.Lookup(k)
+		if a == nil || !a.Renamed() {
+			continue
+		}
+		out = append(out, *renameOf(a))
+	}
+	if len(out) != 10 {
+		return nil, fmt.Errorf("testbench: the registry renames %d of the deprecated workload's keys, want 10", len(out))
+	}
+	return out, nil
+}
+
+// LineVariant is one pipeline under test.
+type LineVariant struct {
+	Name string `json:"name"`
+	// Bare is the variant this one is paired with (the bare pipeline of
+	// the same binary); "" for a bare pipeline itself.
+	Bare   string `json:"bare,omitempty"`
+	Config Config `json:"-"`
+}
+
+// Line variant names.
+const (
+	VariantBare         = "bare"
+	VariantBare2        = "bare2"
+	VariantGovernance   = "governance"
+	VariantChecksOff    = "governance-checks-off"
+	VariantBareBaseline = "bare-baseline"
+	VariantAttributes   = "attributes"
+	VariantTransform    = "transform"
+)
+
+// LineVariants are every variant, in the order of the table: bare and
+// bare2 of this distribution, governance with its default configuration
+// (signal checks on) and with the checks off; the baseline distribution's
+// bare pipeline, and attributes and transform doing the same renames.
+func LineVariants(renames []Rename) []LineVariant {
+	bare := Config{Name: VariantBare, Distribution: "governance"}
+	bare2 := bare
+	bare2.Name = VariantBare2
+	return []LineVariant{
+		{Name: VariantBare, Config: bare},
+		{Name: VariantBare2, Bare: VariantBare, Config: bare2},
+		{Name: VariantGovernance, Bare: VariantBare, Config: Config{
+			Name: VariantGovernance, Distribution: "governance",
+			Processors: "  governance: {}\n", Pipeline: []string{"governance"},
+		}},
+		{Name: VariantChecksOff, Bare: VariantBare, Config: Config{
+			Name: VariantChecksOff, Distribution: "governance",
+			Processors: "  governance:\n    findings:\n      enabled: false\n", Pipeline: []string{"governance"},
+		}},
+		{Name: VariantBareBaseline, Config: Config{Name: VariantBareBaseline, Distribution: "baseline"}},
+		{Name: VariantAttributes, Bare: VariantBareBaseline, Config: attributesRenames(renames)},
+		{Name: VariantTransform, Bare: VariantBareBaseline, Config: transformRenames(renames)},
+	}
+}
+
+// LineOptions size a line-rate session.
+type LineOptions struct {
+	Rounds   int           `json:"rounds"`
+	Duration time.Duration `json:"duration_ns"` // measured load per run
+	Warmup   time.Duration `json:"warmup_ns"`   // load before the measured window
+	Workers  int           `json:"workers"`     // requests in flight
+	Rate     int           `json:"rate"`        // spans/s; 0: full speed
+	// CollectorCPU and ClientCPU are the CPU lists the collector and the
+	// test process (the client) are pinned to.
+	CollectorCPU string `json:"collector_cpu"`
+	ClientCPU    string `json:"client_cpu"`
+}
+
+// LineRun is one measured run.
+type LineRun struct {
+	Workload string `json:"workload"`
+	Variant  string `json:"variant"`
+	Round    int    `json:"round"`
+	// Spans accepted in the measured window, and the collector's CPU over it.
+	Spans        uint64        `json:"spans"`
+	CPU          time.Duration `json:"cpu_ns"`
+	CPUPerSpanUS float64       `json:"cpu_per_span_us"`
+	SpansPerSec  float64       `json:"spans_per_sec"`
+	// CPUShare is the collector's cores used in the window (1 when the
+	// client kept it busy); WaitShare its runqueue wait per second (what
+	// the rest of the machine took from it); ClientCPUShare the test
+	// process's cores used (client and harness, on their own CPU).
+	CPUShare       float64 `json:"cpu_share"`
+	WaitShare      float64 `json:"wait_share"`
+	ClientCPUShare float64 `json:"client_cpu_share"`
+	// Loss check over the whole run (warm-up included): spans the client
+	// saw accepted, the receiver's accepted and refused counts, and each
+	// processor's outgoing items.
+	ClientAccepted   uint64             `json:"client_accepted"`
+	ReceiverAccepted float64            `json:"receiver_accepted"`
+	ReceiverRefused  float64            `json:"receiver_refused"`
+	ProcessorOut     map[string]float64 `json:"processor_outgoing,omitempty"`
+	Behind           time.Duration      `json:"behind_ns,omitempty"`
+	Violations       []string           `json:"violations,omitempty"`
+}
+
+// OK reports whether the run lost nothing and was measured as designed.
+func (r LineRun) OK() bool { return len(r.Violations) == 0 && r.Spans > 0 }
+
+func (r LineRun) String() string {
+	return fmt.Sprintf("round %d %-10s %-22s %9d spans %8.0f/s  %6.3f µs CPU/span  collector %.2f cores (%.2f waiting)  client %.2f cores",
+		r.Round, r.Workload, r.Variant, r.Spans, r.SpansPerSec, r.CPUPerSpanUS, r.CPUShare, r.WaitShare, r.ClientCPUShare)
+}
+
+// RunLine performs one run of variant v on workload request req.
+func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, req replay.Request, round int, o LineOptions) LineRun {
+	tb.Helper()
+	res := LineRun{Workload: workload, Variant: v.Name, Round: round}
+	fail := func(format string, args ...any) {
+		res.Violations = append(res.Violations, fmt.Sprintf(format, args...))
+	}
+	ports := FreePorts(tb)
+	col := dist.Start(tb, v.Config.YAML(ports, NopExporter(), Traces), ports, e2e.Options{Env: []string{"GOMAXPROCS=1"}})
+	defer col.Stop()
+	pid := col.PID()
+	if err := Pin(pid, o.CollectorCPU); err != nil {
+		tb.Fatal(err)
+	}
+	client, err := replay.NewClient(req, replay.Options{Endpoint: ports.GRPCEndpoint(), Workers: o.Workers, Rate: o.Rate})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+	if o.Warmup > 0 {
+		client.Run(ctx, o.Warmup)
+	}
+	// Pin again: a thread started while the first taskset walked the
+	// threads would have escaped it.
+	if err := Pin(pid, o.CollectorCPU); err != nil {
+		tb.Fatal(err)
+	}
+	u0, err0 := ReadUsage(pid)
+	c0, errc0 := ReadUsage(os.Getpid())
+	st := client.Run(ctx, o.Duration)
+	u1, err1 := ReadUsage(pid)
+	c1, errc1 := ReadUsage(os.Getpid())
+	for _, err := range []error{err0, errc0, err1, errc1} {
+		if err != nil {
+			tb.Fatalf("read /proc: %v", err)
+		}
+	}
+	if err := checkPinned(pid, o.CollectorCPU); err != nil {
+		fail("%v", err)
+	}
+	res.Spans = st.Accepted
+	res.CPU = u1.CPU - u0.CPU
+	res.Behind = st.Behind
+	wall := u1.At.Sub(u0.At).Seconds()
+	res.SpansPerSec = float64(st.Accepted) / wall
+	res.CPUShare = res.CPU.Seconds() / wall
+	res.WaitShare = (u1.RunqueueWait - u0.RunqueueWait).Seconds() / wall
+	res.ClientCPUShare = (c1.CPU - c0.CPU).Seconds() / c1.At.Sub(c0.At).Seconds()
+	if st.Accepted > 0 {
+		res.CPUPerSpanUS = float64(res.CPU.Nanoseconds()) / 1e3 / float64(st.Accepted)
+	}
+
+	// Nothing lost: what the client saw accepted is what the receiver
+	// accepted and what every processor passed on. The nop exporter has no
+	// counters; with no batch and no queue, the receiver's accepted count
+	// is what the pipeline took to the end.
+	total := client.Stats()
+	res.ClientAccepted = total.Accepted
+	if total.Failed > 0 || total.Rejected > 0 {
+		fail("client: %d requests failed, %d spans rejected: %s", total.Failed, total.Rejected, total.LastError)
+	}
+	fams, err := e2e.Scrape(ports.Metrics)
+	if err != nil {
+		fail("scrape :%d: %v", ports.Metrics, err)
+	} else {
+		sig := map[string]string{"transport": "grpc"}
+		var found bool
+		if res.ReceiverAccepted, found = fams.Sum("otelcol_receiver_accepted_spans", sig); !found {
+			fail("otelcol_receiver_accepted_spans missing")
+		}
+		res.ReceiverRefused, _ = fams.Sum("otelcol_receiver_refused_spans", sig)
+		if res.ReceiverAccepted != float64(total.Accepted) || res.ReceiverRefused != 0 {
+			fail("lost spans: client accepted %d, receiver accepted %.0f, refused %.0f", total.Accepted, res.ReceiverAccepted, res.ReceiverRefused)
+		}
+		for _, p := range v.Config.Pipeline {
+			out, found := fams.Sum("otelcol_processor_outgoing_items", map[string]string{"processor": p, "otel_signal": "traces"})
+			if !found {
+				fail("otelcol_processor_outgoing_items{processor=%q} missing", p)
+				continue
+			}
+			if res.ProcessorOut == nil {
+				res.ProcessorOut = map[string]float64{}
+			}
+			res.ProcessorOut[p] = out
+			if out != float64(total.Accepted) {
+				fail("lost spans: client accepted %d, processor %s passed on %.0f", total.Accepted, p, out)
+			}
+		}
+	}
+	if st.Accepted == 0 {
+		fail("no span accepted in the measured window")
+	}
+	if col.Exited() {
+		fail("collector exited during the run")
+	}
+	return res
+}
+
+// LineFigure is one variant's paired difference to its bare pipeline (or,
+// for a bare pipeline, its own CPU per span), over the rounds.
+type LineFigure struct {
+	// MedianUS is the median CPU µs per span of the variant itself.
+	MedianUS float64 `json:"median_us"`
+	// DeltaUS is the median over rounds of (variant − bare of the same
+	// round), µs per span; PctOfBare is DeltaUS over the bare median.
+	DeltaUS   float64 `json:"delta_us"`
+	PctOfBare float64 `json:"pct_of_bare"`
+	// CI95 is a distribution-free confidence interval of DeltaUS's median
+	// (order statistics, at least 95%), absent below 6 rounds; MinUS and
+	// MaxUS are the extreme per-round differences.
+	CI95  *[2]float64 `json:"ci95_us,omitempty"`
+	MinUS float64     `json:"min_us"`
+	MaxUS float64     `json:"max_us"`
+	N     int         `json:"rounds"`
+}
+
+// LineRow is one workload's figures.
+type LineRow struct {
+	Workload    string                `json:"workload"`
+	Description string                `json:"description"`
+	Figures     map[string]LineFigure `json:"figures"`
+	// ResolutionPct is the largest |bare2 − bare| the floor's CI95 allows,
+	// in % of bare: differences smaller than this cannot be told from
+	// noise. Absent below 6 rounds.
+	ResolutionPct *float64 `json:"resolution_pct,omitempty"`
+}
+
+// LineRate is the results set of TestLineRate (linerate.json).
+type LineRate struct {
+	Machine    Machine        `json:"machine"`
+	Command    string         `json:"command"`
+	Options    LineOptions    `json:"options"`
+	Spans      int            `json:"spans_per_request"`
+	Workloads  []LineWorkload `json:"workloads"`
+	Variants   []LineVariant  `json:"variants"`
+	Runs       []LineRun      `json:"runs"`
+	Rows       []LineRow      `json:"rows"`
+	Lost       uint64         `json:"lost_runs"` // runs that failed the loss or pinning checks
+	ClientCPUs float64        `json:"client_cpu_share_max"`
+}
+
+// Summarize computes the rows from the runs that passed.
+func (l *LineRate) Summarize() {
+	l.Rows = nil
+	l.Lost = 0
+	for _, r := range l.Runs {
+		if !r.OK() {
+			l.Lost++
+		}
+		l.ClientCPUs = max(l.ClientCPUs, r.ClientCPUShare)
+	}
+	for _, w := range l.Workloads {
+		row := LineRow{Workload: w.Name, Description: w.Description, Figures: map[string]LineFigure{}}
+		cpu := map[string]map[int]float64{} // variant → round → µs/span
+		for _, r := range l.Runs {
+			if r.Workload != w.Name || !r.OK() {
+				continue
+			}
+			if cpu[r.Variant] == nil {
+				cpu[r.Variant] = map[int]float64{}
+			}
+			cpu[r.Variant][r.Round] = r.CPUPerSpanUS
+		}
+		for _, v := range l.Variants {
+			own := cpu[v.Name]
+			if len(own) == 0 {
+				continue
+			}
+			f := LineFigure{MedianUS: median(mapValues(own))}
+			if v.Bare != "" {
+				var diffs []float64
+				for round, x := range own {
+					if b, ok := cpu[v.Bare][round]; ok {
+						diffs = append(diffs, x-b)
+					}
+				}
+				if len(diffs) == 0 {
+					continue
+				}
+				slices.Sort(diffs)
+				f.N = len(diffs)
+				f.DeltaUS = median(diffs)
+				f.MinUS, f.MaxUS = diffs[0], diffs[len(diffs)-1]
+				f.PctOfBare = 100 * f.DeltaUS / median(mapValues(cpu[v.Bare]))
+				if lo, hi, ok := medianCI95(diffs); ok {
+					f.CI95 = &[2]float64{lo, hi}
+				}
+			} else {
+				f.N = len(own)
+			}
+			row.Figures[v.Name] = f
+		}
+		if floor, ok := row.Figures[VariantBare2]; ok && floor.CI95 != nil {
+			bare := row.Figures[VariantBare].MedianUS
+			res := 100 * max(math.Abs(floor.CI95[0]), math.Abs(floor.CI95[1])) / bare
+			row.ResolutionPct = &res
+		}
+		l.Rows = append(l.Rows, row)
+	}
+}
+
+func mapValues(m map[int]float64) []float64 {
+	out := make([]float64, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// medianCI95 is the distribution-free confidence interval of the median of
+// sorted: [x(k), x(n-k+1)] for the largest k with P(Binomial(n, ½) < k) ≤
+// 2.5%, which covers the median with at least 95% probability. It needs 6
+// values or more.
+func medianCI95(sorted []float64) (lo, hi float64, ok bool) {
+	n := len(sorted)
+	k := 0
+	// cdf is P(X ≤ i) for X ~ Binomial(n, ½), built term by term.
+	term := math.Pow(0.5, float64(n))
+	cdf := 0.0
+	for i := 0; i < n/2; i++ {
+		cdf += term
+		if cdf > 0.025 {
+			break
+		}
+		k = i + 1
+		term *= float64(n-i) / float64(i+1)
+	}
+	if k == 0 {
+		return 0, 0, false
+	}
+	return sorted[k-1], sorted[n-k], true
+}
+
+// Markdown renders the session as the table the issue asks for, then the
+// details.
+func (l *LineRate) Markdown() string {
+	var b strings.Builder
+	o := l.Options
+	load := "full speed"
+	if o.Rate > 0 {
+		load = fmt.Sprintf("%d spans/s", o.Rate)
+	}
+	fmt.Fprintf(&b, "# Line rate: collector CPU per span\n\n")
+	fmt.Fprintf(&b, "`%s`, %s–%s UTC, commit %s, %s, %d cores, load average %s before, %s after.\n\n",
+		l.Command, l.Machine.Start.Format("2006-01-02 15:04"), l.Machine.End.Format("15:04"), l.Machine.Commit,
+		l.Machine.CPU, l.Machine.Cores, l.Machine.LoadBefore, l.Machine.LoadAfter)
+	fmt.Fprintf(&b, "%d interleaved rounds; per run a fresh collector (`GOMAXPROCS=1`, pinned to CPU %s), %s warm-up then %s measured at %s; "+
+		"the client (package `testbench/replay`, %d requests in flight, pinned to CPU %s) replays one pre-marshalled request of %d spans; "+
+		"OTLP/gRPC → processor → `nop`, no batch. Figure: collector utime+stime per accepted span; "+
+		"Δ = median over rounds of (variant − bare pipeline of the same binary, same round), "+
+		"[95%% CI of that median] when there are 6 rounds or more. Floor = bare2 − bare.\n\n",
+		o.Rounds, o.CollectorCPU, o.Warmup, o.Duration, load, o.Workers, o.ClientCPU, l.Spans)
+
+	var waits []float64
+	for _, r := range l.Runs {
+		waits = append(waits, r.WaitShare)
+	}
+	if w := median(waits); w > maxQuietWait {
+		fmt.Fprintf(&b, "**Disturbed session**: the collector was runnable but without its CPU %.0f%% of the time (median over runs; "+
+			"a quiet machine shows under %.0f%%). These figures carry the rest of the machine's load: read the floor and the CIs, not the medians alone.\n\n",
+			100*w, 100*maxQuietWait)
+	}
+	b.WriteString("| workload | bare µs/span | floor (bare2 − bare) | governance | governance, checks off | attributes (same renames) | transform (same renames) | attributes ÷ governance | transform ÷ governance | resolves 1% of bare? |\n")
+	b.WriteString("|---|---:|---|---|---|---|---|---:|---:|---|\n")
+	for _, r := range l.Rows {
+		bare, ok := r.Figures[VariantBare]
+		if !ok {
+			fmt.Fprintf(&b, "| %s: %s | no passing bare run | | | | | | | | |\n", r.Workload, r.Description)
+			continue
+		}
+		g := r.Figures[VariantGovernance]
+		fmt.Fprintf(&b, "| %s: %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.Workload, r.Description, bare.MedianUS,
+			cell(r.Figures, VariantBare2), cell(r.Figures, VariantGovernance), cell(r.Figures, VariantChecksOff),
+			cell(r.Figures, VariantAttributes), cell(r.Figures, VariantTransform),
+			ratio(r.Figures, VariantAttributes, g), ratio(r.Figures, VariantTransform, g), resolves(r))
+	}
+	b.WriteString("\nEach cell: Δ µs/span (% of bare) [95% CI]. ")
+	b.WriteString("attributes and transform run in the baseline distribution (contrib, `make baseline`) and are paired with its own bare pipeline.\n\n")
+
+	b.WriteString("| workload | variant | µs/span (median) | Δ µs/span | % of bare | 95% CI of Δ | min, max Δ | rounds |\n|---|---|---:|---:|---:|---|---|---:|\n")
+	for _, r := range l.Rows {
+		for _, v := range l.Variants {
+			f, ok := r.Figures[v.Name]
+			if !ok {
+				continue
+			}
+			if v.Bare == "" {
+				fmt.Fprintf(&b, "| %s | %s | %.3f | | | | | %d |\n", r.Workload, v.Name, f.MedianUS, f.N)
+				continue
+			}
+			ci := "n/a"
+			if f.CI95 != nil {
+				ci = fmt.Sprintf("[%+.3f, %+.3f]", f.CI95[0], f.CI95[1])
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.3f | %+.3f | %+.1f%% | %s | %+.3f, %+.3f | %d |\n",
+				r.Workload, v.Name, f.MedianUS, f.DeltaUS, f.PctOfBare, ci, f.MinUS, f.MaxUS, f.N)
+		}
+	}
+	b.WriteString(l.targets())
+	fmt.Fprintf(&b, "\n%d runs, %d of them failed the loss or pinning check (left out of the figures). "+
+		"In every other run: spans the client saw accepted = the receiver's accepted spans = every processor's outgoing items, 0 refused, "+
+		"and every collector thread allowed only on CPU %s. "+
+		"Collector runqueue wait (time runnable without a CPU, per second): median %.3f, max %.3f; client process at most %.2f cores.\n",
+		len(l.Runs), l.Lost, o.CollectorCPU, median(waits), slices.Max(append(waits, 0)), l.ClientCPUs)
+	return b.String()
+}
+
+func cell(figs map[string]LineFigure, variant string) string {
+	f, ok := figs[variant]
+	if !ok {
+		return "not run"
+	}
+	s := fmt.Sprintf("%+.3f (%+.1f%%)", f.DeltaUS, f.PctOfBare)
+	if f.CI95 != nil {
+		s += fmt.Sprintf(" [%+.3f, %+.3f]", f.CI95[0], f.CI95[1])
+	}
+	return s
+}
+
+func ratio(figs map[string]LineFigure, variant string, g LineFigure) string {
+	f, ok := figs[variant]
+	if !ok || g.N == 0 || g.DeltaUS <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f×", f.DeltaUS/g.DeltaUS)
+}
+
+func resolves(r LineRow) string {
+	if r.ResolutionPct == nil {
+		return "unknown (fewer than 6 rounds)"
+	}
+	if *r.ResolutionPct <= 1 {
+		return fmt.Sprintf("yes (±%.2f%%)", *r.ResolutionPct)
+	}
+	return fmt.Sprintf("no (±%.2f%%)", *r.ResolutionPct)
+}
+
+// median of v; NaN for none.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// targets says, per workload, where governance stands against issue 19's
+// goals: ≤ 3% of bare on the conforming workload (judged on the upper end
+// of the CI when there is one), ≥ 1.5× cheaper than attributes on the
+// others, and the ratio to transform (goal ≥ 10×).
+func (l *LineRate) targets() string {
+	var b strings.Builder
+	for _, r := range l.Rows {
+		g, ok := r.Figures[VariantGovernance]
+		if !ok || g.N == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nAgainst the goals (issue 19):\n")
+		}
+		if r.Workload == "conforming" {
+			fmt.Fprintf(&b, "- %s: governance ≤ 3%% of bare: ", r.Workload)
+			bare := r.Figures[VariantBare].MedianUS
+			switch {
+			case g.CI95 == nil:
+				fmt.Fprintf(&b, "%s on the median (%+.1f%%; no CI below 6 rounds)\n", metWord(g.PctOfBare <= 3), g.PctOfBare)
+			case 100*g.CI95[1]/bare <= 3:
+				fmt.Fprintf(&b, "met (CI up to %+.1f%%)\n", 100*g.CI95[1]/bare)
+			case 100*g.CI95[0]/bare > 3:
+				fmt.Fprintf(&b, "not met (CI from %+.1f%%)\n", 100*g.CI95[0]/bare)
+			default:
+				fmt.Fprintf(&b, "not resolved by this session (CI %+.1f%% to %+.1f%%)\n", 100*g.CI95[0]/bare, 100*g.CI95[1]/bare)
+			}
+			continue
+		}
+		if a, ok := r.Figures[VariantAttributes]; ok && g.DeltaUS > 0 {
+			fmt.Fprintf(&b, "- %s: governance ≥ 1.5× cheaper than attributes: %s (%.2f×)", r.Workload, metWord(a.DeltaUS/g.DeltaUS >= 1.5), a.DeltaUS/g.DeltaUS)
+			if tr, ok := r.Figures[VariantTransform]; ok {
+				fmt.Fprintf(&b, "; transform ÷ governance %.1f× (goal ≥ 10×)", tr.DeltaUS/g.DeltaUS)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func metWord(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "not met"
+}

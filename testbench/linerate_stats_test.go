@@ -1,0 +1,114 @@
+package testbench
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+func TestMedianCI95(t *testing.T) {
+	seq := func(n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = float64(i + 1)
+		}
+		return out
+	}
+	_, _, ok := medianCI95(seq(5)) // P(all 5 on one side) = 1/32 > 2.5%
+	assert.False(t, ok)
+	lo, hi, ok := medianCI95(seq(7)) // 1 - 2/128 = 98.4%
+	require.True(t, ok)
+	assert.Equal(t, [2]float64{1, 7}, [2]float64{lo, hi})
+	lo, hi, ok = medianCI95(seq(9)) // 1 - 2·10/512 = 96.1%
+	require.True(t, ok)
+	assert.Equal(t, [2]float64{2, 8}, [2]float64{lo, hi})
+	lo, hi, ok = medianCI95(seq(20)) // k = 6: 1 - 2·0.0207 = 95.9%
+	require.True(t, ok)
+	assert.Equal(t, [2]float64{6, 15}, [2]float64{lo, hi})
+}
+
+// A session of 7 rounds where governance costs 0.5 µs/span over bare and
+// bare2 differs from bare by at most 0.02: the figures are the paired
+// medians, a failed run is left out and counted, and the floor resolves 1%.
+func TestLineRateSummary(t *testing.T) {
+	l := LineRate{
+		Options:   LineOptions{Rounds: 7, CollectorCPU: "0", ClientCPU: "1"},
+		Workloads: LineWorkloads[:1],
+		Variants:  LineVariants(nil)[:3],
+	}
+	noise := []float64{0.01, -0.02, 0.0, 0.02, -0.01, 0.01, 0.0}
+	for round := range 7 {
+		bare := 4.0 + 0.1*float64(round) // drifts from round to round
+		for _, v := range []struct {
+			name string
+			us   float64
+		}{{VariantBare, bare}, {VariantBare2, bare + noise[round]}, {VariantGovernance, bare + 0.5}} {
+			l.Runs = append(l.Runs, LineRun{Workload: "conforming", Variant: v.name, Round: round, Spans: 1000, CPUPerSpanUS: v.us})
+		}
+	}
+	l.Runs = append(l.Runs, LineRun{Workload: "conforming", Variant: VariantGovernance, Round: 7, Spans: 1000, CPUPerSpanUS: 99, Violations: []string{"lost spans"}})
+	l.Summarize()
+
+	require.Len(t, l.Rows, 1)
+	r := l.Rows[0]
+	assert.Equal(t, uint64(1), l.Lost)
+	g := r.Figures[VariantGovernance]
+	assert.InDelta(t, 0.5, g.DeltaUS, 1e-9)
+	assert.Equal(t, 7, g.N)
+	assert.InDelta(t, 100*0.5/4.3, g.PctOfBare, 1e-9)
+	require.NotNil(t, g.CI95)
+	assert.InDelta(t, 0.5, g.CI95[0], 1e-9)
+	floor := r.Figures[VariantBare2]
+	assert.InDelta(t, 0.0, floor.DeltaUS, 1e-9)
+	assert.InDelta(t, -0.02, floor.MinUS, 1e-9)
+	assert.InDelta(t, 0.02, floor.MaxUS, 1e-9)
+	require.NotNil(t, r.ResolutionPct)
+	assert.InDelta(t, 100*0.02/4.3, *r.ResolutionPct, 1e-9)
+
+	md := l.Markdown()
+	assert.Contains(t, md, "| conforming: 13 current keys | 4.300 | +0.000 (+0.0%) [-0.020, +0.020] | +0.500 (+11.6%) [+0.500, +0.500] | not run |")
+	assert.Contains(t, md, "yes (±0.47%)")
+	assert.Contains(t, md, "22 runs, 1 of them failed")
+	assert.Contains(t, md, "- conforming: governance ≤ 3% of bare: not met (CI from +11.6%)")
+	assert.NotContains(t, md, "Disturbed")
+	for i := range l.Runs {
+		l.Runs[i].WaitShare = 0.5
+	}
+	assert.Contains(t, l.Markdown(), "**Disturbed session**: the collector was runnable but without its CPU 50% of the time")
+}
+
+// attributes and transform do exactly the renames the registry gives the
+// deprecated workload's keys, and the variants pair with the bare pipeline
+// of their own binary.
+func TestLineVariants(t *testing.T) {
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	renames, err := lineRenames(ix)
+	require.NoError(t, err)
+	byName := map[string]LineVariant{}
+	for _, v := range LineVariants(renames) {
+		byName[v.Name] = v
+		if v.Bare != "" {
+			assert.Equal(t, v.Config.Distribution, byName[v.Bare].Config.Distribution, v.Name)
+		}
+		assert.NotContains(t, v.Config.Pipeline, "batch", v.Name)
+	}
+	assert.Len(t, byName, 7)
+	for _, r := range renames {
+		to := r.SpanTo[2] // server spans
+		require.NotEmpty(t, to, r.From)
+		assert.Contains(t, byName[VariantAttributes].Config.Processors, `key: "`+to+`"`+"\n        from_attribute: \""+r.From+`"`)
+		assert.Contains(t, byName[VariantTransform].Config.Processors, `set(attributes[\"`+to+`\"], attributes[\"`+r.From+`\"])`)
+	}
+	// The mixed workload is the deprecated one plus 4 unknown keys and a
+	// template instance; every workload sends 100 spans.
+	for _, w := range LineWorkloads {
+		td := w.Traces()
+		assert.Equal(t, LineSpansPerRequest, td.SpanCount())
+		n := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Len()
+		assert.Equal(t, map[string]int{"conforming": 13, "deprecated": 13, "mixed": 18}[w.Name], n, w.Name)
+	}
+}

@@ -1,0 +1,294 @@
+//go:build e2e
+
+package testbench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/internal/e2e"
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/testbench/replay"
+)
+
+// TestLineRate is the line-rate harness (benchmarks/linerate.sh, `make
+// bench`). With -short (the e2e suite) it is a smoke run, 1 round of 2 s per
+// run, that keeps the harness from rotting; without it, a measurement.
+// Knobs (environment; a value that does not parse fails the test):
+//
+//	LINERATE_ROUNDS        interleaved rounds (default 9; -short 1)
+//	LINERATE_DURATION      measured load per run (default 15s; -short 2s)
+//	LINERATE_WARMUP        load before the measured window (default 3s; -short 500ms)
+//	LINERATE_WORKERS       requests in flight (default 4)
+//	LINERATE_RATE          spans/s; 0 = full speed (default 0)
+//	LINERATE_WORKLOADS     comma-separated subset of conforming,deprecated,mixed
+//	LINERATE_VARIANTS      comma-separated subset of the variants (a paired
+//	                       variant brings its bare pipeline along)
+//	LINERATE_COLLECTOR_CPU CPU list of the collector (default 0), written as
+//	                       /proc writes Cpus_allowed_list (0, 2-3, 0,2)
+//	LINERATE_CLIENT_CPU    CPU list of the test process and its client (default 1)
+//
+// TESTBENCH_RESULTS set: linerate.json and linerate.md are written there.
+func TestLineRate(t *testing.T) {
+	short := testing.Short()
+	o := LineOptions{
+		Rounds:       lineEnvInt(t, "LINERATE_ROUNDS", pick(short, 1, 9)),
+		Duration:     lineEnvDuration(t, "LINERATE_DURATION", pick(short, 2*time.Second, 15*time.Second)),
+		Warmup:       lineEnvDuration(t, "LINERATE_WARMUP", pick(short, 500*time.Millisecond, 3*time.Second)),
+		Workers:      lineEnvInt(t, "LINERATE_WORKERS", 4),
+		Rate:         lineEnvInt(t, "LINERATE_RATE", 0),
+		CollectorCPU: lineEnvString("LINERATE_COLLECTOR_CPU", "0"),
+		ClientCPU:    lineEnvString("LINERATE_CLIENT_CPU", "1"),
+	}
+	if o.Rounds < 1 || o.Duration <= 0 || o.Warmup < 0 || o.Workers < 1 || o.Rate < 0 {
+		t.Fatalf("LINERATE_ROUNDS (%d) and LINERATE_WORKERS (%d) must be at least 1, LINERATE_DURATION (%s) positive, LINERATE_WARMUP (%s) and LINERATE_RATE (%d) not negative",
+			o.Rounds, o.Workers, o.Duration, o.Warmup, o.Rate)
+	}
+	if runtime.NumCPU() < 2 || o.CollectorCPU == o.ClientCPU {
+		t.Fatalf("the collector (LINERATE_COLLECTOR_CPU=%s) and the client (LINERATE_CLIENT_CPU=%s) need CPUs of their own; this process may use %d",
+			o.CollectorCPU, o.ClientCPU, runtime.NumCPU())
+	}
+
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	renames, err := lineRenames(ix)
+	require.NoError(t, err)
+	workloads := selectLine(t, "LINERATE_WORKLOADS", LineWorkloads, func(w LineWorkload) string { return w.Name })
+	variants := selectLineVariants(t, LineVariants(renames))
+
+	dists, variants := lineDistributions(t, variants)
+	reqs := map[string]replay.Request{}
+	for _, w := range workloads {
+		reqs[w.Name], err = replay.NewTraceRequest(w.Traces())
+		require.NoError(t, err)
+	}
+
+	// The test process is the client: pin it (every thread) off the
+	// collector's CPU, and give it back its CPUs at the end.
+	self := os.Getpid()
+	cpus, err := ThreadCPUs(self)
+	require.NoError(t, err)
+	original := cpus[strconv.Itoa(self)]
+	require.NoError(t, Pin(self, o.ClientCPU))
+	t.Cleanup(func() { assert.NoError(t, Pin(self, original)) })
+
+	out := LineRate{
+		Machine: DescribeMachine(), Command: lineCommand(short), Options: o, Spans: LineSpansPerRequest,
+		Workloads: workloads, Variants: variants,
+	}
+	for round := range o.Rounds {
+		for _, w := range workloads {
+			for i := range variants {
+				v := variants[(i+round)%len(variants)]
+				t.Run(fmt.Sprintf("round%d/%s/%s", round, w.Name, v.Name), func(t *testing.T) {
+					res := RunLine(t, dists[v.Config.Distribution], v, w.Name, reqs[w.Name], round, o)
+					t.Log(res)
+					for _, v := range res.Violations {
+						t.Error(v)
+					}
+					out.Runs = append(out.Runs, res)
+				})
+			}
+		}
+	}
+	out.Machine.Finish()
+	out.Summarize()
+	md := out.Markdown()
+	t.Log("\n" + md)
+	SaveResult(t, "linerate", out)
+	if dir := os.Getenv(ResultsDirEnv); dir != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "linerate.md"), []byte(md), 0o644)) //nolint:gosec // results are for reading
+	}
+
+	// Every run measured something, and every variant has a figure.
+	assert.Zero(t, out.Lost, "runs that lost spans or escaped their CPU")
+	for _, r := range out.Rows {
+		for _, v := range variants {
+			f, ok := r.Figures[v.Name]
+			if assert.Truef(t, ok, "%s %s: no figure", r.Workload, v.Name) {
+				assert.Positivef(t, f.MedianUS, "%s %s: CPU per span", r.Workload, v.Name)
+			}
+		}
+	}
+}
+
+// lineDistributions returns the binaries the variants need. With -short
+// (the e2e suite builds only this distribution) a missing baseline drops
+// the baseline's variants, visibly, as a skipped subtest; otherwise it fails
+// with the command that builds it.
+func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distribution, []LineVariant) {
+	t.Helper()
+	dists := map[string]Distribution{"governance": Governance(t)}
+	if !slices.ContainsFunc(variants, func(v LineVariant) bool { return v.Config.Distribution == "baseline" }) {
+		return dists, variants
+	}
+	if _, err := os.Stat(filepath.Join(repoRoot(t), "_baseline", "otelcol-baseline")); err != nil && testing.Short() && os.Getenv(BaselineBinaryEnv) == "" {
+		t.Run("baseline", func(t *testing.T) {
+			t.Skip("attributes and transform not run: _baseline/otelcol-baseline missing (make baseline)")
+		})
+		return dists, slices.DeleteFunc(slices.Clone(variants), func(v LineVariant) bool { return v.Config.Distribution == "baseline" })
+	}
+	dists["baseline"] = Baseline(t)
+	return dists, variants
+}
+
+// TestLineRateSameRenames checks that the line rate compares like with
+// like: on every workload, governance (checks on and off), attributes and
+// transform turn the replayed spans into the same attributes, and the
+// deprecated keys are gone.
+func TestLineRateSameRenames(t *testing.T) {
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	renames, err := lineRenames(ix)
+	require.NoError(t, err)
+	var variants []LineVariant
+	for _, v := range LineVariants(renames) {
+		if v.Bare != "" && v.Name != VariantBare2 {
+			variants = append(variants, v)
+		}
+	}
+	dists, variants := lineDistributions(t, variants)
+	for _, w := range LineWorkloads {
+		t.Run(w.Name, func(t *testing.T) {
+			outputs := map[string]map[string]any{}
+			for _, v := range variants {
+				sink := e2e.StartSink(t)
+				ports := FreePorts(t)
+				col := dists[v.Config.Distribution].Start(t, v.Config.YAML(ports, OTLPExporter(sink.Endpoint), Traces), ports, e2e.Options{})
+				client, err := e2e.NewClient(ports.GRPCEndpoint(), "")
+				require.NoError(t, err)
+				require.NoError(t, client.SendTraces(t.Context(), e2e.GRPC, w.Traces()))
+				sink.WaitFor(t, e2e.Counts{Spans: LineSpansPerRequest}, 10*time.Second)
+				require.NoError(t, client.Close())
+				col.Stop()
+				spans := sink.Traces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+				outputs[v.Name] = spans.At(spans.Len() - 1).Attributes().AsRaw()
+			}
+			want := outputs[VariantGovernance]
+			for name, got := range outputs {
+				assert.Equalf(t, want, got, "%s: attributes differ from governance's", name)
+			}
+			for _, r := range renames {
+				assert.NotContains(t, want, r.From)
+				if w.Name != "conforming" {
+					assert.Contains(t, want, r.SpanTo[ptrace.SpanKindServer])
+				}
+			}
+		})
+	}
+}
+
+func pick[T any](short bool, s, full T) T {
+	if short {
+		return s
+	}
+	return full
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	return filepath.Dir(dir) // the tests run in testbench/
+}
+
+func lineEnvString(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func lineEnvInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	return lineEnv(t, name, def, strconv.Atoi, "an integer")
+}
+
+func lineEnvDuration(t *testing.T, name string, def time.Duration) time.Duration {
+	t.Helper()
+	return lineEnv(t, name, def, time.ParseDuration, "a duration (e.g. 15s)")
+}
+
+// lineEnv parses the environment variable name, def when it is unset; a
+// value that does not parse fails the test naming the variable.
+func lineEnv[T any](t *testing.T, name string, def T, parse func(string) (T, error), want string) T {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	x, err := parse(v)
+	if err != nil {
+		t.Fatalf("%s=%q: not %s", name, v, want)
+	}
+	return x
+}
+
+// selectLine keeps the items named in the environment variable, in their
+// own order; an unknown name fails the test.
+func selectLine[T any](t *testing.T, env string, all []T, name func(T) string) []T {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		return all
+	}
+	var out []T
+	for _, n := range strings.Split(v, ",") {
+		n = strings.TrimSpace(n)
+		i := slices.IndexFunc(all, func(x T) bool { return name(x) == n })
+		if i < 0 {
+			var names []string
+			for _, x := range all {
+				names = append(names, name(x))
+			}
+			t.Fatalf("%s: unknown %q (have %s)", env, n, strings.Join(names, ", "))
+		}
+		out = append(out, all[i])
+	}
+	return out
+}
+
+// selectLineVariants is selectLine for LINERATE_VARIANTS, adding the bare
+// pipeline each chosen variant is paired with.
+func selectLineVariants(t *testing.T, all []LineVariant) []LineVariant {
+	t.Helper()
+	chosen := selectLine(t, "LINERATE_VARIANTS", all, func(v LineVariant) string { return v.Name })
+	var out []LineVariant
+	for _, v := range all {
+		if slices.ContainsFunc(chosen, func(c LineVariant) bool { return c.Name == v.Name || c.Bare == v.Name }) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// lineCommand is the command that reproduces this session.
+func lineCommand(short bool) string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "LINERATE_") && !strings.HasPrefix(kv, "LINERATE_COMMAND=") {
+			env = append(env, kv)
+		}
+	}
+	slices.Sort(env)
+	cmd := os.Getenv("LINERATE_COMMAND")
+	if cmd == "" {
+		cmd = "go test -count=1 -tags e2e -run '^TestLineRate$' ./testbench/"
+		if short {
+			cmd += " -short"
+		}
+	}
+	return strings.TrimSpace(strings.Join(env, " ") + " " + cmd)
+}

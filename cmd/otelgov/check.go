@@ -17,14 +17,16 @@ import (
 )
 
 type checkOptions struct {
-	reg        registryFlags
-	eng        engineFlags
-	rep        reportFlags
-	signal     string
-	maxRecord  int
+	reg       registryFlags
+	eng       engineFlags
+	rep       reportFlags
+	signal    string
+	maxRecord int
+	listen    listenOptions
+
+	// Fail closed: --max-decompression-ratio and --allow-empty.
 	maxRatio   int
 	allowEmpty bool
-	listen     listenOptions
 }
 
 func newCheck() *cobra.Command {
@@ -124,12 +126,11 @@ func findingLevels() string {
 
 // checkSetup is what check needs once its flags are parsed.
 type checkSetup struct {
-	checker    *checker.Checker
-	failOn     checker.FailOn
-	signal     otlpfile.Signal
-	ix         *registry.Index
-	engine     engine.Options
-	allowEmpty bool
+	checker *checker.Checker
+	failOn  checker.FailOn
+	signal  otlpfile.Signal
+	ix      *registry.Index
+	engine  engine.Options
 }
 
 func (o *checkOptions) setup() (*checkSetup, error) {
@@ -159,9 +160,8 @@ func (o *checkOptions) setup() (*checkSetup, error) {
 		checker: checker.New(ix, checker.Options{Engine: eo, Limits: limits}),
 		failOn:  failOn,
 		signal:  sig,
-		ix:         ix,
-		engine:     eo,
-		allowEmpty: o.allowEmpty,
+		ix:      ix,
+		engine:  eo,
 	}, nil
 }
 
@@ -183,7 +183,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 		}
 		items += read[i].items
 	}
-	if items == 0 && !s.allowEmpty {
+	if items == 0 && !o.allowEmpty {
 		return badInput(fmt.Errorf("nothing checked: no span, data point or log record in %s: an empty, non-OTLP or zero-filled recording fails the gate (--allow-empty passes it)", describeEmpty(read, files)))
 	}
 	for i, f := range files {

@@ -59,6 +59,8 @@ type listener struct {
 	rewrite   *engine.Engine // nil: forward unchanged
 	ix        *registry.Index
 
+	allowEmpty bool // --allow-empty: pass a run that received no item
+
 	stopOnce sync.Once
 	stop     chan struct{}
 }
@@ -72,6 +74,7 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 		return badInput(errors.New("--listen needs --grpc-endpoint or --http-endpoint"))
 	}
 	l := &listener{s: s, format: o.rep.format, maxRecord: o.maxRecord, ix: s.ix, stop: make(chan struct{})}
+	l.allowEmpty = o.allowEmpty
 	if o.listen.forward != "" {
 		l.fwd, err = newForwarder(o.listen.forward)
 		if err != nil {
@@ -138,7 +141,7 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 // nothingReceived reports whether the run fails closed: no span, data point
 // or log record arrived, and --allow-empty is not set.
 func (l *listener) nothingReceived(res *checker.Result) bool {
-	return !l.s.allowEmpty && res.Items.Spans+res.Items.DataPoints+res.Items.LogRecords == 0
+	return !l.allowEmpty && res.Items.Spans+res.Items.DataPoints+res.Items.LogRecords == 0
 }
 
 func nothingReceivedText(res *checker.Result) string {

@@ -89,11 +89,14 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 	o.rep.bind(fs)
 	fs.StringVar(&o.signal, "signal", "", "signal of binary protobuf input: traces, metrics or logs (default: detected)")
 	fs.IntVar(&o.maxRecord, "max-record-size", otlpfile.DefaultMaxRecordBytes, "largest single OTLP request in bytes; bounds memory")
-	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, "gzip input may expand at most this many times its compressed size (checked past the first 16 MiB); bounds a decompression bomb")
+	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, maxRatioUsage)
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "pass a run that checked no span, data point or log record (default: exit 2, so that an empty, missing or non-OTLP recording fails the gate)")
 	o.listen.bind(fs)
 	return cmd
 }
+
+// maxRatioUsage documents --max-decompression-ratio (check and fix).
+const maxRatioUsage = "gzip input may expand at most this many times its compressed size (checked past the first 16 MiB); bounds a decompression bomb"
 
 // findingLevels lists the engine's finding IDs under their default
 // levels, wrapped for --help.

@@ -51,7 +51,7 @@ func TestGateFailsClosed(t *testing.T) {
 	dir := t.TempDir()
 	file := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, b, 0o600))
+		require.NoError(t, os.WriteFile(p, b, 0o600)) //nolint:gosec // a path under t.TempDir()
 		return p
 	}
 	clean, err := os.ReadFile(filepath.Join(e2e.RepoRoot(t), "e2e", recordedClean))

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"bytes"
-	"compress/gzip"
 	"io"
 	"net/http"
 	"os"
@@ -17,32 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelgov/otelcol-governance/internal/e2e"
+	"github.com/otelgov/otelcol-governance/otlpfile/otlpfiletest"
 )
 
 // gateDeadline is how long a gate may take to refuse pathological input.
 const gateDeadline = 5 * time.Second
-
-// gzipMembers is gzip input of prefix followed by mib MiB of fill, one gzip
-// member per MiB (a multi-member stream, as gzip(1) and Go read it): a
-// 1 GiB bomb costs one compression of 1 MiB to build, and about 1 MB.
-func gzipMembers(t *testing.T, prefix []byte, fill byte, mib int) []byte {
-	t.Helper()
-	member := func(b []byte) []byte {
-		var buf bytes.Buffer
-		zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		require.NoError(t, err)
-		_, err = zw.Write(b)
-		require.NoError(t, err)
-		require.NoError(t, zw.Close())
-		return buf.Bytes()
-	}
-	out := member(prefix)
-	m := member(bytes.Repeat([]byte{fill}, 1<<20))
-	for range mib {
-		out = append(out, m...)
-	}
-	return out
-}
 
 // TestGateFailsClosed: a check of inputs that hold nothing to check, or
 // that are pathological, is exit 2 within seconds, naming the file; no
@@ -61,8 +39,8 @@ func TestGateFailsClosed(t *testing.T) {
 	empty := file("empty.jsonl", nil)
 	foo := file("foo.json", []byte("{\"foo\":1}\n"))
 	nul := file("nul.pb", make([]byte, 10_000_000))
-	nulGz := file("nul.pb.gz", gzipMembers(t, nil, 0, 1024))                           // 1 GiB of NUL bytes
-	bomb := file("bomb.jsonl.gz", gzipMembers(t, append(firstLine, '\n'), '\n', 1024)) // a request, then 1 GiB of newlines
+	nulGz := file("nul.pb.gz", otlpfiletest.GzipMembers(nil, 0, 1024))                                        // 1 GiB of NUL bytes
+	bomb := file("bomb.jsonl.gz", otlpfiletest.GzipMembers(append(bytes.Clone(firstLine), '\n'), '\n', 1024)) // a request, then 1 GiB of newlines
 	for _, p := range []string{nulGz, bomb} {
 		st, err := os.Stat(p)
 		require.NoError(t, err)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/otelgov/otelcol-governance/otlpfile/otlpfiletest"
 )
 
 // seeds are the corpus of both fuzz targets: every format, plain and gzip,
@@ -33,8 +35,8 @@ func seeds(f *testing.F) {
 	f.Add([]byte(strings.Repeat(`{"resourceLogs":[]}`, MaxEmptyRun) + `{"resourceLogs":[{}]}`))
 	f.Add(make([]byte, 4*(MaxEmptyRun+1)))
 	f.Add(append(encode(f, FormatProtoVarint, false, mixed()), make([]byte, MaxEmptyRun+1)...))
-	f.Add(gzipRepeat(f, encode(f, FormatJSON, false, mixed()[:1]), '\n', 1))
-	f.Add(gzipRepeat(f, nil, 0, 1))
+	f.Add(otlpfiletest.GzipMembers(encode(f, FormatJSON, false, mixed()[:1]), '\n', 1))
+	f.Add(otlpfiletest.GzipMembers(nil, 0, 1))
 }
 
 // read reads in to the end: the records' locations and the error, checking

@@ -2,7 +2,6 @@ package otlpfile
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
+	"github.com/otelgov/otelcol-governance/otlpfile/otlpfiletest"
 )
 
 // mixed returns one traces, one metrics and one logs record.
@@ -151,28 +151,6 @@ func TestRecordLimit(t *testing.T) {
 	assert.True(t, strings.HasPrefix(err.Error(), "-:1 "), err.Error())
 }
 
-// gzipRepeat is gzip input of prefix followed by mib MiB of fill: one
-// member per MiB, concatenated (a multi-member stream, as gzip(1) reads
-// it), so that building a bomb costs one compression of 1 MiB.
-func gzipRepeat(t testing.TB, prefix []byte, fill byte, mib int) []byte {
-	t.Helper()
-	member := func(b []byte) []byte {
-		var buf bytes.Buffer
-		zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		require.NoError(t, err)
-		_, err = zw.Write(b)
-		require.NoError(t, err)
-		require.NoError(t, zw.Close())
-		return buf.Bytes()
-	}
-	out := member(prefix)
-	m := member(bytes.Repeat([]byte{fill}, 1<<20))
-	for range mib {
-		out = append(out, m...)
-	}
-	return out
-}
-
 func TestNotOTLPJSON(t *testing.T) {
 	long := strings.Repeat("k", 500)
 	tests := []struct {
@@ -248,7 +226,7 @@ func TestResourcesWithoutItems(t *testing.T) {
 
 func TestDecompressionRatio(t *testing.T) {
 	line := encode(t, FormatJSON, false, mixed()[:1])
-	bomb := gzipRepeat(t, line, '\n', 32) // 32 MiB of newlines after one request
+	bomb := otlpfiletest.GzipMembers(line, '\n', 32) // 32 MiB of newlines after one request
 	t.Logf("bomb: %d bytes of gzip", len(bomb))
 
 	_, _, err := readAll(t, bomb, Options{Name: "bomb.gz"})
@@ -268,7 +246,7 @@ func TestDecompressionRatio(t *testing.T) {
 	assert.Contains(t, err.Error(), "more than 500 times")
 
 	// Below the grace, a very repetitive file is read whatever its ratio.
-	small := gzipRepeat(t, line, '\n', 8)
+	small := otlpfiletest.GzipMembers(line, '\n', 8)
 	got, _, err := readAll(t, small, Options{Name: "small.gz", MaxDecompressionRatio: 2})
 	require.NoError(t, err)
 	assert.Len(t, got, 1)

@@ -90,13 +90,7 @@ func TestListenNothingReceived(t *testing.T) {
 			}
 			done := make(chan int)
 			go func() { done <- run(args, nil, &out, &errOut) }()
-			require.Eventually(t, func() bool {
-				resp, err := http.Get("http://" + h + "/report")
-				if err == nil {
-					_ = resp.Body.Close()
-				}
-				return err == nil
-			}, 10*time.Second, 20*time.Millisecond)
+			waitListening(t, h)
 
 			// A request with a resource and no span is not something checked.
 			resp, err := http.Post("http://"+h+"/v1/traces", "application/json", strings.NewReader(`{"resourceSpans":[{"resource":{}}]}`))
@@ -129,4 +123,16 @@ func TestListenNothingReceived(t *testing.T) {
 			assert.Empty(t, out.String())
 		})
 	}
+}
+
+// waitListening waits until check --listen serves HTTP on h.
+func waitListening(t *testing.T, h string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + h + "/report")
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		return err == nil
+	}, 10*time.Second, 20*time.Millisecond)
 }

@@ -13,7 +13,7 @@ import (
 
 // seeds are the corpus of both fuzz targets: every format, plain and gzip,
 // broken variants, and the inputs the fail-closed checks refuse (runs of
-// empty requests, NUL bytes, JSON that is not OTLP, a gzip bomb).
+// empty requests, NUL bytes, JSON or text that is not OTLP, a gzip bomb).
 func seeds(f *testing.F) {
 	for _, format := range []Format{FormatJSON, FormatProtoFixed, FormatProtoVarint} {
 		for _, gz := range []bool{false, true} {
@@ -30,6 +30,8 @@ func seeds(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b})
 	f.Add([]byte{0x0a, 0x0a, 0x0a})
 	f.Add([]byte(`{"foo":1}`))
+	f.Add([]byte("\n\nreceivers:\n  otlp: {}\n"))
+	f.Add([]byte(strings.Repeat(" \n", 3000) + "x"))
 	f.Add([]byte(`[{"resourceSpans":[]}]`))
 	f.Add([]byte(strings.Repeat("{}\n", MaxEmptyRun+1)))
 	f.Add([]byte(strings.Repeat(`{"resourceLogs":[]}`, MaxEmptyRun) + `{"resourceLogs":[{}]}`))

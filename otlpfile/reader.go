@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -362,9 +363,23 @@ func (r *Reader) detect() error {
 		}
 		break
 	}
-	if len(bytes.TrimLeft(head, " \t\r\n")) == 0 && errors.Is(err, io.EOF) {
-		r.done = true // only whitespace
+	text := bytes.TrimLeft(head, " \t\r\n")
+	if len(text) == 0 {
+		if errors.Is(err, io.EOF) {
+			r.done = true // only whitespace
+			return nil
+		}
+		r.format = FormatJSON // whitespace, then JSON or an error at its line
 		return nil
+	}
+	if looksText(text) {
+		skipped := head[:len(head)-len(text)]
+		line := 1 + bytes.Count(skipped, []byte{'\n'})
+		first, _, _ := bytes.Cut(text, []byte{'\n'})
+		if len(first) > maxKeyEcho {
+			first = append(bytes.ToValidUTF8(first[:maxKeyEcho], nil), "..."...)
+		}
+		return r.errorf(line, int64(len(skipped)), fmt.Errorf("%w: text that is not JSON, starting %q (want OTLP JSON or binary protobuf)", ErrNotOTLP, first))
 	}
 	switch head[0] {
 	case 0:
@@ -376,6 +391,24 @@ func (r *Reader) detect() error {
 		r.format = FormatProtoVarint
 	}
 	return nil
+}
+
+// looksText reports whether b is UTF-8 text without control characters
+// other than tab, CR and LF (a rune cut at the end of b is allowed).
+// Binary OTLP never is: its field tags (0x12, 0x1a, ...), length and
+// fixed-width fields hold control bytes.
+func looksText(b []byte) bool {
+	for len(b) > 0 {
+		c, size := utf8.DecodeRune(b)
+		switch {
+		case c == utf8.RuneError && size <= 1:
+			return len(b) < utf8.UTFMax && !utf8.FullRune(b)
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0x7f:
+			return false
+		}
+		b = b[size:]
+	}
+	return true
 }
 
 // readSingle reads a whole single-message input; when it is not one message

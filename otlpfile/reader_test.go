@@ -160,6 +160,9 @@ func TestNotOTLPJSON(t *testing.T) {
 		{"after a request", "{\"resourceLogs\":[{\"scopeLogs\":[{\"logRecords\":[{}]}]}]}\n\n{\"a\":{\"b\":[1]},\"c\":2}\n", `x:3 (byte 56): not an OTLP request: a JSON object with none of resourceSpans, resourceMetrics and resourceLogs (2 key(s), the first "a")`},
 		{"array", `[{"resourceSpans":[]}]`, "x:1 (byte 0): not an OTLP request: expected a JSON object"},
 		{"long key echoed bounded", `{"` + long + `":1}`, `the first "` + strings.Repeat("k", maxKeyEcho) + `..."`},
+		{"text", "hello, world\n", `x:1 (byte 0): not an OTLP request: text that is not JSON, starting "hello, world" (want OTLP JSON or binary protobuf)`},
+		{"YAML after blank lines", "\n\nreceivers:\n  otlp: {}\n", `x:3 (byte 2): not an OTLP request: text that is not JSON, starting "receivers:"`},
+		{"long text line echoed bounded", "é" + long, `starting "é` + strings.Repeat("k", maxKeyEcho-2) + `..."`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,6 +214,22 @@ func TestEmptyRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestLongWhitespace(t *testing.T) {
+	pad := strings.Repeat(" \n", 5000) // past the bytes format detection peeks at
+	got, _, err := readAll(t, []byte(pad+`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{}]}]}]}`), Options{Name: "x"})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, 5001, got[0].Line)
+
+	got, _, err = readAll(t, []byte(pad), Options{Name: "x"})
+	require.NoError(t, err)
+	assert.Empty(t, got)
+
+	_, _, err = readAll(t, []byte(pad+"hello"), Options{Name: "x"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `x:5001 (byte 10000): expected a JSON object, found 'h'`)
 }
 
 func TestResourcesWithoutItems(t *testing.T) {

@@ -116,7 +116,7 @@ func TestGateListenNothingReceived(t *testing.T) {
 		require.NoError(t, l.cmd.Process.Signal(syscall.SIGTERM))
 		assert.Equal(t, 2, l.wait(t), l.stderr.String())
 		assert.Less(t, time.Since(start), gateDeadline)
-		assert.Contains(t, l.stderr.String(), "otelgov: nothing received by SIGTERM: no span, data point or log record arrived")
+		assert.Contains(t, l.stderr.String(), "otelgov: nothing received by SIGTERM or SIGINT: no span, data point or log record arrived")
 		assert.Empty(t, l.stdout.String())
 	})
 	t.Run("--allow-empty", func(t *testing.T) {

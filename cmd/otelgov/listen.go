@@ -121,7 +121,7 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 	by := "POST /stop"
 	select {
 	case <-ctx.Done():
-		by = "SIGTERM"
+		by = "SIGTERM or SIGINT"
 	case <-l.stop:
 	}
 	if gs != nil {

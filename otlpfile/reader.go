@@ -206,7 +206,8 @@ func (e *Error) Unwrap() error { return e.Err }
 var (
 	// ErrTruncated: the input ends inside a record.
 	ErrTruncated = errors.New("truncated input")
-	// ErrNotOTLP: a JSON object that is not an OTLP Export*ServiceRequest.
+	// ErrNotOTLP: a JSON value that is not an OTLP Export*ServiceRequest,
+	// or text that is not JSON.
 	ErrNotOTLP = errors.New("not an OTLP request")
 	// ErrCorrupt: more than MaxEmptyRun requests without a resource in a row.
 	ErrCorrupt = errors.New("corrupt input")
@@ -296,7 +297,7 @@ func (r *Reader) Empty() int64 { return r.empty }
 // skipEmpty reports whether rec has no resource, and so is skipped; it
 // fails on the request that makes the run longer than MaxEmptyRun.
 func (r *Reader) skipEmpty(rec *Record, line int, off int64) (bool, error) {
-	if rec != nil && rec.resources() > 0 {
+	if rec.resources() > 0 {
 		r.emptyRun = 0
 		return false, nil
 	}

@@ -7,12 +7,17 @@
 // each. Formats are detected from the content, never from the file name.
 //
 // Reading streams: memory is bounded by the largest single request
-// (Options.MaxRecordBytes), whatever the size of the input.
+// (Options.MaxRecordBytes), whatever the size of the input, and time by the
+// input's size: gzip input may expand at most Options.MaxDecompressionRatio
+// times, and a run of more than MaxEmptyRun requests without a resource (a
+// stretch of NUL bytes reads as one zero-length request per 4 bytes) is
+// corrupt input, not a recording.
 package otlpfile // import "github.com/otelgov/otelcol-governance/otlpfile"
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
@@ -20,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -101,6 +107,26 @@ func (f Format) String() string {
 // DefaultMaxRecordBytes bounds one request, and so the reader's memory.
 const DefaultMaxRecordBytes = 64 << 20
 
+// DefaultMaxDecompressionRatio bounds how many times gzip input may expand.
+// The collector's file exporter's recordings measured 7 to 15 times (gzip
+// -9); synthetic recordings of one request repeated, up to 162 times. A
+// gzip bomb expands about 1,000 times (deflate's limit is 1,032).
+const DefaultMaxDecompressionRatio = 200
+
+// decompressionGrace is how much gzip input may expand before the ratio is
+// checked, so that a small, very repetitive file is never refused.
+const decompressionGrace = 16 << 20
+
+// MaxEmptyRun is how many requests without a resource may follow one
+// another. Such requests are valid OTLP, and a writer may produce one now
+// and then (an export call with nothing in it), but not a run: a run is
+// what a stretch of NUL bytes (a preallocated or zero-filled file, a
+// crash) reads as in the 4-byte length-prefixed format, one zero-length
+// request per 4 bytes, and what a file of "{}" lines reads as. Requests
+// without a resource are skipped; one more than MaxEmptyRun in a row is an
+// ErrCorrupt.
+const MaxEmptyRun = 64
+
 // Options configure a Reader.
 type Options struct {
 	// Name is the input's name in error messages ("-" for stdin).
@@ -111,6 +137,11 @@ type Options struct {
 	Signal Signal
 	// MaxRecordBytes bounds one request. Zero: DefaultMaxRecordBytes.
 	MaxRecordBytes int
+	// MaxDecompressionRatio bounds gzip input: once more than 16 MiB have
+	// been decompressed, the decompressed bytes may be at most this many
+	// times the compressed bytes read. Zero: DefaultMaxDecompressionRatio;
+	// negative: no limit.
+	MaxDecompressionRatio int
 }
 
 // Record is one Export*ServiceRequest. Exactly one of Traces, Metrics and
@@ -140,6 +171,20 @@ func (r *Record) Items() int {
 	return 0
 }
 
+// resources is the number of resources in the record.
+func (r *Record) resources() int {
+	switch r.Signal {
+	case SignalTraces:
+		return r.Traces.ResourceSpans().Len()
+	case SignalMetrics:
+		return r.Metrics.ResourceMetrics().Len()
+	case SignalLogs:
+		return r.Logs.ResourceLogs().Len()
+	case SignalUnknown:
+	}
+	return 0
+}
+
 // Error is bad input, with its location.
 type Error struct {
 	Name   string
@@ -157,8 +202,19 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrTruncated is wrapped by errors for input that ends inside a record.
-var ErrTruncated = errors.New("truncated input")
+// Errors wrapped by *Error, for errors.Is.
+var (
+	// ErrTruncated: the input ends inside a record.
+	ErrTruncated = errors.New("truncated input")
+	// ErrNotOTLP: a JSON value that is not an OTLP Export*ServiceRequest,
+	// or text that is not JSON.
+	ErrNotOTLP = errors.New("not an OTLP request")
+	// ErrCorrupt: more than MaxEmptyRun requests without a resource in a row.
+	ErrCorrupt = errors.New("corrupt input")
+	// ErrDecompressionRatio: gzip input that expands more than
+	// Options.MaxDecompressionRatio times.
+	ErrDecompressionRatio = errors.New("decompression limit exceeded")
+)
 
 // Reader reads records from one input.
 type Reader struct {
@@ -175,13 +231,22 @@ type Reader struct {
 	hdr    [4]byte
 	done   bool
 
+	// emptyRun counts the requests without a resource since the last one
+	// with; emptyLine and emptyStart are where the run began. empty counts
+	// them all.
+	emptyRun   int
+	emptyLine  int
+	emptyStart int64
+	empty      int64
+
 	// single holds the whole input of FormatProtoSingle until Next
 	// decodes it.
 	single []byte
 }
 
 // NewReader detects the input's compression and format from its first bytes.
-// An empty input is valid and has no records.
+// An empty input is valid and has no records: whether a run that read
+// nothing passes is the caller's decision.
 func NewReader(r io.Reader, opts Options) (*Reader, error) {
 	if opts.Name == "" {
 		opts.Name = "-"
@@ -193,12 +258,24 @@ func NewReader(r io.Reader, opts Options) (*Reader, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	magic, _ := br.Peek(2)
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
+		// The gzip reader reads the compressed bytes through a counter
+		// (a ByteReader, so that flate reads it unbuffered and the count
+		// is exact), and the guard compares what comes out with it.
+		in := &countingReader{r: br}
+		gz, err := gzip.NewReader(in)
 		if err != nil {
 			return nil, &Error{Name: opts.Name, Err: fmt.Errorf("gzip header: %w", err)}
 		}
 		rd.gz, rd.gzip = gz, true
-		br = bufio.NewReaderSize(gz, 256<<10)
+		ratio := opts.MaxDecompressionRatio
+		if ratio == 0 {
+			ratio = DefaultMaxDecompressionRatio
+		}
+		var out io.Reader = gz
+		if ratio > 0 {
+			out = &ratioGuard{r: gz, in: in, ratio: int64(ratio)}
+		}
+		br = bufio.NewReaderSize(out, 256<<10)
 	}
 	rd.src = br
 	if err := rd.detect(); err != nil {
@@ -212,6 +289,42 @@ func (r *Reader) Format() Format { return r.format }
 
 // Gzip reports whether the input was gzip-compressed.
 func (r *Reader) Gzip() bool { return r.gzip }
+
+// Empty is the number of requests without a resource read so far: valid
+// OTLP that Next skips.
+func (r *Reader) Empty() int64 { return r.empty }
+
+// skipEmpty reports whether rec has no resource, and so is skipped; it
+// fails on the request that makes the run longer than MaxEmptyRun.
+func (r *Reader) skipEmpty(rec *Record, line int, off int64) (bool, error) {
+	if rec.resources() > 0 {
+		r.emptyRun = 0
+		return false, nil
+	}
+	if r.emptyRun == 0 {
+		r.emptyLine, r.emptyStart = line, off
+	}
+	r.emptyRun++
+	r.empty++
+	if r.emptyRun > MaxEmptyRun {
+		return true, r.errorf(r.emptyLine, r.emptyStart, fmt.Errorf("%w: more than %d requests without a resource in a row from byte %d (%s): not a recording",
+			ErrCorrupt, MaxEmptyRun, r.emptyStart, r.emptyHint()))
+	}
+	return true, nil
+}
+
+func (r *Reader) emptyHint() string {
+	switch r.format {
+	case FormatProtoFixed:
+		return "4-byte lengths of 0: NUL bytes?"
+	case FormatProtoVarint:
+		return "varint lengths of 0: NUL bytes?"
+	case FormatJSON:
+		return "requests like {} with no resourceSpans, resourceMetrics or resourceLogs"
+	case FormatProtoSingle:
+	}
+	return "empty requests"
+}
 
 func (r *Reader) errorf(line int, off int64, err error) error {
 	return &Error{Name: r.opts.Name, Line: line, Offset: off, Err: err}
@@ -251,9 +364,23 @@ func (r *Reader) detect() error {
 		}
 		break
 	}
-	if len(bytes.TrimLeft(head, " \t\r\n")) == 0 && errors.Is(err, io.EOF) {
-		r.done = true // only whitespace
+	text := bytes.TrimLeft(head, " \t\r\n")
+	if len(text) == 0 {
+		if errors.Is(err, io.EOF) {
+			r.done = true // only whitespace
+			return nil
+		}
+		r.format = FormatJSON // whitespace, then JSON or an error at its line
 		return nil
+	}
+	if looksText(text) {
+		skipped := head[:len(head)-len(text)]
+		line := 1 + bytes.Count(skipped, []byte{'\n'})
+		first, _, _ := bytes.Cut(text, []byte{'\n'})
+		if len(first) > maxKeyEcho {
+			first = append(bytes.ToValidUTF8(first[:maxKeyEcho], nil), "..."...)
+		}
+		return r.errorf(line, int64(len(skipped)), fmt.Errorf("%w: text that is not JSON, starting %q (want OTLP JSON or binary protobuf)", ErrNotOTLP, first))
 	}
 	switch head[0] {
 	case 0:
@@ -267,12 +394,22 @@ func (r *Reader) detect() error {
 	return nil
 }
 
-func (r *Reader) skipByte() {
-	c, _ := r.src.ReadByte()
-	r.offset++
-	if c == '\n' {
-		r.line++
+// looksText reports whether b is UTF-8 text without control characters
+// other than tab, CR and LF (a rune cut at the end of b is allowed).
+// Binary OTLP never is: its field tags (0x12, 0x1a, ...), length and
+// fixed-width fields hold control bytes.
+func looksText(b []byte) bool {
+	for len(b) > 0 {
+		c, size := utf8.DecodeRune(b)
+		switch {
+		case c == utf8.RuneError && size <= 1:
+			return len(b) < utf8.UTFMax && !utf8.FullRune(b)
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0x7f:
+			return false
+		}
+		b = b[size:]
 	}
+	return true
 }
 
 // readSingle reads a whole single-message input; when it is not one message
@@ -311,8 +448,9 @@ func varintFramed(b []byte) ([]byte, bool) {
 	return b, true
 }
 
-// Next returns the next record, or io.EOF after the last one. Errors are
-// *Error; after an error the Reader must not be used.
+// Next returns the next record, or io.EOF after the last one. Requests
+// without a resource are skipped (see MaxEmptyRun). Errors are *Error;
+// after an error the Reader must not be used.
 func (r *Reader) Next() (Record, error) {
 	if r.done {
 		return Record{}, io.EOF
@@ -328,7 +466,14 @@ func (r *Reader) Next() (Record, error) {
 		r.done = true
 		b := r.single
 		r.single = nil
-		return r.decode(b, 0, 0)
+		rec, err := r.decode(b, 0, 0)
+		if err != nil {
+			return Record{}, err
+		}
+		if skip, err := r.skipEmpty(&rec, 0, 0); err != nil || skip {
+			return Record{}, cmp.Or(err, io.EOF)
+		}
+		return rec, nil
 	}
 	return Record{}, io.EOF
 }
@@ -343,39 +488,65 @@ func (r *Reader) decode(b []byte, line int, off int64) (Record, error) {
 }
 
 func (r *Reader) nextFixed() (Record, error) {
-	start := r.offset
-	n, err := io.ReadFull(r.src, r.hdr[:])
-	if n == 0 && errors.Is(err, io.EOF) {
-		r.done = true
-		return Record{}, io.EOF
+	for {
+		start := r.offset
+		n, err := io.ReadFull(r.src, r.hdr[:])
+		if n == 0 && errors.Is(err, io.EOF) {
+			r.done = true
+			return Record{}, io.EOF
+		}
+		if err != nil {
+			return Record{}, r.readErr(0, start, err)
+		}
+		size := binary.BigEndian.Uint32(r.hdr[:])
+		if int64(size) > int64(r.max) {
+			return Record{}, r.errorf(0, start, fmt.Errorf("record length %d exceeds the limit of %d bytes (not a 4-byte length prefix, or raise --max-record-size)", size, r.max))
+		}
+		r.offset += 4
+		if rec, ok, err := r.frame(int(size), start); ok || err != nil {
+			return rec, err
+		}
 	}
-	if err != nil {
-		return Record{}, r.readErr(0, start, err)
-	}
-	size := binary.BigEndian.Uint32(r.hdr[:])
-	if int64(size) > int64(r.max) {
-		return Record{}, r.errorf(0, start, fmt.Errorf("record length %d exceeds the limit of %d bytes (not a 4-byte length prefix, or raise --max-record-size)", size, r.max))
-	}
-	r.offset += 4
-	return r.body(int(size), start)
 }
 
 func (r *Reader) nextVarint() (Record, error) {
-	start := r.offset
-	cr := countingByteReader{r: r.src}
-	size, err := binary.ReadUvarint(&cr)
-	r.offset += int64(cr.n)
-	if cr.n == 0 && errors.Is(err, io.EOF) {
-		r.done = true
-		return Record{}, io.EOF
+	for {
+		start := r.offset
+		cr := countingByteReader{r: r.src}
+		size, err := binary.ReadUvarint(&cr)
+		r.offset += int64(cr.n)
+		if cr.n == 0 && errors.Is(err, io.EOF) {
+			r.done = true
+			return Record{}, io.EOF
+		}
+		if err != nil {
+			return Record{}, r.readErr(0, start, err)
+		}
+		if size > uint64(r.max) { //nolint:gosec // r.max > 0
+			return Record{}, r.errorf(0, start, fmt.Errorf("record length %d exceeds the limit of %d bytes (not a varint length prefix, or raise --max-record-size)", size, r.max))
+		}
+		if rec, ok, err := r.frame(int(size), start); ok || err != nil { //nolint:gosec // size <= r.max, checked above
+			return rec, err
+		}
 	}
+}
+
+// frame reads and decodes one length-prefixed request of size bytes; ok is
+// false for a request without a resource, which is skipped. A zero-length
+// request is not decoded at all: it is empty whatever its signal.
+func (r *Reader) frame(size int, start int64) (Record, bool, error) {
+	var rec Record
+	if size > 0 {
+		var err error
+		if rec, err = r.body(size, start); err != nil {
+			return Record{}, false, err
+		}
+	}
+	skip, err := r.skipEmpty(&rec, 0, start)
 	if err != nil {
-		return Record{}, r.readErr(0, start, err)
+		return Record{}, false, err
 	}
-	if size > uint64(r.max) { //nolint:gosec // r.max > 0
-		return Record{}, r.errorf(0, start, fmt.Errorf("record length %d exceeds the limit of %d bytes (not a varint length prefix, or raise --max-record-size)", size, r.max))
-	}
-	return r.body(int(size), start) //nolint:gosec // size <= r.max, checked above
+	return rec, !skip, nil
 }
 
 func (r *Reader) body(size int, start int64) (Record, error) {
@@ -409,35 +580,61 @@ func (c *countingByteReader) ReadByte() (byte, error) {
 // exact and memory is bounded by one value, then hands it to pdata.
 func (r *Reader) nextJSON() (Record, error) {
 	for {
-		// Skip whitespace between values.
-		for {
-			b, err := r.src.Peek(1)
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					r.done = true
-					return Record{}, io.EOF
-				}
-				return Record{}, r.readErr(r.line, r.offset, err)
-			}
-			if b[0] != ' ' && b[0] != '\t' && b[0] != '\r' && b[0] != '\n' {
-				break
-			}
-			r.skipByte()
+		more, err := r.skipSpace()
+		if err != nil {
+			return Record{}, r.readErr(r.line, r.offset, err)
+		}
+		if !more {
+			r.done = true
+			return Record{}, io.EOF
 		}
 		line, start := r.line, r.offset
 		val, err := r.splitJSON()
 		if err != nil {
 			return Record{}, err
 		}
-		rec, ok, err := decodeJSON(val)
+		rec, err := decodeJSON(val)
 		if err != nil {
 			return Record{}, r.errorf(line, start, err)
 		}
-		if !ok {
-			continue // {} or a request without data
+		if skip, err := r.skipEmpty(&rec, line, start); err != nil || skip {
+			if err != nil {
+				return Record{}, err
+			}
+			continue // {} or a request without a resource
 		}
 		rec.Line, rec.Offset = line, start
 		return rec, nil
+	}
+}
+
+// skipSpace consumes the whitespace between JSON values a buffer at a time,
+// counting lines; more is false at the end of the input.
+func (r *Reader) skipSpace() (more bool, err error) {
+	for {
+		if _, err := r.src.Peek(1); err != nil {
+			if errors.Is(err, io.EOF) {
+				return false, nil
+			}
+			return false, err
+		}
+		chunk, _ := r.src.Peek(r.src.Buffered())
+		n := 0
+	scan:
+		for ; n < len(chunk); n++ {
+			switch chunk[n] {
+			case '\n':
+				r.line++
+			case ' ', '\t', '\r':
+			default:
+				break scan
+			}
+		}
+		_, _ = r.src.Discard(n)
+		r.offset += int64(n)
+		if n < len(chunk) {
+			return true, nil
+		}
 	}
 }
 
@@ -506,12 +703,13 @@ func (r *Reader) splitJSON() ([]byte, error) {
 	}
 }
 
-// decodeJSON decodes one request; ok is false for a request without a data
-// key ({}).
-func decodeJSON(b []byte) (Record, bool, error) {
+// decodeJSON decodes one request. A request without a data key ({}) is a
+// Record without a signal; an object whose keys are all foreign is
+// ErrNotOTLP.
+func decodeJSON(b []byte) (Record, error) {
 	sig, err := jsonSignal(b)
 	if err != nil {
-		return Record{}, false, err
+		return Record{}, err
 	}
 	var rec Record
 	rec.Signal = sig
@@ -523,15 +721,19 @@ func decodeJSON(b []byte) (Record, bool, error) {
 	case SignalLogs:
 		rec.Logs, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(b)
 	case SignalUnknown:
-		return Record{}, false, nil
+		return Record{}, nil
 	}
 	if err != nil {
-		return Record{}, false, fmt.Errorf("invalid OTLP JSON %s request: %w", sig, err)
+		return Record{}, fmt.Errorf("invalid OTLP JSON %s request: %w", sig, err)
 	}
-	return rec, true, nil
+	return rec, nil
 }
 
-// jsonSignal finds the signal from the request's top-level keys.
+// maxKeyEcho bounds a foreign key echoed in an error message.
+const maxKeyEcho = 64
+
+// jsonSignal finds the signal from the request's top-level keys: unknown
+// for {}, ErrNotOTLP for an object without any of the three data keys.
 func jsonSignal(b []byte) (Signal, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	t, err := dec.Token()
@@ -539,8 +741,10 @@ func jsonSignal(b []byte) (Signal, error) {
 		return SignalUnknown, fmt.Errorf("invalid JSON: %w", err)
 	}
 	if d, ok := t.(json.Delim); !ok || d != '{' {
-		return SignalUnknown, errors.New("expected a JSON object (an OTLP Export*ServiceRequest)")
+		return SignalUnknown, fmt.Errorf("%w: expected a JSON object (an Export*ServiceRequest), found an array", ErrNotOTLP)
 	}
+	first := ""
+	keys := 0
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -555,10 +759,20 @@ func jsonSignal(b []byte) (Signal, error) {
 		case "resourceLogs", "resource_logs":
 			return SignalLogs, nil
 		}
+		if keys == 0 {
+			first = key
+		}
+		keys++
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
 			return SignalUnknown, fmt.Errorf("invalid JSON: %w", err)
 		}
+	}
+	if keys > 0 {
+		if len(first) > maxKeyEcho {
+			first = strings.ToValidUTF8(first[:maxKeyEcho], "") + "..."
+		}
+		return SignalUnknown, fmt.Errorf("%w: a JSON object with none of resourceSpans, resourceMetrics and resourceLogs (%d key(s), the first %q)", ErrNotOTLP, keys, first)
 	}
 	return SignalUnknown, nil
 }
@@ -615,6 +829,47 @@ func nameHint(name string) Signal {
 		return SignalLogs
 	}
 	return SignalUnknown
+}
+
+// countingReader counts the compressed bytes the gzip reader consumes. It
+// is an io.ByteReader, so that flate does not buffer it.
+type countingReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
+// ratioGuard fails decompression that expands more than ratio times, once
+// past decompressionGrace: a gzip bomb is refused after its first 16 MiB,
+// in milliseconds, instead of being read to its end.
+type ratioGuard struct {
+	r     io.Reader
+	in    *countingReader
+	out   int64
+	ratio int64
+}
+
+func (g *ratioGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.out += int64(n)
+	if g.out > decompressionGrace && g.out > g.ratio*g.in.n {
+		return n, fmt.Errorf("%w: gzip input expands more than %d times (%d bytes from %d): a decompression bomb? (raise --max-decompression-ratio)",
+			ErrDecompressionRatio, g.ratio, g.out, g.in.n)
+	}
+	return n, err
 }
 
 // Close releases the gzip reader; it does not close the underlying input.

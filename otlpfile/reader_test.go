@@ -3,6 +3,7 @@ package otlpfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
+	"github.com/otelgov/otelcol-governance/otlpfile/otlpfiletest"
 )
 
 // mixed returns one traces, one metrics and one logs record.
@@ -147,4 +149,124 @@ func TestRecordLimit(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "larger than 100 bytes")
 	assert.True(t, strings.HasPrefix(err.Error(), "-:1 "), err.Error())
+}
+
+func TestNotOTLPJSON(t *testing.T) {
+	long := strings.Repeat("k", 500)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"foreign object", `{"foo":1}`, `x:1 (byte 0): not an OTLP request: a JSON object with none of resourceSpans, resourceMetrics and resourceLogs (1 key(s), the first "foo")`},
+		{"after a request", "{\"resourceLogs\":[{\"scopeLogs\":[{\"logRecords\":[{}]}]}]}\n\n{\"a\":{\"b\":[1]},\"c\":2}\n", `x:3 (byte 56): not an OTLP request: a JSON object with none of resourceSpans, resourceMetrics and resourceLogs (2 key(s), the first "a")`},
+		{"array", `[{"resourceSpans":[]}]`, "x:1 (byte 0): not an OTLP request: expected a JSON object"},
+		{"long key echoed bounded", `{"` + long + `":1}`, `the first "` + strings.Repeat("k", maxKeyEcho) + `..."`},
+		{"text", "hello, world\n", `x:1 (byte 0): not an OTLP request: text that is not JSON, starting "hello, world" (want OTLP JSON or binary protobuf)`},
+		{"YAML after blank lines", "\n\nreceivers:\n  otlp: {}\n", `x:3 (byte 2): not an OTLP request: text that is not JSON, starting "receivers:"`},
+		{"long text line echoed bounded", "é" + long, `starting "é` + strings.Repeat("k", maxKeyEcho-2) + `..."`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := readAll(t, []byte(tt.in), Options{Name: "x"})
+			require.ErrorIs(t, err, ErrNotOTLP)
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NotContains(t, err.Error(), strings.Repeat("k", maxKeyEcho+1))
+		})
+	}
+}
+
+func TestEmptyRequests(t *testing.T) {
+	fixed := encode(t, FormatProtoFixed, false, mixed())
+	varint := encode(t, FormatProtoVarint, false, mixed())
+	resourceOnly := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"a"}}]}}]}` + "\n"
+	tests := []struct {
+		name    string
+		in      []byte
+		records int   // read before the end or the error
+		empty   int64 // skipped
+		want    string
+	}{
+		{"a run of empty requests, then data", append(make([]byte, 4*MaxEmptyRun), fixed...), 3, MaxEmptyRun, ""},
+		{"one empty request too many", make([]byte, 4*(MaxEmptyRun+1)), 0, MaxEmptyRun + 1, "x: byte 0: corrupt input: more than 64 requests without a resource in a row from byte 0 (4-byte lengths of 0: NUL bytes?)"},
+		{"10 MB of NUL bytes", make([]byte, 10_000_000), 0, MaxEmptyRun + 1, "from byte 0 (4-byte lengths of 0: NUL bytes?)"},
+		{"NUL bytes after data", append(append([]byte{}, fixed...), make([]byte, 1<<20)...), 3, MaxEmptyRun + 1, fmt.Sprintf("x: byte %d: corrupt input", len(fixed))},
+		{"varint zeros after data", append(append([]byte{}, varint...), make([]byte, 1<<10)...), 3, MaxEmptyRun + 1, "(varint lengths of 0: NUL bytes?)"},
+		{"empty JSON requests", []byte(strings.Repeat("{}\n", 100)), 0, MaxEmptyRun + 1, "x:1 (byte 0): corrupt input: more than 64 requests without a resource in a row from byte 0 (requests like {}"},
+		{"JSON without resources", []byte(strings.Repeat(`{"resourceMetrics":[]}`, 70)), 0, MaxEmptyRun + 1, "corrupt input"},
+		{"empty requests apart", []byte(strings.Repeat(strings.Repeat("{}\n", MaxEmptyRun)+resourceOnly, 3)), 3, 3 * MaxEmptyRun, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, r, err := readAll(t, tt.in, Options{Name: "x"})
+			if tt.want == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, ErrCorrupt)
+				var e *Error
+				require.ErrorAs(t, err, &e)
+				assert.Contains(t, err.Error(), tt.want)
+			}
+			assert.Len(t, got, tt.records)
+			assert.Equal(t, tt.empty, r.Empty())
+			for i := range got {
+				assert.Positive(t, got[i].resources(), "requests without a resource are never returned")
+			}
+		})
+	}
+}
+
+func TestLongWhitespace(t *testing.T) {
+	pad := strings.Repeat(" \n", 5000) // past the bytes format detection peeks at
+	got, _, err := readAll(t, []byte(pad+`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{}]}]}]}`), Options{Name: "x"})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, 5001, got[0].Line)
+
+	got, _, err = readAll(t, []byte(pad), Options{Name: "x"})
+	require.NoError(t, err)
+	assert.Empty(t, got)
+
+	_, _, err = readAll(t, []byte(pad+"hello"), Options{Name: "x"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `x:5001 (byte 10000): expected a JSON object, found 'h'`)
+}
+
+func TestResourcesWithoutItems(t *testing.T) {
+	// Valid, and not empty: a resource is something to check. Whether a
+	// run that checked no item passes is the caller's decision.
+	in := `{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{}}]}]}` + "\n" + `{"resourceLogs":[{}]}`
+	got, r, err := readAll(t, []byte(in), Options{Name: "x"})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Zero(t, got[0].Items()+got[1].Items())
+	assert.Zero(t, r.Empty())
+}
+
+func TestDecompressionRatio(t *testing.T) {
+	line := encode(t, FormatJSON, false, mixed()[:1])
+	bomb := otlpfiletest.GzipMembers(line, '\n', 32) // 32 MiB of newlines after one request
+	t.Logf("bomb: %d bytes of gzip", len(bomb))
+
+	_, _, err := readAll(t, bomb, Options{Name: "bomb.gz"})
+	require.ErrorIs(t, err, ErrDecompressionRatio)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "bomb.gz", e.Name)
+	assert.Regexp(t, `^bomb.gz:\d+ \(byte \d+\): decompression limit exceeded: gzip input expands more than 200 times \(\d+ bytes from \d+\): a decompression bomb\? \(raise --max-decompression-ratio\)$`, err.Error())
+
+	for _, ratio := range []int{-1, 5000} {
+		got, _, err := readAll(t, bomb, Options{Name: "bomb.gz", MaxDecompressionRatio: ratio})
+		require.NoError(t, err, "ratio %d", ratio)
+		assert.Len(t, got, 1)
+	}
+	_, _, err = readAll(t, bomb, Options{Name: "bomb.gz", MaxDecompressionRatio: 500})
+	require.ErrorIs(t, err, ErrDecompressionRatio)
+	assert.Contains(t, err.Error(), "more than 500 times")
+
+	// Below the grace, a very repetitive file is read whatever its ratio.
+	small := otlpfiletest.GzipMembers(line, '\n', 8)
+	got, _, err := readAll(t, small, Options{Name: "small.gz", MaxDecompressionRatio: 2})
+	require.NoError(t, err)
+	assert.Len(t, got, 1)
 }

@@ -23,6 +23,10 @@ type checkOptions struct {
 	signal    string
 	maxRecord int
 	listen    listenOptions
+
+	// Fail closed: --max-decompression-ratio and --allow-empty.
+	maxRatio   int
+	allowEmpty bool
 }
 
 func newCheck() *cobra.Command {
@@ -51,7 +55,15 @@ data.
 With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop or
 SIGTERM, then prints the report.
 
-Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage.`,
+A check fails closed: inputs that together hold no span, data point or log
+record (an empty file, JSON that is not OTLP, NUL bytes, resources without
+items), or a --listen run that received none, are exit 2 unless
+--allow-empty. More than 64 requests without a resource in a row are
+corrupt input, and gzip input that expands more than
+--max-decompression-ratio times is refused.
+
+Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
+(nothing checked included).`,
 		Example: `  otelgov check recorded.jsonl
   otelgov check --fail-on improvement --format junit traces.pb.gz > otelgov.xml
   otelgov check --level-override missing_attribute=improvement --fail-on violation recorded.jsonl
@@ -77,9 +89,14 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage.`,
 	o.rep.bind(fs)
 	fs.StringVar(&o.signal, "signal", "", "signal of binary protobuf input: traces, metrics or logs (default: detected)")
 	fs.IntVar(&o.maxRecord, "max-record-size", otlpfile.DefaultMaxRecordBytes, "largest single OTLP request in bytes; bounds memory")
+	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, maxRatioUsage)
+	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "pass a run that checked no span, data point or log record (default: exit 2, so that an empty, missing or non-OTLP recording fails the gate)")
 	o.listen.bind(fs)
 	return cmd
 }
+
+// maxRatioUsage documents --max-decompression-ratio (check and fix).
+const maxRatioUsage = "gzip input may expand at most this many times its compressed size (checked past the first 16 MiB); bounds a decompression bomb"
 
 // findingLevels lists the engine's finding IDs under their default
 // levels, wrapped for --help.
@@ -131,6 +148,9 @@ func (o *checkOptions) setup() (*checkSetup, error) {
 	if o.maxRecord <= 0 {
 		return nil, badInput(errors.New("--max-record-size must be positive"))
 	}
+	if o.maxRatio <= 0 {
+		return nil, badInput(errors.New("--max-decompression-ratio must be positive"))
+	}
 	eo, err := o.eng.options()
 	if err != nil {
 		return nil, err
@@ -156,12 +176,62 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 	if s.engine.Mutates() {
 		return badInput(errors.New("check never changes files: --deprecated, --unknown, --type-mismatch and --enum-violation other than off/keep apply to --listen --forward (use otelgov fix to migrate a file)"))
 	}
-	for _, f := range files {
-		if err := checkFile(cmd.InOrStdin(), f, s.checker, s.signal, o.maxRecord); err != nil {
+	ro := otlpfile.Options{Signal: s.signal, MaxRecordBytes: o.maxRecord, MaxDecompressionRatio: o.maxRatio}
+	read := make([]fileRead, len(files))
+	var items int64
+	for i, f := range files {
+		ro.Name = f
+		if read[i], err = checkFile(cmd.InOrStdin(), ro, s.checker); err != nil {
 			return badInput(err)
+		}
+		items += read[i].items
+	}
+	if items == 0 && !o.allowEmpty {
+		return badInput(fmt.Errorf("nothing checked: no span, data point or log record in %s: an empty, non-OTLP or zero-filled recording fails the gate (--allow-empty passes it)", describeEmpty(read, files)))
+	}
+	for i, f := range files {
+		if read[i].items == 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: no span, data point or log record in %s (%s)\n", f, read[i])
 		}
 	}
 	return report(cmd.OutOrStdout(), o.rep.format, s.checker, s.failOn)
+}
+
+// fileRead is what one input held.
+type fileRead struct {
+	requests int64 // with a resource
+	empty    int64 // without: skipped by the reader
+	items    int64 // spans, data points and log records
+}
+
+func (f fileRead) String() string {
+	switch {
+	case f.requests == 0 && f.empty == 0:
+		return "no request"
+	case f.requests == 0:
+		return fmt.Sprintf("%d request(s) without a resource", f.empty)
+	}
+	return fmt.Sprintf("%d request(s), resources without items", f.requests)
+}
+
+// maxEmptyListed bounds the files named in the nothing-checked error.
+const maxEmptyListed = 10
+
+// describeEmpty names the inputs and what each held: "a.jsonl (no
+// request), b.pb (3 request(s) without a resource)".
+func describeEmpty(read []fileRead, files []string) string {
+	var b strings.Builder
+	for i, f := range files {
+		if i == maxEmptyListed {
+			fmt.Fprintf(&b, " and %d more", len(files)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", f, read[i])
+	}
+	return b.String()
 }
 
 // report renders the result and turns it into the exit code.
@@ -187,25 +257,30 @@ func openInput(stdin io.Reader, name string) (io.Reader, func() error, error) {
 	return f, f.Close, nil
 }
 
-func checkFile(stdin io.Reader, name string, c *checker.Checker, sig otlpfile.Signal, maxRecord int) error {
+func checkFile(stdin io.Reader, opts otlpfile.Options, c *checker.Checker) (fileRead, error) {
+	name := opts.Name
+	var read fileRead
 	in, closeIn, err := openInput(stdin, name)
 	if err != nil {
-		return err
+		return read, err
 	}
 	defer func() { _ = closeIn() }()
-	r, err := otlpfile.NewReader(in, otlpfile.Options{Name: name, Signal: sig, MaxRecordBytes: maxRecord})
+	r, err := otlpfile.NewReader(in, opts)
 	if err != nil {
-		return err
+		return read, err
 	}
 	defer func() { _ = r.Close() }()
 	for {
 		rec, err := r.Next()
+		read.empty = r.Empty()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return read, nil
 		}
 		if err != nil {
-			return err
+			return read, err
 		}
+		read.requests++
+		read.items += int64(rec.Items())
 		in := where(name, &rec)
 		switch rec.Signal {
 		case otlpfile.SignalTraces:

@@ -18,6 +18,7 @@ type fixOptions struct {
 	eng       engineFlags
 	signal    string
 	maxRecord int
+	maxRatio  int
 }
 
 func newFix() *cobra.Command {
@@ -45,6 +46,7 @@ Exit codes: 0 written, 2 bad input or usage.`,
 	o.eng.bindModes(fs, string(engine.DeprecatedRename), "deprecated keys and metric names: rename or copy")
 	fs.StringVar(&o.signal, "signal", "", "signal of binary protobuf input: traces, metrics or logs (default: detected)")
 	fs.IntVar(&o.maxRecord, "max-record-size", otlpfile.DefaultMaxRecordBytes, "largest single OTLP request in bytes; bounds memory")
+	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, maxRatioUsage)
 	return cmd
 }
 
@@ -60,6 +62,9 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 	if err != nil {
 		return badInput(fmt.Errorf("--signal: %w", err))
 	}
+	if o.maxRatio <= 0 {
+		return badInput(errors.New("--max-decompression-ratio must be positive"))
+	}
 	if in != "-" && out != "-" {
 		if a, b := absPath(in), absPath(out); a == b {
 			return badInput(fmt.Errorf("IN and OUT are the same file %s: write elsewhere, then move", in))
@@ -74,7 +79,7 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 		return badInput(err)
 	}
 	defer func() { _ = closeIn() }()
-	r, err := otlpfile.NewReader(src, otlpfile.Options{Name: in, Signal: sig, MaxRecordBytes: o.maxRecord})
+	r, err := otlpfile.NewReader(src, otlpfile.Options{Name: in, Signal: sig, MaxRecordBytes: o.maxRecord, MaxDecompressionRatio: o.maxRatio})
 	if err != nil {
 		return badInput(err)
 	}

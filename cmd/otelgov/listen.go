@@ -59,6 +59,8 @@ type listener struct {
 	rewrite   *engine.Engine // nil: forward unchanged
 	ix        *registry.Index
 
+	allowEmpty bool // --allow-empty: pass a run that received no item
+
 	stopOnce sync.Once
 	stop     chan struct{}
 }
@@ -72,6 +74,7 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 		return badInput(errors.New("--listen needs --grpc-endpoint or --http-endpoint"))
 	}
 	l := &listener{s: s, format: o.rep.format, maxRecord: o.maxRecord, ix: s.ix, stop: make(chan struct{})}
+	l.allowEmpty = o.allowEmpty
 	if o.listen.forward != "" {
 		l.fwd, err = newForwarder(o.listen.forward)
 		if err != nil {
@@ -115,8 +118,10 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 		fmt.Fprintf(stderr, "otelgov: OTLP/HTTP on %s (POST /stop to finish)\n", ln.Addr())
 	}
 
+	by := "POST /stop"
 	select {
 	case <-ctx.Done():
+		by = "SIGTERM or SIGINT"
 	case <-l.stop:
 	}
 	if gs != nil {
@@ -127,7 +132,20 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 		_ = hs.Shutdown(sctx)
 		scancel()
 	}
+	if res := s.checker.Result(); l.nothingReceived(&res) {
+		return badInput(fmt.Errorf("nothing received by %s: %s", by, nothingReceivedText(&res)))
+	}
 	return report(cmd.OutOrStdout(), l.format, s.checker, s.failOn)
+}
+
+// nothingReceived reports whether the run fails closed: no span, data point
+// or log record arrived, and --allow-empty is not set.
+func (l *listener) nothingReceived(res *checker.Result) bool {
+	return !l.allowEmpty && res.Items.Spans+res.Items.DataPoints+res.Items.LogRecords == 0
+}
+
+func nothingReceivedText(res *checker.Result) string {
+	return fmt.Sprintf("no span, data point or log record arrived (%d request(s)): a service that sent nothing, or to another endpoint, fails the gate (--allow-empty passes it)", res.Items.Requests)
 }
 
 func (l *listener) mux() *http.ServeMux {
@@ -142,10 +160,20 @@ func (l *listener) mux() *http.ServeMux {
 
 // serveReport answers with the report in --format; with stop, the listener
 // then finishes. The X-Otelgov-Exit header is the exit code otelgov will
-// return.
+// return; when nothing has been received (2, unless --allow-empty), the
+// body says so instead of a report.
 func (l *listener) serveReport(stop bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		res := l.s.checker.Result()
+		if l.nothingReceived(&res) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("X-Otelgov-Exit", fmt.Sprint(exitBad))
+			_, _ = fmt.Fprintf(w, "otelgov: nothing received: %s\n", nothingReceivedText(&res))
+			if stop {
+				l.stopOnce.Do(func() { close(l.stop) })
+			}
+			return
+		}
 		var buf bytes.Buffer
 		if err := checker.Render(&buf, l.format, &res, l.s.failOn); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)

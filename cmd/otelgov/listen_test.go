@@ -38,13 +38,7 @@ func TestListenConcurrent(t *testing.T) {
 	go func() {
 		done <- run([]string{"check", "--listen", "--grpc-endpoint", g, "--http-endpoint", h}, nil, &out, &errOut)
 	}()
-	require.Eventually(t, func() bool {
-		resp, err := http.Get("http://" + h + "/report")
-		if err == nil {
-			_ = resp.Body.Close()
-		}
-		return err == nil
-	}, 10*time.Second, 20*time.Millisecond)
+	waitListening(t, h)
 
 	conn, err := grpc.NewClient(g, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)

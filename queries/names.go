@@ -34,8 +34,10 @@ type Rename struct {
 	Rewritable bool
 	// Why explains a rename that is not rewritable.
 	Why string
-	// Migration is the key's value migration (nil: values keep).
+	// Migration is the key's value migration (nil: values keep); OldEnum
+	// the old key's enum members (nil: no enum).
 	Migration *registry.Migration
+	OldEnum   []string
 }
 
 // Names indexes the deprecated attribute keys and metric names of a registry
@@ -301,7 +303,7 @@ func currentName(a *registry.Attribute, key string, ctx registry.Context) (strin
 // attrRename is the rename of key (entry a) over the given contexts; nil
 // when a is a placeholder that no context renames.
 func attrRename(a *registry.Attribute, key string, ctxs []registry.Context) *Rename {
-	r := &Rename{Old: key, Migration: a.Migration}
+	r := &Rename{Old: key, Migration: a.Migration, OldEnum: a.EnumStrings}
 	all := true
 	for _, ctx := range ctxs {
 		name, renamed := currentName(a, key, ctx)

@@ -270,32 +270,51 @@ func migrateMatcher(r *Rename, s *site) string {
 		return v, false
 	}
 	m := s.m
-	var nv string
-	changed := false
-	switch m.op {
-	case "=", "!=":
-		nv, changed = one(m.value)
-		if !changed && strings.Contains(m.raw, "$") {
-			return "the value is a Grafana variable and the values of " + r.Old + " migrate (" + example(mg) + "); rewrite by hand"
-		}
-	default:
-		alts := strings.Split(m.value, "|")
-		out := make([]string, len(alts))
-		for i, a := range alts {
+	if m.valOff < 0 {
+		return "the value is written with a Grafana variable and the values of " + r.Old + " migrate (" + example(mg) + "); rewrite by hand"
+	}
+	// The old values the matcher selects, and their new values: the new
+	// matcher must select exactly the migrated set, so every old value that
+	// becomes one of the new values must be selected too.
+	var olds []string
+	regex := m.op == "=~" || m.op == "!~"
+	if regex {
+		for _, a := range strings.Split(m.value, "|") {
 			lit, ok := regexLiteral(a)
 			if !ok {
 				return "a regex over values that migrate (" + example(mg) + "); rewrite by hand"
 			}
-			to, ch := one(lit)
-			out[i] = a
-			if ch {
-				out[i], changed = regexp.QuoteMeta(to), true
-			}
+			olds = append(olds, lit)
 		}
-		nv = strings.Join(out, "|")
+	} else {
+		olds = []string{m.value}
+	}
+	changed := false
+	news := make([]string, len(olds))
+	for i, v := range olds {
+		var ch bool
+		news[i], ch = one(v)
+		changed = changed || ch
 	}
 	if !changed {
 		return ""
+	}
+	for _, nv := range news {
+		for _, pre := range preimage(mg, r.OldEnum, nv, one) {
+			if !slices.Contains(olds, pre) {
+				return "several old values become " + strconv.Quote(nv) + " (" + pre + " too); the rewritten matcher would select more; rewrite by hand"
+			}
+		}
+	}
+	nv := news[0]
+	if regex {
+		alts := strings.Split(m.value, "|")
+		for i := range alts {
+			if news[i] != olds[i] {
+				alts[i] = regexp.QuoteMeta(news[i])
+			}
+		}
+		nv = strings.Join(alts, "|")
 	}
 	raw, ok := quoteFor(nv, m.quote)
 	if !ok {
@@ -303,6 +322,28 @@ func migrateMatcher(r *Rename, s *site) string {
 	}
 	s.newValue, s.newRaw = nv, raw
 	return ""
+}
+
+// preimage lists the old values that become v: those the migration maps to
+// it, and v itself when the migration keeps it and the old key can hold it
+// (a member of its enum; any string when it is no enum; no string for an
+// int key).
+func preimage(mg *registry.Migration, enum []string, v string, one func(string) (string, bool)) []string {
+	var out []string
+	if got, _ := one(v); got == v && len(mg.IntValues) == 0 && (enum == nil || slices.Contains(enum, v)) {
+		out = append(out, v)
+	}
+	for k, to := range mg.Values {
+		if to == v {
+			out = append(out, k)
+		}
+	}
+	for k, to := range mg.IntValues {
+		if to == v {
+			out = append(out, strconv.FormatInt(k, 10))
+		}
+	}
+	return out
 }
 
 // example shows a value migration's first entries.

@@ -43,13 +43,16 @@ type Rename struct {
 // Names indexes the deprecated attribute keys and metric names of a registry
 // in OTel and Prometheus form.
 type Names struct {
-	ix        *registry.Index
-	attrs     map[string]*Rename  // OTel key -> rename in every context
-	promAttrs map[string][]string // Prometheus label -> deprecated OTel keys written so
-	templates []templateLabel     // deprecated template keys, longest first
-	metrics   map[string]*Rename  // OTel metric name -> rename
-	series    map[string][]form   // Prometheus series name -> forms of deprecated metrics
-	current   map[string][]string // Prometheus series name -> current OTel metric names
+	ix *registry.Index
+	// deprecated holds every key deprecated or renamed in some context
+	// (metric-scoped placeholders such as direction included).
+	deprecated map[string]bool
+	attrs      map[string]*Rename  // OTel key -> rename in every context
+	promAttrs  map[string][]string // Prometheus label -> deprecated OTel keys written so
+	templates  []templateLabel     // deprecated template keys, longest first
+	metrics    map[string]*Rename  // OTel metric name -> rename
+	series     map[string][]form   // Prometheus series name -> forms of deprecated metrics
+	current    map[string][]string // Prometheus series name -> current OTel metric names
 }
 
 // templateLabel is a deprecated template key (k8s.pod.labels) in OTel and
@@ -157,12 +160,13 @@ func series(m *registry.Metric, s strategy, emit func(name, suffix string)) {
 // NewNames indexes ix.
 func NewNames(ix *registry.Index) *Names {
 	n := &Names{
-		ix:        ix,
-		attrs:     map[string]*Rename{},
-		promAttrs: map[string][]string{},
-		metrics:   map[string]*Rename{},
-		series:    map[string][]form{},
-		current:   map[string][]string{},
+		ix:         ix,
+		deprecated: map[string]bool{},
+		attrs:      map[string]*Rename{},
+		promAttrs:  map[string][]string{},
+		metrics:    map[string]*Rename{},
+		series:     map[string][]form{},
+		current:    map[string][]string{},
 	}
 	currentLabels := map[string]bool{}
 	for _, a := range ix.Attributes() {
@@ -179,10 +183,13 @@ func NewNames(ix *registry.Index) *Names {
 			n.templates = append(n.templates, templateLabel{attr: a, key: a.Key + ".", label: PromLabel(a.Key) + "_"})
 			continue
 		}
-		n.attrs[a.Key] = attrRename(a, a.Key, allContexts)
+		n.deprecated[a.Key] = true
+		if r := attrRename(a, a.Key, allContexts); r != nil {
+			n.attrs[a.Key] = r
+		}
 	}
 	slices.SortFunc(n.templates, func(a, b templateLabel) int { return len(b.key) - len(a.key) })
-	for k := range n.attrs {
+	for k := range n.deprecated {
 		for _, l := range promLabels(k) {
 			if !currentLabels[l] && l != k && !slices.Contains(n.promAttrs[l], k) {
 				n.promAttrs[l] = append(n.promAttrs[l], k)
@@ -378,16 +385,14 @@ func (n *Names) Label(label string, metrics []string) (r *Rename, ok bool) {
 		ctxs = append(ctxs, registry.Context{Location: registry.LocationDataPoint, MetricName: m})
 	}
 	r = attrRename(a, key, ctxs)
-	if r == nil && !a.Placeholder {
-		// Renamed only outside data points (resource attributes become
-		// labels through target_info or resource_to_telemetry_conversion).
-		r = attrRename(a, key, []registry.Context{{Location: registry.LocationResource}})
-	}
-	if r == nil {
-		return nil, false
-	}
-	if len(r.Current) == 0 && n.attrs[key] != nil && len(n.attrs[key].Current) > 0 {
-		return n.attrs[key], true // renamed on spans or logs only: say where
+	if r == nil || len(r.Current) == 0 {
+		all := n.attrs[key] // every context, data points without a metric
+		if all == nil || (len(all.Current) == 0 && a.Renamed()) {
+			// Renamed on other metrics only (direction, state): on these
+			// metrics it is no deprecated name.
+			return nil, false
+		}
+		return all, true
 	}
 	if !r.Rewritable && len(r.Current) == 1 {
 		var kept []string
@@ -403,7 +408,7 @@ func (n *Names) Label(label string, metrics []string) (r *Rename, ok bool) {
 
 // labelKeys are the deprecated OTel keys a label may be written for.
 func (n *Names) labelKeys(label string) []string {
-	if n.attrs[label] != nil {
+	if n.deprecated[label] {
 		return []string{label}
 	}
 	if ks := n.promAttrs[label]; len(ks) > 0 {

@@ -440,29 +440,43 @@ func promSites(p *queryfile.PromQL, n *Names) []site {
 	label := func(t token, metrics []string, m *matcher) {
 		out = append(out, site{kind: KindAttribute, written: t.text, off: orig(t.off), metrics: metrics, m: m, created: created[t.text]})
 	}
+	type selParts struct {
+		names    []token
+		matchers []selMatcher
+	}
+	sels := map[*parser.VectorSelector]selParts{}
+	parser.Inspect(p.Expr, func(node parser.Node, _ []parser.Node) error {
+		x, ok := node.(*parser.VectorSelector)
+		if !ok {
+			return nil
+		}
+		pr := x.PositionRange()
+		names, matchers := selectorParts(lex(text, int(pr.Start), int(pr.End)))
+		var metrics []string
+		for _, t := range names {
+			metrics = append(metrics, n.MetricsOf(t.text)...)
+		}
+		for _, mt := range matchers {
+			if mt.name.text == model.MetricNameLabel {
+				for _, t := range nameAlternatives(mt) {
+					names = append(names, t)
+					metrics = append(metrics, n.MetricsOf(t.text)...)
+				}
+			}
+		}
+		selMetrics[x] = metrics
+		sels[x] = selParts{names, matchers}
+		return nil
+	})
 	parser.Inspect(p.Expr, func(node parser.Node, _ []parser.Node) error {
 		switch x := node.(type) {
 		case *parser.VectorSelector:
-			pr := x.PositionRange()
-			toks := lex(text, int(pr.Start), int(pr.End))
-			names, matchers := selectorParts(toks)
-			var metrics []string
-			for _, t := range names {
-				metrics = append(metrics, n.MetricsOf(t.text)...)
-			}
-			for _, mt := range matchers {
-				if mt.name.text == model.MetricNameLabel {
-					for _, t := range nameAlternatives(mt) {
-						names = append(names, t)
-						metrics = append(metrics, n.MetricsOf(t.text)...)
-					}
-				}
-			}
-			selMetrics[x] = metrics
-			for _, t := range names {
+			sp := sels[x]
+			metrics := selMetrics[x]
+			for _, t := range sp.names {
 				out = append(out, site{kind: KindMetric, written: t.text, off: orig(t.off)})
 			}
-			for _, mt := range matchers {
+			for _, mt := range sp.matchers {
 				if mt.name.text == model.MetricNameLabel {
 					continue
 				}
@@ -532,7 +546,7 @@ func promSites(p *queryfile.PromQL, n *Names) []site {
 		return nil
 	})
 	if p.LabelValues != "" {
-		out = append(out, site{kind: KindAttribute, written: p.LabelValues, off: orig(p.LabelValuesOff), metrics: metricsUnder(p.Expr)})
+		out = append(out, site{kind: KindAttribute, written: p.LabelValues, off: p.LabelValuesOff, metrics: metricsUnder(p.Expr)})
 	}
 	return out
 }

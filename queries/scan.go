@@ -61,6 +61,28 @@ type Scanner struct {
 	// Write applies the rewrites in place.
 	Write bool
 	seen  map[string]bool // real paths scanned
+	// parsed caches scanPromQL by expression: dashboards repeat theirs.
+	parsed map[string]parsedExpr
+}
+
+type parsedExpr struct {
+	hits []hit
+	err  error
+}
+
+// maxCached bounds the expression cache.
+const maxCached = 1 << 16
+
+func (s *Scanner) scanPromQL(expr string) ([]hit, error) {
+	if c, ok := s.parsed[expr]; ok {
+		return slices.Clone(c.hits), c.err
+	}
+	hits, err := scanPromQL(expr, s.names)
+	if s.parsed == nil || len(s.parsed) >= maxCached {
+		s.parsed = map[string]parsedExpr{}
+	}
+	s.parsed[expr] = parsedExpr{slices.Clone(hits), err}
+	return hits, err
 }
 
 // NewScanner returns a scanner of names.
@@ -207,7 +229,7 @@ func (f *file) apply() error {
 func (s *Scanner) query(f *file, q *queryfile.Query) {
 	switch q.Kind {
 	case queryfile.KindPromQL:
-		hits, err := scanPromQL(q.Text, s.names)
+		hits, err := s.scanPromQL(q.Text)
 		if err != nil {
 			if !q.Optional && !errors.Is(err, queryfile.ErrNotPromQL) {
 				f.note(q.Off, "PromQL does not parse: "+err.Error(), true)

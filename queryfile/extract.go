@@ -103,7 +103,7 @@ func (f *File) Line(off int) int {
 func IsJSON(name string, data []byte) bool {
 	t := bytes.TrimSpace(bom(data))
 	n := len(name)
-	return (n > 5 && (name[n-5:] == ".json" || name[n-5:] == ".JSON")) || (len(t) > 0 && t[0] == '{')
+	return (n > 5 && (name[n-5:] == ".json" || name[n-5:] == ".JSON")) || (len(t) > 0 && t[0] == '{' && !bytes.HasPrefix(t, []byte("{{")))
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -31,69 +32,228 @@ func (n *jnode) get(key string) *jnode {
 	return nil
 }
 
+// maxJSONDepth bounds nesting, so that a hostile file cannot exhaust the
+// stack.
+const maxJSONDepth = 10000
+
+// jsonParser is a small JSON reader that keeps every value's offset; it is
+// several times faster than encoding/json's token stream, which matters for
+// dashboards of tens of megabytes.
+type jsonParser struct {
+	doc    []byte
+	i      int
+	depth  int
+	intern map[string]string // short strings seen: keys and repeated values
+}
+
+// scalar stands for every number, true, false and null: nothing reads them.
+var scalar = &jnode{}
+
+// maxInterned bounds the intern table and the length of interned strings.
+const (
+	maxInterned    = 1 << 14
+	maxInternedLen = 64
+)
+
+type jsonError struct {
+	off int
+	msg string
+}
+
+func (e *jsonError) Error() string { return e.msg }
+
+func (p *jsonParser) fail(msg string) error {
+	return &jsonError{off: p.i, msg: fmt.Sprintf("%s at byte %d", msg, p.i)}
+}
+
+func (p *jsonParser) space() {
+	for p.i < len(p.doc) {
+		switch p.doc[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
 // parseJSON builds the tree of a JSON document; errOff is where a syntax
 // error lies.
 func parseJSON(doc []byte) (root *jnode, errOff int, err error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var stack []*jnode
-	var pendingKey string
-	wantKey := false
-	add := func(n *jnode) {
-		if len(stack) == 0 {
-			if root == nil {
-				root = n
+	p := &jsonParser{doc: doc, intern: map[string]string{}}
+	p.space()
+	if p.i == len(doc) {
+		return nil, 0, errors.New("empty document")
+	}
+	root, err = p.value()
+	if err == nil {
+		p.space()
+		if p.i != len(doc) {
+			err = p.fail("invalid character " + strconv.QuoteRune(rune(doc[p.i])) + " after top-level value")
+		}
+	}
+	if err != nil {
+		var je *jsonError
+		if errors.As(err, &je) {
+			return nil, je.off, err
+		}
+		return nil, p.i, err
+	}
+	return root, 0, nil
+}
+
+func (p *jsonParser) value() (*jnode, error) {
+	if p.i >= len(p.doc) {
+		return nil, p.fail("unexpected end of JSON input")
+	}
+	switch c := p.doc[p.i]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		return p.str()
+	case c == '-' || c >= '0' && c <= '9':
+		start := p.i
+		for p.i < len(p.doc) && bytes.IndexByte([]byte("+-0123456789.eE"), p.doc[p.i]) >= 0 {
+			p.i++
+		}
+		if p.i == start+1 && c == '-' {
+			return nil, p.fail("invalid number")
+		}
+		return scalar, nil
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if bytes.HasPrefix(p.doc[p.i:], []byte(lit)) {
+				p.i += len(lit)
+				return scalar, nil
 			}
-			return
 		}
-		p := stack[len(stack)-1]
-		if p.obj {
-			p.keys = append(p.keys, pendingKey)
-			wantKey = true
-		}
-		p.kids = append(p.kids, n)
+		return nil, p.fail("invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of value")
+	}
+}
+
+func (p *jsonParser) enter() error {
+	p.depth++
+	if p.depth > maxJSONDepth {
+		return p.fail("nesting deeper than " + strconv.Itoa(maxJSONDepth))
+	}
+	return nil
+}
+
+func (p *jsonParser) object() (*jnode, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	n := &jnode{obj: true, off: p.i, keys: make([]string, 0, 8), kids: make([]*jnode, 0, 8)}
+	p.i++
+	p.space()
+	if p.i < len(p.doc) && p.doc[p.i] == '}' {
+		p.i++
+		return n, nil
 	}
 	for {
-		before := int(dec.InputOffset())
-		t, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			if root == nil {
-				return nil, 0, errors.New("empty document")
-			}
-			return root, 0, nil
+		p.space()
+		if p.i >= len(p.doc) || p.doc[p.i] != '"' {
+			return nil, p.fail("expected a string key")
 		}
+		k, err := p.str()
 		if err != nil {
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				return nil, int(se.Offset), err
-			}
-			return nil, before, err
+			return nil, err
 		}
-		after := int(dec.InputOffset())
-		switch v := t.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				n := &jnode{obj: v == '{', arr: v == '[', off: before}
-				add(n)
-				stack = append(stack, n)
-				wantKey = v == '{'
-			default:
-				stack = stack[:len(stack)-1]
-				wantKey = len(stack) > 0 && stack[len(stack)-1].obj
-			}
-		case string:
-			if wantKey {
-				pendingKey = v
-				wantKey = false
-				continue
-			}
-			start := before + bytes.IndexByte(doc[before:after], '"')
-			add(&jnode{str: true, s: v, off: start, end: after})
+		p.space()
+		if p.i >= len(p.doc) || p.doc[p.i] != ':' {
+			return nil, p.fail("expected ':' after object key")
+		}
+		p.i++
+		p.space()
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		n.keys = append(n.keys, k.s)
+		n.kids = append(n.kids, v)
+		p.space()
+		if p.i >= len(p.doc) {
+			return nil, p.fail("unexpected end of JSON input")
+		}
+		switch p.doc[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return n, nil
 		default:
-			add(&jnode{off: before})
+			return nil, p.fail("invalid character " + strconv.QuoteRune(rune(p.doc[p.i])) + " after object key:value pair")
 		}
 	}
+}
+
+func (p *jsonParser) array() (*jnode, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	n := &jnode{arr: true, off: p.i}
+	p.i++
+	p.space()
+	if p.i < len(p.doc) && p.doc[p.i] == ']' {
+		p.i++
+		return n, nil
+	}
+	for {
+		p.space()
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		n.kids = append(n.kids, v)
+		p.space()
+		if p.i >= len(p.doc) {
+			return nil, p.fail("unexpected end of JSON input")
+		}
+		switch p.doc[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return n, nil
+		default:
+			return nil, p.fail("invalid character " + strconv.QuoteRune(rune(p.doc[p.i])) + " after array element")
+		}
+	}
+}
+
+func (p *jsonParser) str() (*jnode, error) {
+	start := p.i
+	escaped := false
+	for p.i++; p.i < len(p.doc); p.i++ {
+		switch c := p.doc[p.i]; {
+		case c == '\\':
+			escaped = true
+			p.i++
+		case c == '"':
+			p.i++
+			raw := p.doc[start:p.i]
+			n := &jnode{str: true, off: start, end: p.i}
+			if !escaped {
+				n.s = p.str1(raw[1 : len(raw)-1])
+				return n, nil
+			}
+			var ok bool
+			if n.s, ok = unescape(raw[1 : len(raw)-1]); !ok {
+				if err := json.Unmarshal(raw, &n.s); err != nil {
+					p.i = start
+					return nil, p.fail("invalid string: " + err.Error())
+				}
+			}
+			return n, nil
+		case c < 0x20:
+			return nil, p.fail("control character in string")
+		}
+	}
+	return nil, p.fail("unexpected end of JSON input in a string")
 }
 
 // json reads a JSON document (a dashboard, a dashboard list, an alerting
@@ -229,9 +389,7 @@ func jsonEscape(s string) string {
 // document (raw is the string with its quotes, base the opening quote's
 // offset); bytes decoded from escapes do not map.
 func jsonStringMap(raw []byte, base int) Map {
-	var idx []int32 // decoded byte i -> raw offset, -1 for bytes from escapes
-	escaped := bytes.IndexByte(raw, '\\') >= 0
-	if !escaped {
+	if bytes.IndexByte(raw, '\\') < 0 {
 		n := len(raw) - 2
 		return func(off int) (int, bool) {
 			if off < 0 || off > n {
@@ -240,6 +398,23 @@ func jsonStringMap(raw []byte, base int) Map {
 			return base + 1 + off, true
 		}
 	}
+	var idx []int32 // decoded byte i -> raw offset, -1 for bytes from escapes
+	built := false
+	return func(off int) (int, bool) {
+		if !built {
+			idx, built = escapedIndex(raw, base), true
+		}
+		if off < 0 || off >= len(idx) || idx[off] < 0 {
+			return 0, false
+		}
+		return int(idx[off]), true
+	}
+}
+
+// escapedIndex maps each decoded byte of a JSON string with escapes to its
+// raw offset (-1 for bytes decoded from an escape).
+func escapedIndex(raw []byte, base int) []int32 {
+	var idx []int32
 	for i := 1; i < len(raw)-1; {
 		if raw[i] != '\\' {
 			idx = append(idx, int32(base+i))
@@ -259,11 +434,54 @@ func jsonStringMap(raw []byte, base int) Map {
 		}
 		i += n
 	}
-	idx = append(idx, int32(base+len(raw)-1)) // the closing quote: end of text
-	return func(off int) (int, bool) {
-		if off < 0 || off >= len(idx) || idx[off] < 0 {
-			return 0, false
-		}
-		return int(idx[off]), true
+	return append(idx, int32(base+len(raw)-1)) // the closing quote: end of text
+}
+
+// str1 is b as a string, shared with earlier equal short strings.
+func (p *jsonParser) str1(b []byte) string {
+	if len(b) > maxInternedLen {
+		return string(b)
 	}
+	if s, ok := p.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(p.intern) < maxInterned {
+		p.intern[s] = s
+	}
+	return s
+}
+
+// unescape decodes the common JSON escapes; ok is false for \u escapes and
+// anything else, which encoding/json then decodes.
+func unescape(b []byte) (string, bool) {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(b) {
+			return "", false
+		}
+		switch b[i] {
+		case '"', '\\', '/':
+			out = append(out, b[i])
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
 }

@@ -17,8 +17,8 @@ type PromQL struct {
 	Text string
 	// LabelValues is the label of Grafana's label_values(selector, label)
 	// (the whole query when there is no selector); Expr is then the
-	// selector, nil without one. LabelValuesOff is its offset in Text, or
-	// in the written expression when Expr is nil.
+	// selector, nil without one. LabelValuesOff is its offset in the
+	// written expression (-1: written with a variable).
 	LabelValues    string
 	LabelValuesOff int
 	orig           []int32 // Text offset -> written offset, -1 inside a substitution
@@ -64,12 +64,14 @@ func ParsePromQL(expr string) (*PromQL, error) {
 		text, orig := expand(expr, mode)
 		p := &PromQL{Text: text, orig: orig}
 		if m := labelValuesFn.FindStringSubmatchIndex(text); m != nil {
-			p.LabelValues, p.LabelValuesOff = text[m[4]:m[5]], m[4]
+			p.LabelValues, p.LabelValuesOff = text[m[4]:m[5]], -1
+			if orig[m[4]] >= 0 && (m[5] == len(orig) || orig[m[5]-1]-orig[m[4]] == int32(m[5]-m[4]-1)) {
+				p.LabelValuesOff = int(orig[m[4]])
+			}
 			if m[2] < 0 {
 				return p, nil
 			}
 			p.Text, p.orig = text[m[2]:m[3]], orig[m[2]:m[3]]
-			p.LabelValuesOff -= m[2]
 		} else if m := queryResultFn.FindStringSubmatchIndex(text); m != nil {
 			p.Text, p.orig = text[m[2]:m[3]], orig[m[2]:m[3]]
 		}

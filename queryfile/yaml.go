@@ -25,7 +25,7 @@ func (f *File) yamlDocs(doc []byte, m Map, lineBase int) bool {
 		}
 		if err != nil {
 			off := 0
-			if l := errLine(err.Error()); l > 0 && l <= len(lines) {
+			if l := errorLine(doc, lines); l > 0 && l <= len(lines) {
 				off = lines[l-1]
 			}
 			f.Notes = append(f.Notes, Note{Off: mustMap(m, off), Message: "invalid YAML: " + err.Error(), Unreadable: true})
@@ -38,6 +38,43 @@ func (f *File) yamlDocs(doc []byte, m Map, lineBase int) bool {
 		y := &ydoc{f: f, doc: doc, lines: lines, m: m}
 		y.document(n.Content[0])
 	}
+}
+
+// errorLine finds the first line at which a YAML stream stops parsing:
+// the parser reports the line where the enclosing block starts, not where
+// the problem is. The shortest failing prefix of whole lines is found by
+// bisection.
+func errorLine(doc []byte, lines []int) int {
+	parses := func(k int) bool { // the first k lines
+		end := len(doc)
+		if k < len(lines) {
+			end = lines[k]
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(doc[:end]))
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			if errors.Is(err, io.EOF) {
+				return true
+			}
+			if err != nil {
+				return false
+			}
+		}
+	}
+	lo, hi := 0, len(lines) // parses(lo), !parses(hi)
+	if parses(hi) {
+		return errLine(fmt.Sprint(yaml.Unmarshal(doc, new(any))))
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if parses(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
 }
 
 // ydoc is one YAML document, possibly embedded in a string of another.

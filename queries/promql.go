@@ -93,7 +93,7 @@ func (s *site) actual() (string, string) {
 func scanPromQL(expr string, n *Names) ([]hit, error) {
 	p, err := queryfile.ParsePromQL(expr)
 	if err != nil {
-		return nil, err
+		return unparsed(expr, n), err
 	}
 	sites := promSites(p, n)
 	var hits []hit
@@ -185,6 +185,35 @@ func scanPromQL(expr string, n *Names) ([]hit, error) {
 		verify(expr, hits, sites, n)
 	}
 	return hits, nil
+}
+
+// unparsed reports the names of an expression that does not parse, from
+// its tokens alone: metric names and labels renamed in every context (a
+// metric-scoped rename needs the metric, which only the parse tells).
+// Nothing is rewritten.
+func unparsed(expr string, n *Names) []hit {
+	var hits []hit
+	seen := map[string]bool{}
+	for _, t := range lex(expr, 0, len(expr)) {
+		if t.punct || seen[t.text] {
+			continue
+		}
+		var h hit
+		if r, cur, ok := n.SeriesRename(t.text); ok && t.quote == 0 {
+			h = hit{kind: KindMetric, written: t.text, rename: r, current: cur}
+		} else if r, ok := n.Label(t.text, nil); ok {
+			h = hit{kind: KindAttribute, written: t.text, rename: r}
+			if r.New != "" {
+				h.current = WrittenLabel(r.New, t.text)
+			}
+		} else {
+			continue
+		}
+		seen[t.text] = true
+		h.first, h.why = t.off, "the expression does not parse; rewrite it by hand"
+		hits = append(hits, h)
+	}
+	return hits
 }
 
 // verify checks the rewrites together: the rewritten expression must parse

@@ -230,8 +230,15 @@ func (s *Scanner) query(f *file, q *queryfile.Query) {
 	switch q.Kind {
 	case queryfile.KindPromQL:
 		hits, err := s.scanPromQL(q.Text)
+		if err != nil && !q.Optional && !errors.Is(err, queryfile.ErrNotPromQL) {
+			s.record(f, q, "promql", hits)
+		}
 		if err != nil {
-			if !q.Optional && !errors.Is(err, queryfile.ErrNotPromQL) {
+			switch {
+			case q.Optional || errors.Is(err, queryfile.ErrNotPromQL):
+			case f.x.Template:
+				f.note(q.Off, "PromQL with template blocks: skipped ("+err.Error()+")", false)
+			default:
 				f.note(q.Off, "PromQL does not parse: "+err.Error(), true)
 			}
 			return
@@ -282,8 +289,11 @@ func (s *Scanner) record(f *file, q *queryfile.Query, where string, hits []hit) 
 			good := true
 			for _, e := range h.edits {
 				fo, mapped := q.Map(e.off)
-				end, mappedEnd := q.Map(e.off + len(e.old))
-				if !mapped || !mappedEnd || end-fo != len(e.old) || !bytes.HasPrefix(f.content[fo:], []byte(e.old)) {
+				last, mappedLast := fo, mapped
+				if len(e.old) > 1 {
+					last, mappedLast = q.Map(e.off + len(e.old) - 1)
+				}
+				if !mapped || !mappedLast || last-fo != max(len(e.old)-1, 0) || !bytes.HasPrefix(f.content[fo:], []byte(e.old)) {
 					good = false
 					break
 				}

@@ -131,7 +131,7 @@ func Extract(name string, data []byte) *File {
 		}
 		return f
 	}
-	if looksLikeTemplate(body) {
+	if looksLikeTemplate(body) && !parsesAsYAML(body) {
 		f.Template = true
 		blanked, skipped := blankTemplate(body)
 		f.Notes = append(f.Notes, skipped...)

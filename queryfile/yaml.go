@@ -355,8 +355,10 @@ func (y *ydoc) search(n *yaml.Node) {
 func (y *ydoc) scalarDoc(key string, v *yaml.Node) {
 	s := strings.TrimSpace(v.Value)
 	switch {
-	case strings.HasSuffix(strings.ToLower(key), ".json") || (strings.HasPrefix(s, "{") && strings.Contains(s, `"`)):
-		y.embedded(v, true)
+	case strings.HasPrefix(s, "{") && !strings.HasPrefix(s, "{{") && strings.Contains(s, `":`):
+		if _, _, err := parseJSON([]byte(v.Value)); err == nil {
+			y.embedded(v, true)
+		}
 	case strings.Contains(s, "\n") && (strings.Contains(s, "groups:") || strings.Contains(s, "processors:") || strings.Contains(s, "receivers:")):
 		y.embedded(v, false)
 	}
@@ -527,6 +529,22 @@ func walkStrings(n *yaml.Node, f func(*yaml.Node, string)) {
 	}
 	if n != nil {
 		walk(n, "")
+	}
+}
+
+// parsesAsYAML reports whether a stream is valid YAML (a values file whose
+// strings hold template actions is YAML, not a template).
+func parsesAsYAML(b []byte) bool {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
 	}
 }
 

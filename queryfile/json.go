@@ -300,7 +300,7 @@ func (f *File) jsonWalk(n *jnode, m Map, esc func(string) string, datasource, ti
 	// "query" and "definition" are PromQL only in a query variable or a
 	// target (refId); elsewhere they are other settings.
 	typ, ref := n.get("type"), n.get("refId")
-	queryHolder := ref != nil || (typ != nil && typ.str && typ.s == "query")
+	queryHolder := ref != nil || (typ != nil && typ.str && typ.s == "query") || strings.HasPrefix(title, "variable ")
 	for i, k := range n.keys {
 		v := n.kids[i]
 		if !v.str {
@@ -398,7 +398,7 @@ func jsonStringMap(raw []byte, base int) Map {
 			return base + 1 + off, true
 		}
 	}
-	var idx []int32 // decoded byte i -> raw offset, -1 for bytes from escapes
+	var idx []int // decoded byte i -> raw offset, -1 for bytes from escapes
 	built := false
 	return func(off int) (int, bool) {
 		if !built {
@@ -407,17 +407,17 @@ func jsonStringMap(raw []byte, base int) Map {
 		if off < 0 || off >= len(idx) || idx[off] < 0 {
 			return 0, false
 		}
-		return int(idx[off]), true
+		return idx[off], true
 	}
 }
 
 // escapedIndex maps each decoded byte of a JSON string with escapes to its
 // raw offset (-1 for bytes decoded from an escape).
-func escapedIndex(raw []byte, base int) []int32 {
-	var idx []int32
+func escapedIndex(raw []byte, base int) []int {
+	var idx []int
 	for i := 1; i < len(raw)-1; {
 		if raw[i] != '\\' {
-			idx = append(idx, int32(base+i))
+			idx = append(idx, base+i)
 			i++
 			continue
 		}
@@ -434,7 +434,7 @@ func escapedIndex(raw []byte, base int) []int32 {
 		}
 		i += n
 	}
-	return append(idx, int32(base+len(raw)-1)) // the closing quote: end of text
+	return append(idx, base+len(raw)-1) // the closing quote: end of text
 }
 
 // str1 is b as a string, shared with earlier equal short strings.

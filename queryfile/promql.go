@@ -21,19 +21,19 @@ type PromQL struct {
 	// written expression (-1: written with a variable).
 	LabelValues    string
 	LabelValuesOff int
-	orig           []int32 // Text offset -> written offset, -1 inside a substitution
+	orig           []int // Text offset -> written offset, -1 inside a substitution
 }
 
 // Orig maps an offset in Text to the written expression; ok is false inside
 // a substituted variable.
 func (p *PromQL) Orig(off int) (int, bool) {
 	if off == len(p.orig) && off > 0 && p.orig[off-1] >= 0 {
-		return int(p.orig[off-1]) + 1, true
+		return p.orig[off-1] + 1, true
 	}
 	if off < 0 || off >= len(p.orig) || p.orig[off] < 0 {
 		return 0, false
 	}
-	return int(p.orig[off]), true
+	return p.orig[off], true
 }
 
 var (
@@ -65,8 +65,8 @@ func ParsePromQL(expr string) (*PromQL, error) {
 		p := &PromQL{Text: text, orig: orig}
 		if m := labelValuesFn.FindStringSubmatchIndex(text); m != nil {
 			p.LabelValues, p.LabelValuesOff = text[m[4]:m[5]], -1
-			if orig[m[4]] >= 0 && (m[5] == len(orig) || orig[m[5]-1]-orig[m[4]] == int32(m[5]-m[4]-1)) {
-				p.LabelValuesOff = int(orig[m[4]])
+			if orig[m[4]] >= 0 && (m[5] == len(orig) || orig[m[5]-1]-orig[m[4]] == m[5]-m[4]-1) {
+				p.LabelValuesOff = orig[m[4]]
 			}
 			if m[2] < 0 {
 				return p, nil
@@ -95,16 +95,16 @@ var grafanaDurations = map[string]bool{"__interval": true, "__rate_interval": tr
 // expand substitutes Grafana variables ($v, ${v}, ${v:fmt}, [[v]]) in one
 // pass; mode 'i' puts an identifier where the place is not known, 'n' a
 // number.
-func expand(s string, mode byte) (string, []int32) {
+func expand(s string, mode byte) (string, []int) {
 	var b strings.Builder
-	orig := make([]int32, 0, len(s))
+	orig := make([]int, 0, len(s))
 	put := func(text string, from int) {
 		b.WriteString(text)
 		for i := range len(text) {
 			if from < 0 {
 				orig = append(orig, -1)
 			} else {
-				orig = append(orig, int32(from+i))
+				orig = append(orig, from+i)
 			}
 		}
 	}

@@ -146,8 +146,10 @@ type segment struct{ val, doc, n int }
 
 func segMap(segs []segment, m Map) Map {
 	return func(off int) (int, bool) {
-		for _, s := range segs {
-			if off >= s.val && off <= s.val+s.n {
+		for i, s := range segs {
+			// The end of the last segment maps (the end of the text); the
+			// byte joining two lines (a space or newline) does not.
+			if off >= s.val && (off < s.val+s.n || off == s.val+s.n && i == len(segs)-1) {
 				return m(s.doc + off - s.val)
 			}
 		}

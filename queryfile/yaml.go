@@ -50,17 +50,7 @@ func errorLine(doc []byte, lines []int) int {
 		if k < len(lines) {
 			end = lines[k]
 		}
-		dec := yaml.NewDecoder(bytes.NewReader(doc[:end]))
-		for {
-			var n yaml.Node
-			err := dec.Decode(&n)
-			if errors.Is(err, io.EOF) {
-				return true
-			}
-			if err != nil {
-				return false
-			}
-		}
+		return parsesAsYAML(doc[:end])
 	}
 	lo, hi := 0, len(lines) // parses(lo), !parses(hi)
 	if parses(hi) {

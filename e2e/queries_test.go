@@ -76,3 +76,26 @@ func TestQueriesRealWorld(t *testing.T) {
 	assert.Contains(t, out, "28 file(s) scanned: 51 deprecated name(s) left, 0 rewritten; 22 unreadable input(s) not checked")
 	assert.Contains(t, out, `demo-main-apm-dashboard.json:407: promql: deprecated attribute "rpc_grpc_status_code"`)
 }
+
+// TestQueriesBoth: --write --both through the binary; promtool accepts the
+// transition rules, and --both without --write is a usage error.
+func TestQueriesBoth(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	require.NoError(t, err, "promtool (Debian: apt-get install prometheus)")
+	rules := filepath.Join(t.TempDir(), "r.yaml")
+	require.NoError(t, os.WriteFile(rules, []byte(`groups:
+- name: g
+  rules:
+  - alert: A
+    expr: sum by (rpc_grpc_status_code) (rate(rpc_server_calls_total{rpc_grpc_status_code!="0"}[5m])) > 0
+`), 0o600))
+	code, _, errOut := otelgov(t, nil, "queries", "--both", rules)
+	assert.Equal(t, 2, code, errOut)
+	code, out, _ := otelgov(t, nil, "queries", "--write", "--both", rules)
+	assert.Equal(t, 0, code, out)
+	b, err := os.ReadFile(rules)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `(rate(rpc_server_calls_total{rpc_grpc_status_code!="0"}[5m]) or label_replace(label_replace(rate(rpc_server_calls_total{rpc_response_status_code!="OK"}[5m])`)
+	check, err := exec.Command(promtool, "check", "rules", rules).CombinedOutput()
+	require.NoError(t, err, "promtool check rules: %s\n%s", check, b)
+}

@@ -91,9 +91,18 @@ func (s *site) actual() (string, string) {
 // scanPromQL finds the deprecated names in a PromQL expression (Grafana
 // variables allowed) and the rewrites that keep what it selects.
 func scanPromQL(expr string, n *Names) ([]hit, error) {
+	hits, sites, _, err := analyze(expr, n)
+	if err == nil && len(hits) > 0 {
+		verify(expr, hits, sites, n)
+	}
+	return hits, err
+}
+
+// analyze finds the sites of an expression and decides each one's rewrite.
+func analyze(expr string, n *Names) ([]hit, []site, *queryfile.PromQL, error) {
 	p, err := queryfile.ParsePromQL(expr)
 	if err != nil {
-		return unparsed(expr, n), err
+		return unparsed(expr, n), nil, nil, err
 	}
 	sites := promSites(p, n)
 	var hits []hit
@@ -181,10 +190,7 @@ func scanPromQL(expr string, n *Names) ([]hit, error) {
 			}
 		}
 	}
-	if len(hits) > 0 {
-		verify(expr, hits, sites, n)
-	}
-	return hits, nil
+	return hits, sites, p, nil
 }
 
 // unparsed reports the names of an expression that does not parse, from

@@ -96,6 +96,31 @@ func TestRealWorld(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, res.Unreadable, after.Unreadable, "the rewrites leave every file as readable as before")
 
+	// --write --both on a fresh copy: every transition query parses.
+	bothDir := t.TempDir()
+	copied, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range copied {
+		b, err := os.ReadFile(filepath.Join("testdata/realworld", e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(bothDir, e.Name()), b, 0o600)) //nolint:gosec // a path under t.TempDir()
+	}
+	both := NewScanner(names(t))
+	both.Write, both.Both = true, true
+	bres, err := both.ScanPaths([]string{bothDir})
+	require.NoError(t, err)
+	transitions := 0
+	for _, f := range bres.Findings {
+		if f.Rewritten {
+			transitions++
+		}
+	}
+	bafter, err := NewScanner(names(t)).ScanPaths([]string{bothDir})
+	require.NoError(t, err)
+	assert.Equal(t, res.Unreadable, bafter.Unreadable, "every --both query parses")
+	assert.Positive(t, transitions)
+	t.Logf("--write --both: %d old names now read in both forms", transitions)
+
 	t.Logf("real-world suite: %d files, %d old names expected; %d found, %d false alarms, %d missed: precision %.1f%%, recall %.1f%%; %d rewrites, %d meaning-changing; %d inputs unreadable",
 		files, len(want), tp, fp, len(missed), 100*precision, 100*recall, rewrites, changes, res.Unreadable)
 	t.Logf("missed: %s", strings.Join(missed, "; "))

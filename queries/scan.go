@@ -60,7 +60,10 @@ type Scanner struct {
 	names *Names
 	// Write applies the rewrites in place.
 	Write bool
-	seen  map[string]bool // real paths scanned
+	// Both makes the PromQL rewrites transitional: each query reads the old
+	// and the current names (see transition).
+	Both bool
+	seen map[string]bool // real paths scanned
 	// parsed caches scanPromQL by expression: dashboards repeat theirs.
 	parsed map[string]parsedExpr
 }
@@ -229,7 +232,13 @@ func (f *file) apply() error {
 func (s *Scanner) query(f *file, q *queryfile.Query) {
 	switch q.Kind {
 	case queryfile.KindPromQL:
-		hits, err := s.scanPromQL(q.Text)
+		var hits []hit
+		var err error
+		if s.Both {
+			hits, err = s.transition(q.Text)
+		} else {
+			hits, err = s.scanPromQL(q.Text)
+		}
 		if err != nil && !q.Optional && !errors.Is(err, queryfile.ErrNotPromQL) {
 			s.record(f, q, "promql", hits)
 		}
@@ -253,7 +262,10 @@ func (s *Scanner) query(f *file, q *queryfile.Query) {
 			for i, h := range hits {
 				if h.kind == KindAttribute {
 					rl[h.written] = ""
-					if ok[i] {
+					switch {
+					case s.Both && ok[i]:
+						rl[h.written] = keptByBoth
+					case ok[i]:
 						rl[h.written] = h.replacement
 					}
 				}
@@ -288,16 +300,12 @@ func (s *Scanner) record(f *file, q *queryfile.Query, where string, hits []hit) 
 			var edits []edit
 			good := true
 			for _, e := range h.edits {
-				fo, mapped := q.Map(e.off)
-				last, mappedLast := fo, mapped
-				if len(e.old) > 1 {
-					last, mappedLast = q.Map(e.off + len(e.old) - 1)
-				}
-				if !mapped || !mappedLast || last-fo != max(len(e.old)-1, 0) || !bytes.HasPrefix(f.content[fo:], []byte(e.old)) {
+				fe, mapped := fileEdit(f.content, q, e)
+				if !mapped {
 					good = false
 					break
 				}
-				edits = append(edits, edit{fo, e.old, q.Escape(e.repl)})
+				edits = append(edits, fe)
 			}
 			if good {
 				fd.Rewritable, ok[i] = true, true
@@ -312,6 +320,45 @@ func (s *Scanner) record(f *file, q *queryfile.Query, where string, hits []hit) 
 		f.res.Findings = append(f.res.Findings, fd)
 	}
 	return ok
+}
+
+// keptByBoth marks a label that --both keeps in a rule's output.
+const keptByBoth = "\x00both"
+
+// transition is --both's rewrite of one expression as hits: the first
+// carries the edits, all are rewritable, or none with the reason.
+func (s *Scanner) transition(expr string) ([]hit, error) {
+	hits, edits, why, err := transition(expr, s.names)
+	for i := range hits {
+		hits[i].edits = nil
+		if why != "" {
+			hits[i].rewritable, hits[i].why = false, why
+		}
+	}
+	if len(hits) > 0 && why == "" {
+		hits[0].edits = edits
+	}
+	return hits, err
+}
+
+// fileEdit maps an edit of a query's text onto the file: its old text must
+// lie there as the container writes it (verbatim, or escaped as a JSON or
+// YAML double-quoted string), from the mapped first byte to the mapped last.
+func fileEdit(content []byte, q *queryfile.Query, e edit) (edit, bool) {
+	fo, ok := q.Map(e.off)
+	if !ok {
+		return edit{}, false
+	}
+	for _, old := range []string{e.old, q.Escape(e.old)} {
+		last, lok := fo, true
+		if len(e.old) > 1 {
+			last, lok = q.Map(e.off + len(e.old) - 1)
+		}
+		if lok && last-fo == len(old)-1 && bytes.HasPrefix(content[fo:], []byte(old)) {
+			return edit{fo, old, q.Escape(e.repl)}, true
+		}
+	}
+	return edit{}, false
 }
 
 // templateHits are the label references ($labels.http_method) of an alert
@@ -353,6 +400,8 @@ func templateHits(v string, n *Names, rewritten map[string]string) []hit {
 		}
 		repl, inExpr := rewritten[name]
 		switch {
+		case repl == keptByBoth:
+			h.why = "--both keeps the old label in the rule's output; --write on the file as it was before --both moves both to the new name"
 		case inExpr && repl != "":
 			h.rewritable, h.replacement = true, repl
 			h.current = repl

@@ -379,10 +379,15 @@ func mustMap(m Map, off int) int {
 	return o
 }
 
-// jsonEscape encodes s as the content of a JSON string.
+// jsonEscape encodes s as the content of a JSON string, as Grafana writes
+// it (no HTML escaping).
 func jsonEscape(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b[1 : len(b)-1])
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return string(out[1 : len(out)-1])
 }
 
 // jsonStringMap maps offsets in a decoded JSON string to offsets in the

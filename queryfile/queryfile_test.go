@@ -41,10 +41,10 @@ func TestExtractMapsEveryQueryToItsBytes(t *testing.T) {
 		"d.json": `{"title":"t","panels":[{"title":"p","targets":[{"refId":"A","expr":"sum(x{a=\"b\"})"}]},` +
 			`{"title":"logs","datasource":{"type":"loki"},"targets":[{"refId":"A","expr":"{app=\"x\"} |= \"err\""}]}],` +
 			`"templating":{"list":[{"name":"ds","type":"datasource","query":"prometheus"},{"name":"v","type":"query","query":{"query":"label_values(x, a)"}}]}}`,
-		"cm.yaml": "apiVersion: v1\nkind: ConfigMapList\nitems:\n- kind: ConfigMap\n  data:\n    d.json: |\n      {\"panels\":[{\"targets\":[{\"expr\":\"sum(x)\",\"refId\":\"A\"}]}]}\n",
-		"rules.yaml": "groups:\n- name: g\n  rules:\n  - alert: A\n    expr: >-\n      sum(x)\n      > 0\n    annotations:\n      s: '{{ $labels.a }}'\n",
+		"cm.yaml":     "apiVersion: v1\nkind: ConfigMapList\nitems:\n- kind: ConfigMap\n  data:\n    d.json: |\n      {\"panels\":[{\"targets\":[{\"expr\":\"sum(x)\",\"refId\":\"A\"}]}]}\n",
+		"rules.yaml":  "groups:\n- name: g\n  rules:\n  - alert: A\n    expr: >-\n      sum(x)\n      > 0\n    annotations:\n      s: '{{ $labels.a }}'\n",
 		"values.yaml": "collector:\n  config:\n    receivers: {otlp: {}}\n    exporters: {debug: {}}\n    processors:\n      transform:\n        log_statements:\n          - set(attributes[\"a\"], \"b\")\n",
-		"t.yaml": "{{- if .Values.on }}\ngroups:\n- name: g\n  rules:\n  - alert: A\n    expr: up{job=\"{{ .Values.job }}\"} == 0\n{{- end }}\n",
+		"t.yaml":      "{{- if .Values.on }}\ngroups:\n- name: g\n  rules:\n  - alert: A\n    expr: up{job=\"{{ .Values.job }}\"} == 0\n{{- end }}\n",
 	}
 	want := map[string][]Kind{
 		"d.json":      {KindPromQL, KindPromQL},

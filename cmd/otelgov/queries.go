@@ -17,6 +17,7 @@ type queriesOptions struct {
 	format         string
 	failOn         string
 	write          bool
+	both           bool
 	skipUnreadable bool
 }
 
@@ -49,6 +50,13 @@ instrument and unit for metrics, a label's compared values migrated with it
 rewritten query parses to the same selectors; otherwise the finding says why
 not. No other byte changes.
 
+--write --both is for a migration under way: each selector reading old names
+becomes (old or new), the new branch reading the current names and migrated
+values and relabelled back to the old label names (label_replace), so that
+groupings, legends and $labels templates work on data of either kind; a
+selector under a range is lifted with its function (rate(old[5m]) or
+rate(new[5m])). Alert templates keep the old labels.
+
 A deprecated name is a violation. Exit codes: 0 none left (or --fail-on
 none), 1 findings not rewritten, 2 bad input or usage: a file or an
 expression that cannot be read, unless --skip-unreadable.`,
@@ -64,6 +72,7 @@ expression that cannot be read, unless --skip-unreadable.`,
 	fs.StringVar(&o.format, "format", "text", "output: text or json")
 	fs.StringVar(&o.failOn, "fail-on", "violation", "exit 1 on findings at or above: violation, improvement, information or none")
 	fs.BoolVar(&o.write, "write", false, "rewrite PromQL, alert templates and OTTL names in place where the query keeps its meaning")
+	fs.BoolVar(&o.both, "both", false, "with --write: rewrite each query to read the old and the current names at once (old or new), for a migration under way")
 	fs.BoolVar(&o.skipUnreadable, "skip-unreadable", false, "do not exit 2 on files or expressions that cannot be read; count them in the summary")
 	return cmd
 }
@@ -81,7 +90,10 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 		return err
 	}
 	s := queries.NewScanner(queries.NewNames(ix))
-	s.Write = o.write
+	if o.both && !o.write {
+		return badInput(fmt.Errorf("--both: needs --write"))
+	}
+	s.Write, s.Both = o.write, o.both
 	res, err := s.ScanPaths(paths)
 	if err != nil {
 		return badInput(err)

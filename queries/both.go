@@ -119,3 +119,70 @@ func transition(expr string, n *Names) (hits []hit, edits []edit, why string, er
 	}
 	return hits, edits, "", nil
 }
+
+// collapse finds the transitions --both wrote in an expression, (A or
+// label_replace(...(B)...)) where B is A with the current names, and
+// returns the edits that replace each with B.
+func collapse(expr string, n *Names) []edit {
+	p, err := queryfile.ParsePromQL(expr)
+	if err != nil || p.Expr == nil {
+		return nil
+	}
+	span := func(node parser.Node) (int, int, bool) {
+		pr := node.PositionRange()
+		s, ok1 := p.Orig(int(pr.Start))
+		e, ok2 := p.Orig(int(pr.End) - 1)
+		return s, e + 1, ok1 && ok2 && e >= s
+	}
+	var edits []edit
+	parser.Inspect(p.Expr, func(node parser.Node, _ []parser.Node) error {
+		pe, ok := node.(*parser.ParenExpr)
+		if !ok {
+			return nil
+		}
+		be, ok := pe.Expr.(*parser.BinaryExpr)
+		if !ok || be.Op != parser.LOR || be.VectorMatching == nil || len(be.VectorMatching.MatchingLabels) > 0 {
+			return nil
+		}
+		var rhs parser.Expr = be.RHS
+		for {
+			c, isCall := rhs.(*parser.Call)
+			if !isCall || c.Func.Name != "label_replace" || len(c.Args) != 5 {
+				break
+			}
+			rhs = c.Args[0]
+		}
+		if rhs == be.RHS {
+			return nil
+		}
+		ps, pe2, ok1 := span(pe)
+		as, ae, ok2 := span(be.LHS)
+		bs, bend, ok3 := span(rhs)
+		if !ok1 || !ok2 || !ok3 {
+			return nil
+		}
+		old, newer := expr[as:ae], expr[bs:bend]
+		hits, err := scanPromQL(old, n)
+		if err != nil || len(hits) == 0 {
+			return nil
+		}
+		var es []edit
+		for _, h := range hits {
+			if !h.rewritable {
+				return nil
+			}
+			es = append(es, h.edits...)
+		}
+		if got, ok := applyEdits(old, es); !ok || got != newer {
+			return nil
+		}
+		for _, e := range edits {
+			if ps < e.off+len(e.old) && e.off < pe2 {
+				return nil
+			}
+		}
+		edits = append(edits, edit{ps, expr[ps:pe2], newer})
+		return nil
+	})
+	return edits
+}

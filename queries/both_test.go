@@ -54,7 +54,8 @@ func TestTransition(t *testing.T) {
 	}
 }
 
-// TestTransitionRules: --write --both on a rule file, accepted by promtool.
+// TestTransitionRules: --write --both on a rule file, accepted by promtool;
+// a later --write moves to the new names only.
 func TestTransitionRules(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
@@ -94,4 +95,25 @@ func TestTransitionRules(t *testing.T) {
 	assert.Contains(t, string(b), `{{ $labels.http_method }} fails`, "the output keeps the old label")
 	out, err := exec.Command(promtool, "check", "rules", p).CombinedOutput()
 	require.NoError(t, err, "promtool: %s\n%s", out, b)
+
+	// A later --write moves to the new names only: the file is what --write
+	// alone makes of the original.
+	s.Both = false
+	_, err = s.ScanPaths([]string{p})
+	require.NoError(t, err)
+	after, err := os.ReadFile(p)
+	require.NoError(t, err)
+	direct := filepath.Join(t.TempDir(), "r.yaml")
+	require.NoError(t, os.WriteFile(direct, []byte(rules), 0o600))
+	_, err = NewScanner(names(t)).ScanPaths([]string{direct})
+	require.NoError(t, err)
+	w := NewScanner(names(t))
+	w.Write = true
+	_, err = w.ScanPaths([]string{direct})
+	require.NoError(t, err)
+	want, err := os.ReadFile(direct)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(after))
+	assert.Contains(t, string(after), `sum by (http_request_method) (rate(http_server_request_duration_seconds_count{http_response_status_code=~"5.."}[5m])) > 0`)
+	assert.Contains(t, string(after), `{{ $labels.http_request_method }} fails`)
 }

@@ -120,6 +120,19 @@ func TestRealWorld(t *testing.T) {
 	assert.Equal(t, res.Unreadable, bafter.Unreadable, "every --both query parses")
 	assert.Positive(t, transitions)
 	t.Logf("--write --both: %d old names now read in both forms", transitions)
+	// A later --write moves to the new names only: each file is what
+	// --write alone made of it.
+	later := NewScanner(names(t))
+	later.Write = true
+	_, err = later.ScanPaths([]string{bothDir})
+	require.NoError(t, err)
+	for _, e := range copied {
+		direct, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		twoStep, err := os.ReadFile(filepath.Join(bothDir, e.Name()))
+		require.NoError(t, err)
+		assert.Equal(t, string(direct), string(twoStep), "%s: --both then --write is --write", e.Name())
+	}
 
 	t.Logf("real-world suite: %d files, %d old names expected; %d found, %d false alarms, %d missed: precision %.1f%%, recall %.1f%%; %d rewrites, %d meaning-changing; %d inputs unreadable",
 		files, len(want), tp, fp, len(missed), 100*precision, 100*recall, rewrites, changes, res.Unreadable)

@@ -191,6 +191,13 @@ func (s *Scanner) scanFile(path string, res *Result) error {
 		return nil
 	}
 	res.Files++
+	if s.Write && !s.Both {
+		// A query that --both rewrote reads (old or new): back to new only
+		// first, then the old names left around it are rewritten below.
+		if b, err = s.collapseFile(path, b); err != nil {
+			return err
+		}
+	}
 	f := &file{name: path, content: b, res: res, x: queryfile.Extract(path, b), ruleLabels: map[int]map[string]string{}}
 	for _, n := range f.x.Notes {
 		f.note(n.Off, n.Message, n.Unreadable)
@@ -205,6 +212,31 @@ func (s *Scanner) scanFile(path string, res *Result) error {
 		return f.apply()
 	}
 	return nil
+}
+
+// collapseFile writes back to their new branch the transition queries of a
+// file (see collapse) and returns the content to scan.
+func (s *Scanner) collapseFile(path string, b []byte) ([]byte, error) {
+	x := queryfile.Extract(path, b)
+	f := &file{name: path, content: b, x: x}
+	for i := range x.Queries {
+		q := &x.Queries[i]
+		if q.Kind != queryfile.KindPromQL {
+			continue
+		}
+		for _, e := range collapse(q.Text, s.names) {
+			if fe, ok := fileEdit(b, q, e); ok {
+				f.edits = append(f.edits, fe)
+			}
+		}
+	}
+	if len(f.edits) == 0 {
+		return b, nil
+	}
+	if err := f.apply(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path) //nolint:gosec // the user names the paths
 }
 
 // apply writes the file with its edits, touching no other byte.
@@ -401,7 +433,7 @@ func templateHits(v string, n *Names, rewritten map[string]string) []hit {
 		repl, inExpr := rewritten[name]
 		switch {
 		case repl == keptByBoth:
-			h.why = "--both keeps the old label in the rule's output; --write on the file as it was before --both moves both to the new name"
+			h.why = "--both keeps the old label in the rule's output; a later --write moves both to the new name"
 		case inExpr && repl != "":
 			h.rewritable, h.replacement = true, repl
 			h.current = repl

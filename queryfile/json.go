@@ -10,23 +10,30 @@ import (
 )
 
 // jnode is a JSON value with the offset of its first byte in the document.
+// Values are held inline in their container (a string costs no allocation
+// of its own).
 type jnode struct {
 	obj, arr bool
 	str      bool
 	s        string // a string's value
 	off      int    // of the value's first byte ('"' for strings)
 	end      int    // after the value's last byte (strings only)
-	keys     []string
-	kids     []*jnode
+	c        *jcont // an object's or array's members
+}
+
+// jcont holds a container's members; keys only for objects.
+type jcont struct {
+	keys []string
+	kids []jnode
 }
 
 func (n *jnode) get(key string) *jnode {
 	if n == nil || !n.obj {
 		return nil
 	}
-	for i, k := range n.keys {
+	for i, k := range n.c.keys {
 		if k == key {
-			return n.kids[i]
+			return &n.c.kids[i]
 		}
 	}
 	return nil
@@ -47,7 +54,7 @@ type jsonParser struct {
 }
 
 // scalar stands for every number, true, false and null: nothing reads them.
-var scalar = &jnode{}
+var scalar = jnode{}
 
 // maxInterned bounds the intern table and the length of interned strings.
 const (
@@ -85,7 +92,9 @@ func parseJSON(doc []byte) (root *jnode, errOff int, err error) {
 	if p.i == len(doc) {
 		return nil, 0, errors.New("empty document")
 	}
-	root, err = p.value()
+	var v jnode
+	v, err = p.value()
+	root = &v
 	if err == nil {
 		p.space()
 		if p.i != len(doc) {
@@ -102,9 +111,9 @@ func parseJSON(doc []byte) (root *jnode, errOff int, err error) {
 	return root, 0, nil
 }
 
-func (p *jsonParser) value() (*jnode, error) {
+func (p *jsonParser) value() (jnode, error) {
 	if p.i >= len(p.doc) {
-		return nil, p.fail("unexpected end of JSON input")
+		return jnode{}, p.fail("unexpected end of JSON input")
 	}
 	switch c := p.doc[p.i]; {
 	case c == '{':
@@ -119,7 +128,7 @@ func (p *jsonParser) value() (*jnode, error) {
 			p.i++
 		}
 		if p.i == start+1 && c == '-' {
-			return nil, p.fail("invalid number")
+			return jnode{}, p.fail("invalid number")
 		}
 		return scalar, nil
 	default:
@@ -129,7 +138,7 @@ func (p *jsonParser) value() (*jnode, error) {
 				return scalar, nil
 			}
 		}
-		return nil, p.fail("invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of value")
+		return jnode{}, p.fail("invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of value")
 	}
 }
 
@@ -141,12 +150,12 @@ func (p *jsonParser) enter() error {
 	return nil
 }
 
-func (p *jsonParser) object() (*jnode, error) {
+func (p *jsonParser) object() (jnode, error) {
 	if err := p.enter(); err != nil {
-		return nil, err
+		return jnode{}, err
 	}
 	defer func() { p.depth-- }()
-	n := &jnode{obj: true, off: p.i, keys: make([]string, 0, 8), kids: make([]*jnode, 0, 8)}
+	n := jnode{obj: true, off: p.i, c: &jcont{}}
 	p.i++
 	p.space()
 	if p.i < len(p.doc) && p.doc[p.i] == '}' {
@@ -156,27 +165,27 @@ func (p *jsonParser) object() (*jnode, error) {
 	for {
 		p.space()
 		if p.i >= len(p.doc) || p.doc[p.i] != '"' {
-			return nil, p.fail("expected a string key")
+			return jnode{}, p.fail("expected a string key")
 		}
 		k, err := p.str()
 		if err != nil {
-			return nil, err
+			return jnode{}, err
 		}
 		p.space()
 		if p.i >= len(p.doc) || p.doc[p.i] != ':' {
-			return nil, p.fail("expected ':' after object key")
+			return jnode{}, p.fail("expected ':' after object key")
 		}
 		p.i++
 		p.space()
 		v, err := p.value()
 		if err != nil {
-			return nil, err
+			return jnode{}, err
 		}
-		n.keys = append(n.keys, k.s)
-		n.kids = append(n.kids, v)
+		n.c.keys = append(n.c.keys, k.s)
+		n.c.kids = append(n.c.kids, v)
 		p.space()
 		if p.i >= len(p.doc) {
-			return nil, p.fail("unexpected end of JSON input")
+			return jnode{}, p.fail("unexpected end of JSON input")
 		}
 		switch p.doc[p.i] {
 		case ',':
@@ -185,17 +194,17 @@ func (p *jsonParser) object() (*jnode, error) {
 			p.i++
 			return n, nil
 		default:
-			return nil, p.fail("invalid character " + strconv.QuoteRune(rune(p.doc[p.i])) + " after object key:value pair")
+			return jnode{}, p.fail("invalid character " + strconv.QuoteRune(rune(p.doc[p.i])) + " after object key:value pair")
 		}
 	}
 }
 
-func (p *jsonParser) array() (*jnode, error) {
+func (p *jsonParser) array() (jnode, error) {
 	if err := p.enter(); err != nil {
-		return nil, err
+		return jnode{}, err
 	}
 	defer func() { p.depth-- }()
-	n := &jnode{arr: true, off: p.i}
+	n := jnode{arr: true, off: p.i, c: &jcont{}}
 	p.i++
 	p.space()
 	if p.i < len(p.doc) && p.doc[p.i] == ']' {
@@ -206,12 +215,12 @@ func (p *jsonParser) array() (*jnode, error) {
 		p.space()
 		v, err := p.value()
 		if err != nil {
-			return nil, err
+			return jnode{}, err
 		}
-		n.kids = append(n.kids, v)
+		n.c.kids = append(n.c.kids, v)
 		p.space()
 		if p.i >= len(p.doc) {
-			return nil, p.fail("unexpected end of JSON input")
+			return jnode{}, p.fail("unexpected end of JSON input")
 		}
 		switch p.doc[p.i] {
 		case ',':
@@ -220,12 +229,12 @@ func (p *jsonParser) array() (*jnode, error) {
 			p.i++
 			return n, nil
 		default:
-			return nil, p.fail("invalid character " + strconv.QuoteRune(rune(p.doc[p.i])) + " after array element")
+			return jnode{}, p.fail("invalid character " + strconv.QuoteRune(rune(p.doc[p.i])) + " after array element")
 		}
 	}
 }
 
-func (p *jsonParser) str() (*jnode, error) {
+func (p *jsonParser) str() (jnode, error) {
 	start := p.i
 	escaped := false
 	for p.i++; p.i < len(p.doc); p.i++ {
@@ -236,7 +245,7 @@ func (p *jsonParser) str() (*jnode, error) {
 		case c == '"':
 			p.i++
 			raw := p.doc[start:p.i]
-			n := &jnode{str: true, off: start, end: p.i}
+			n := jnode{str: true, off: start, end: p.i}
 			if !escaped {
 				n.s = p.str1(raw[1 : len(raw)-1])
 				return n, nil
@@ -245,15 +254,15 @@ func (p *jsonParser) str() (*jnode, error) {
 			if n.s, ok = unescape(raw[1 : len(raw)-1]); !ok {
 				if err := json.Unmarshal(raw, &n.s); err != nil {
 					p.i = start
-					return nil, p.fail("invalid string: " + err.Error())
+					return jnode{}, p.fail("invalid string: " + err.Error())
 				}
 			}
 			return n, nil
 		case c < 0x20:
-			return nil, p.fail("control character in string")
+			return jnode{}, p.fail("control character in string")
 		}
 	}
-	return nil, p.fail("unexpected end of JSON input in a string")
+	return jnode{}, p.fail("unexpected end of JSON input in a string")
 }
 
 // json reads a JSON document (a dashboard, a dashboard list, an alerting
@@ -279,8 +288,8 @@ func (f *File) jsonWalk(n *jnode, m Map, esc func(string) string, datasource, ti
 		return
 	}
 	if n.arr {
-		for _, k := range n.kids {
-			f.jsonWalk(k, m, esc, datasource, title)
+		for i := range n.c.kids {
+			f.jsonWalk(&n.c.kids[i], m, esc, datasource, title)
 		}
 		return
 	}
@@ -301,8 +310,8 @@ func (f *File) jsonWalk(n *jnode, m Map, esc func(string) string, datasource, ti
 	// target (refId); elsewhere they are other settings.
 	typ, ref := n.get("type"), n.get("refId")
 	queryHolder := ref != nil || (typ != nil && typ.str && typ.s == "query") || strings.HasPrefix(title, "variable ")
-	for i, k := range n.keys {
-		v := n.kids[i]
+	for i, k := range n.c.keys {
+		v := &n.c.kids[i]
 		if !v.str {
 			f.jsonWalk(v, m, esc, datasource, title)
 			continue

@@ -37,10 +37,8 @@ func transition(expr string, n *Names) (hits []hit, edits []edit, why string, er
 	type lift struct{ start, end int } // in the written expression
 	var lifts []lift
 	span := func(node parser.Node) (lift, bool) {
-		pr := node.PositionRange()
-		s, ok1 := p.Orig(int(pr.Start))
-		e, ok2 := p.Orig(int(pr.End) - 1)
-		return lift{s, e + 1}, ok1 && ok2 && e >= s
+		s, e, ok := p.Span(node)
+		return lift{s, e}, ok
 	}
 	parser.Inspect(p.Expr, func(node parser.Node, path []parser.Node) error {
 		vs, ok := node.(*parser.VectorSelector)
@@ -128,12 +126,6 @@ func collapse(expr string, n *Names) []edit {
 	if err != nil || p.Expr == nil {
 		return nil
 	}
-	span := func(node parser.Node) (int, int, bool) {
-		pr := node.PositionRange()
-		s, ok1 := p.Orig(int(pr.Start))
-		e, ok2 := p.Orig(int(pr.End) - 1)
-		return s, e + 1, ok1 && ok2 && e >= s
-	}
 	var edits []edit
 	parser.Inspect(p.Expr, func(node parser.Node, _ []parser.Node) error {
 		pe, ok := node.(*parser.ParenExpr)
@@ -144,7 +136,7 @@ func collapse(expr string, n *Names) []edit {
 		if !ok || be.Op != parser.LOR || be.VectorMatching == nil || len(be.VectorMatching.MatchingLabels) > 0 {
 			return nil
 		}
-		var rhs parser.Expr = be.RHS
+		rhs := be.RHS
 		for {
 			c, isCall := rhs.(*parser.Call)
 			if !isCall || c.Func.Name != "label_replace" || len(c.Args) != 5 {
@@ -155,9 +147,9 @@ func collapse(expr string, n *Names) []edit {
 		if rhs == be.RHS {
 			return nil
 		}
-		ps, pe2, ok1 := span(pe)
-		as, ae, ok2 := span(be.LHS)
-		bs, bend, ok3 := span(rhs)
+		ps, pe2, ok1 := p.Span(pe)
+		as, ae, ok2 := p.Span(be.LHS)
+		bs, bend, ok3 := p.Span(rhs)
 		if !ok1 || !ok2 || !ok3 {
 			return nil
 		}

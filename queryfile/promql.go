@@ -36,6 +36,15 @@ func (p *PromQL) Orig(off int) (int, bool) {
 	return p.orig[off], true
 }
 
+// Span is the range a node of Expr covers in the written expression; ok is
+// false when it begins or ends inside a substituted variable.
+func (p *PromQL) Span(node parser.Node) (start, end int, ok bool) {
+	pr := node.PositionRange()
+	s, ok1 := p.Orig(int(pr.Start))
+	e, ok2 := p.Orig(int(pr.End) - 1)
+	return s, e + 1, ok1 && ok2 && e >= s
+}
+
 var (
 	labelValuesFn = regexp.MustCompile(`^\s*label_values\(\s*(?:(.*?)\s*,\s*)?([A-Za-z_][A-Za-z0-9_.]*)\s*\)\s*$`)
 	queryResultFn = regexp.MustCompile(`^\s*query_result\((.*)\)\s*$`)

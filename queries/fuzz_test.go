@@ -29,7 +29,11 @@ func FuzzScan(f *testing.F) {
 	n := NewNames(ix)
 	f.Fuzz(func(t *testing.T, in string) {
 		if hits, err := scanPromQL(in, n); err == nil {
-			applyHits(in, hits)
+			var edits []edit
+			for _, h := range hits {
+				edits = append(edits, h.edits...)
+			}
+			applyEdits(in, edits)
 		}
 		scanOTTL(in, n)
 		dir := t.TempDir()

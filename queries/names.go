@@ -1,20 +1,21 @@
 // Package queries finds deprecated attribute and metric names where telemetry
 // is read rather than written: PromQL in Prometheus rule files,
-// PrometheusRule manifests and Grafana dashboards (also embedded in
-// ConfigMaps), and OTTL statements and attribute keys in collector configs
-// and OpenTelemetryCollector resources. Names are matched in their OTel form
-// (http.method) and in the form Prometheus sees after the remote-write
-// exporter or the Prometheus receiver normalised them (http_method;
-// http_server_duration_milliseconds_bucket). PromQL is parsed with the
-// Prometheus parser. Rewrites are applied in place, byte for byte, only where
-// they are unambiguous.
+// PrometheusRule manifests and Grafana dashboards, and OTTL statements and
+// attribute keys in collector configs; queryfile finds them in the files.
+// Names are matched in their OTel form (http.method) and in the forms
+// Prometheus stores them in after the OTLP translation
+// (github.com/prometheus/otlptranslator, with the strategies Prometheus 3 and
+// the collector's exporters use, and the older translators' forms). PromQL
+// is parsed with the Prometheus parser. Rewrites are applied in place, byte
+// for byte, only where they keep what the query selects.
 package queries // import "github.com/otelgov/otelcol-governance/queries"
 
 import (
 	"slices"
 	"strings"
 
-	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/prometheus/otlptranslator"
+
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -33,99 +34,292 @@ type Rename struct {
 	Rewritable bool
 	// Why explains a rename that is not rewritable.
 	Why string
+	// Migration is the key's value migration (nil: values keep); OldEnum
+	// the old key's enum members (nil: no enum).
+	Migration *registry.Migration
+	OldEnum   []string
 }
 
 // Names indexes the deprecated attribute keys and metric names of a registry
 // in OTel and Prometheus form.
 type Names struct {
-	attrs       map[string]*Rename   // OTel key -> rename
-	promAttrs   map[string][]*Rename // Prometheus label -> renames of the keys normalised to it
-	metrics     map[string]*Rename   // OTel metric name -> rename
-	promMetrics map[string][]*Rename // normalised base name -> renames
-	promUnit    map[string]string    // OTel metric name -> Prometheus unit suffix ("" none)
+	ix *registry.Index
+	// deprecated holds every key deprecated or renamed in some context
+	// (metric-scoped placeholders such as direction included).
+	deprecated map[string]bool
+	attrs      map[string]*Rename  // OTel key -> rename in every context
+	promAttrs  map[string][]string // Prometheus label -> deprecated OTel keys written so
+	templates  []templateLabel     // deprecated template keys, longest first
+	metrics    map[string]*Rename  // OTel metric name -> rename
+	series     map[string][]form   // Prometheus series name -> forms of deprecated metrics
+	current    map[string][]string // Prometheus series name -> current OTel metric names
+}
+
+// templateLabel is a deprecated template key (k8s.pod.labels) in OTel and
+// Prometheus form.
+type templateLabel struct {
+	attr       *registry.Attribute
+	key, label string // "k8s.pod.labels.", "k8s_pod_labels_"
+}
+
+// strategy is how an OTel metric name became a Prometheus series name.
+type strategy uint8
+
+const (
+	// underscoreSuffixes: Prometheus 3's default for OTLP and the
+	// collector's Prometheus exporters (UnderscoreEscapingWithSuffixes).
+	underscoreSuffixes strategy = iota
+	// underscoreNoSuffixes: add_metric_suffixes: false.
+	underscoreNoSuffixes
+	// utf8Suffixes: NoUTF8EscapingWithSuffixes.
+	utf8Suffixes
+	// untranslated: NoTranslation, the OTel name itself.
+	untranslated
+	// legacy: the translators before otlptranslator (unit word appended
+	// even when the name holds it, _total on every counter).
+	legacy
+	numStrategies
+)
+
+var strategyNames = [...]string{
+	underscoreSuffixes:   "UnderscoreEscapingWithSuffixes",
+	underscoreNoSuffixes: "UnderscoreEscapingWithoutSuffixes",
+	utf8Suffixes:         "NoUTF8EscapingWithSuffixes",
+	untranslated:         "NoTranslation",
+	legacy:               "legacy",
+}
+
+// String returns the strategy's name.
+func (s strategy) String() string { return strategyNames[s] }
+
+var translatorStrategies = [...]otlptranslator.TranslationStrategyOption{
+	underscoreSuffixes:   otlptranslator.UnderscoreEscapingWithSuffixes,
+	underscoreNoSuffixes: otlptranslator.UnderscoreEscapingWithoutSuffixes,
+	utf8Suffixes:         otlptranslator.NoUTF8EscapingWithSuffixes,
+	untranslated:         otlptranslator.NoTranslation,
+}
+
+// form is one way a metric's series is written.
+type form struct {
+	metric   string // OTel name
+	strategy strategy
+	suffix   string // series suffix after the translated name: _bucket, _count, _sum or ""
+	guessed  bool   // a placeholder's form: its unit and type are unknown
+}
+
+var instrumentTypes = map[string]otlptranslator.MetricType{
+	"counter":       otlptranslator.MetricTypeMonotonicCounter,
+	"updowncounter": otlptranslator.MetricTypeNonMonotonicCounter,
+	"gauge":         otlptranslator.MetricTypeGauge,
+	"histogram":     otlptranslator.MetricTypeHistogram,
+}
+
+// seriesSuffixes are the series a histogram's translated name is the base of.
+var seriesSuffixes = map[otlptranslator.MetricType][]string{
+	otlptranslator.MetricTypeHistogram: {"", "_bucket", "_count", "_sum"},
+	otlptranslator.MetricTypeSummary:   {"", "_count", "_sum"},
+}
+
+// translate is a metric's Prometheus name under a strategy.
+func translate(m *registry.Metric, s strategy) string {
+	typ := instrumentTypes[m.Instrument]
+	if s == legacy {
+		out := PromMetricBase(m.Name)
+		if u := legacyUnit(m.Unit); u != "" {
+			out += "_" + u
+		}
+		if typ == otlptranslator.MetricTypeMonotonicCounter {
+			out += "_total"
+		}
+		return out
+	}
+	namer := otlptranslator.NewMetricNamer("", translatorStrategies[s])
+	out, err := namer.Build(otlptranslator.Metric{Name: m.Name, Unit: m.Unit, Type: typ})
+	if err != nil {
+		return ""
+	}
+	return out
+}
+
+// Series are the series names of a metric under a strategy with their
+// suffixes.
+func series(m *registry.Metric, s strategy, emit func(name, suffix string)) {
+	base := translate(m, s)
+	if base == "" {
+		return
+	}
+	sfx := seriesSuffixes[instrumentTypes[m.Instrument]]
+	if len(sfx) == 0 {
+		sfx = []string{""}
+	}
+	for _, x := range sfx {
+		emit(base+x, x)
+	}
 }
 
 // NewNames indexes ix.
 func NewNames(ix *registry.Index) *Names {
 	n := &Names{
-		attrs:       map[string]*Rename{},
-		promAttrs:   map[string][]*Rename{},
-		metrics:     map[string]*Rename{},
-		promMetrics: map[string][]*Rename{},
-		promUnit:    map[string]string{},
+		ix:         ix,
+		deprecated: map[string]bool{},
+		attrs:      map[string]*Rename{},
+		promAttrs:  map[string][]string{},
+		metrics:    map[string]*Rename{},
+		series:     map[string][]form{},
+		current:    map[string][]string{},
 	}
-	current := map[string]bool{} // Prometheus forms of non-deprecated keys
+	currentLabels := map[string]bool{}
 	for _, a := range ix.Attributes() {
-		if a.Template {
-			continue
-		}
 		if a.Deprecation.Reason == registry.NotDeprecated && !a.Placeholder {
-			current[PromLabel(a.Key)] = true
-			continue
-		}
-		r := attrRename(ix, a.Key)
-		if r == nil {
-			continue
-		}
-		n.attrs[a.Key] = r
-	}
-	for k, r := range n.attrs {
-		p := PromLabel(k)
-		if current[p] {
-			continue // also the Prometheus form of a current key: not a finding
-		}
-		n.promAttrs[p] = append(n.promAttrs[p], r)
-	}
-	currentMetrics := map[string]bool{}
-	for _, m := range ix.Metrics() {
-		n.promUnit[m.Name] = promUnit(m.Unit)
-		if m.RenamedTo == "" && m.Deprecation.Reason == registry.NotDeprecated {
-			currentMetrics[PromMetricBase(m.Name)] = true
-			continue
-		}
-		r := &Rename{Old: m.Name, New: m.RenamedTo}
-		if r.New != "" {
-			r.Current = []string{r.New}
-		}
-		t := ix.Metric(m.RenamedTo)
-		switch {
-		case m.RenamedTo == "":
-			r.Why = "no current name"
-			if m.Deprecation.Note != "" {
-				r.Why = strings.TrimSpace(m.Deprecation.Note)
+			for _, l := range promLabels(a.Key) {
+				currentLabels[l] = true
 			}
-		case m.Placeholder || t == nil || t.Placeholder:
-			r.Why = "the registry does not define the old metric's instrument and unit; check the new unit before rewriting"
-		case m.Unit != t.Unit || m.Instrument != t.Instrument:
-			r.Why = "instrument or unit change (" + m.Instrument + " " + m.Unit + " -> " + t.Instrument + " " + t.Unit + ")"
-		default:
-			r.Rewritable = true
-		}
-		n.metrics[m.Name] = r
-	}
-	for name, r := range n.metrics {
-		b := PromMetricBase(name)
-		if currentMetrics[b] {
 			continue
 		}
-		n.promMetrics[b] = append(n.promMetrics[b], r)
+		if !a.Renamed() && a.Deprecation.Reason == registry.NotDeprecated {
+			continue
+		}
+		if a.Template {
+			n.templates = append(n.templates, templateLabel{attr: a, key: a.Key + ".", label: PromLabel(a.Key) + "_"})
+			continue
+		}
+		n.deprecated[a.Key] = true
+		if r := attrRename(a, a.Key, allContexts); r != nil {
+			n.attrs[a.Key] = r
+		}
+	}
+	slices.SortFunc(n.templates, func(a, b templateLabel) int { return len(b.key) - len(a.key) })
+	for k := range n.deprecated {
+		for _, l := range promLabels(k) {
+			if !currentLabels[l] && l != k && !slices.Contains(n.promAttrs[l], k) {
+				n.promAttrs[l] = append(n.promAttrs[l], k)
+			}
+		}
+	}
+	for _, m := range ix.Metrics() {
+		if m.RenamedTo == "" && m.Deprecation.Reason == registry.NotDeprecated {
+			for s := range numStrategies {
+				series(m, s, func(name, _ string) {
+					if !slices.Contains(n.current[name], m.Name) {
+						n.current[name] = append(n.current[name], m.Name)
+					}
+				})
+			}
+			continue
+		}
+		n.metrics[m.Name] = metricRename(ix, m)
+	}
+	for _, m := range ix.Metrics() {
+		if n.metrics[m.Name] == nil {
+			continue
+		}
+		add := func(name string, f form) {
+			if len(n.current[name]) > 0 {
+				return // also a current metric's series: no finding
+			}
+			for _, g := range n.series[name] {
+				if g.metric == f.metric {
+					return // the first strategy that writes it wins
+				}
+			}
+			n.series[name] = append(n.series[name], f)
+		}
+		if m.Placeholder || instrumentTypes[m.Instrument] == otlptranslator.MetricTypeUnknown {
+			// Unit and type unknown: the name with any unit word and type suffix.
+			base := PromMetricBase(m.Name)
+			add(m.Name, form{metric: m.Name, strategy: untranslated, guessed: true})
+			for _, b := range append([]string{base}, unitVariants(base)...) {
+				for _, x := range []string{"", "_total", "_bucket", "_count", "_sum"} {
+					add(b+x, form{metric: m.Name, strategy: underscoreSuffixes, suffix: x, guessed: true})
+				}
+			}
+			continue
+		}
+		for s := range numStrategies {
+			series(m, s, func(name, suffix string) {
+				add(name, form{metric: m.Name, strategy: s, suffix: suffix})
+			})
+		}
 	}
 	return n
 }
 
-// attrRename builds the rename of a deprecated key from its current names in
-// every context, as the extension's /registry/attributes/{key} lists them.
-func attrRename(ix *registry.Index, key string) *Rename {
-	info := registryapi.Describe(ix, 0, key, "", "")
-	r := &Rename{Old: key}
+// unitVariants are base with each unit word appended.
+func unitVariants(base string) []string {
+	var out []string
+	for _, w := range unitWords {
+		out = append(out, base+"_"+w)
+	}
+	return out
+}
+
+func metricRename(ix *registry.Index, m *registry.Metric) *Rename {
+	r := &Rename{Old: m.Name, New: m.RenamedTo}
+	if r.New != "" {
+		r.Current = []string{r.New}
+	}
+	t := ix.Metric(m.RenamedTo)
+	switch {
+	case m.RenamedTo == "":
+		r.Why = "no current name"
+		if m.Deprecation.Note != "" {
+			r.Why = strings.TrimSpace(m.Deprecation.Note)
+		}
+	case m.Placeholder || t == nil || t.Placeholder:
+		r.Why = "the registry does not define the old metric's instrument and unit; check the new unit before rewriting"
+	case m.Unit != t.Unit || m.Instrument != t.Instrument:
+		r.Why = "instrument or unit change (" + m.Instrument + " " + m.Unit + " -> " + t.Instrument + " " + t.Unit + ")"
+	default:
+		r.Rewritable = true
+	}
+	return r
+}
+
+// contexts are the places a rename may depend on.
+var (
+	spanKinds = []registry.SpanKind{
+		registry.SpanKindUnspecified, registry.SpanKindInternal, registry.SpanKindServer,
+		registry.SpanKindClient, registry.SpanKindProducer, registry.SpanKindConsumer,
+	}
+	allContexts = func() []registry.Context {
+		var out []registry.Context
+		for _, l := range []registry.Location{registry.LocationResource, registry.LocationScope, registry.LocationDataPoint, registry.LocationLog} {
+			out = append(out, registry.Context{Location: l})
+		}
+		for _, l := range []registry.Location{registry.LocationSpan, registry.LocationSpanEvent, registry.LocationSpanLink} {
+			for _, k := range spanKinds {
+				out = append(out, registry.Context{Location: l, SpanKind: k})
+			}
+		}
+		return out
+	}()
+)
+
+// currentName is key's name in ctx: a renamed template keeps its suffix.
+func currentName(a *registry.Attribute, key string, ctx registry.Context) (string, bool) {
+	t := a.Target(ctx)
+	if t == nil {
+		return key, false
+	}
+	if a.Template && t.Template && len(key) > len(a.Key) {
+		return t.Key + key[len(a.Key):], true
+	}
+	return t.Key, true
+}
+
+// attrRename is the rename of key (entry a) over the given contexts; nil
+// when a is a placeholder that no context renames.
+func attrRename(a *registry.Attribute, key string, ctxs []registry.Context) *Rename {
+	r := &Rename{Old: key, Migration: a.Migration, OldEnum: a.EnumStrings}
 	all := true
-	for _, cn := range info.CurrentNames {
-		if !cn.Renamed {
+	for _, ctx := range ctxs {
+		name, renamed := currentName(a, key, ctx)
+		if !renamed {
 			all = false
 			continue
 		}
-		if !slices.Contains(r.Current, cn.Name) {
-			r.Current = append(r.Current, cn.Name)
+		if !slices.Contains(r.Current, name) {
+			r.Current = append(r.Current, name)
 		}
 	}
 	slices.Sort(r.Current)
@@ -134,96 +328,206 @@ func attrRename(ix *registry.Index, key string) *Rename {
 		r.New = r.Current[0]
 		r.Rewritable = true
 	case len(r.Current) == 0:
-		if info.Deprecated == nil {
-			return nil // a placeholder without a rename
+		if a.Deprecation.Reason == registry.NotDeprecated {
+			return nil // a placeholder without a rename here
 		}
 		r.Why = "no current name"
-		if info.Deprecated.Note != "" {
-			r.Why = strings.TrimSpace(info.Deprecated.Note)
+		if a.Deprecation.Note != "" {
+			r.Why = strings.TrimSpace(a.Deprecation.Note)
 		}
+	case len(r.Current) == 1:
+		r.New = r.Current[0]
+		r.Why = "renamed to " + r.New + " in some contexts only"
 	default:
 		r.Why = "the current name depends on the context: " + strings.Join(r.Current, ", ")
 	}
 	return r
 }
 
-// Attribute returns the rename of an attribute key in OTel form.
-func (n *Names) Attribute(key string) *Rename { return n.attrs[key] }
-
-// Label returns the renames of a Prometheus label name: the OTel-form key
-// itself (UTF-8 label names) or the keys normalised to it.
-func (n *Names) Label(label string) []*Rename {
-	if r := n.attrs[label]; r != nil {
-		return []*Rename{r}
+// Attribute returns the rename of an attribute key in OTel form (template
+// keys included: k8s.pod.labels.app), in every context.
+func (n *Names) Attribute(key string) *Rename {
+	if r := n.attrs[key]; r != nil {
+		return r
 	}
-	return n.promAttrs[label]
+	for _, t := range n.templates {
+		if strings.HasPrefix(key, t.key) && len(key) > len(t.key) {
+			return attrRename(t.attr, key, allContexts)
+		}
+	}
+	return nil
+}
+
+// Label returns the rename of a Prometheus label on series of the given
+// metrics (OTel names; a name the registry does not define stands for a
+// metric no scoped rename applies to). ok is false when the label is no
+// deprecated name there. Only data-point contexts decide: a key renamed on
+// some metrics only (direction, state) is a finding only on them.
+func (n *Names) Label(label string, metrics []string) (r *Rename, ok bool) {
+	keys := n.labelKeys(label)
+	switch len(keys) {
+	case 0:
+		return nil, false
+	case 1:
+	default:
+		return &Rename{Old: keys[0], Why: "several deprecated keys normalise to this label: " + strings.Join(keys, ", ")}, true
+	}
+	key := keys[0]
+	a := n.ix.Lookup(key)
+	if a == nil {
+		return nil, false
+	}
+	if len(metrics) == 0 {
+		metrics = []string{""}
+	}
+	ctxs := make([]registry.Context, 0, len(metrics))
+	for _, m := range metrics {
+		ctxs = append(ctxs, registry.Context{Location: registry.LocationDataPoint, MetricName: m})
+	}
+	r = attrRename(a, key, ctxs)
+	if r == nil || len(r.Current) == 0 {
+		all := n.attrs[key] // every context, data points without a metric
+		if all == nil || (len(all.Current) == 0 && a.Renamed()) {
+			// Renamed on other metrics only (direction, state): on these
+			// metrics it is no deprecated name.
+			return nil, false
+		}
+		return all, true
+	}
+	if !r.Rewritable && len(r.Current) == 1 {
+		var kept []string
+		for _, m := range metrics {
+			if a.Target(registry.Context{Location: registry.LocationDataPoint, MetricName: m}) == nil {
+				kept = append(kept, m)
+			}
+		}
+		r.Why = "renamed to " + r.New + " on some of the expression's metrics only (kept on " + strings.Join(kept, ", ") + ")"
+	}
+	return r, true
+}
+
+// labelKeys are the deprecated OTel keys a label may be written for.
+func (n *Names) labelKeys(label string) []string {
+	if n.deprecated[label] {
+		return []string{label}
+	}
+	if ks := n.promAttrs[label]; len(ks) > 0 {
+		return ks
+	}
+	for _, t := range n.templates {
+		if strings.HasPrefix(label, t.label) && len(label) > len(t.label) {
+			return []string{t.attr.Key + "." + label[len(t.label):]}
+		}
+		if strings.HasPrefix(label, t.key) && len(label) > len(t.key) {
+			return []string{label}
+		}
+	}
+	return nil
+}
+
+// WrittenLabel is an OTel key written as the label old was: OTel form
+// stays OTel form.
+func WrittenLabel(key, old string) string {
+	if strings.ContainsAny(old, ".-/") {
+		return key
+	}
+	return PromLabel(key)
 }
 
 // Metric returns the rename of a metric name in OTel form.
 func (n *Names) Metric(name string) *Rename { return n.metrics[name] }
 
-// PromMetric matches a Prometheus series name against the deprecated metric
-// names: suffix is what follows the base name (unit, _total, _bucket ...).
-func (n *Names) PromMetric(name string) (r []*Rename, suffix string) {
-	if r := n.metrics[name]; r != nil {
-		return []*Rename{r}, ""
-	}
-	for _, c := range promCandidates(name) {
-		if rs := n.promMetrics[c]; len(rs) > 0 {
-			return rs, name[len(c):]
+// MetricsOf returns the OTel names a series name may stand for: deprecated
+// and current metrics, and the current names of deprecated ones; the series
+// name itself when the registry knows none.
+func (n *Names) MetricsOf(series string) []string {
+	var out []string
+	for _, f := range n.series[series] {
+		out = append(out, f.metric)
+		if r := n.metrics[f.metric]; r != nil && r.New != "" {
+			out = append(out, r.New)
 		}
 	}
-	return nil, ""
-}
-
-// PromSeries is the series name a deprecated metric's written Prometheus
-// name becomes under its current name: the current name's base, the current
-// unit's word, and the written name's type suffix (_bucket, _total ...).
-func (n *Names) PromSeries(r *Rename, written string) string {
-	if r.New == "" {
-		return ""
-	}
-	if written == r.Old {
-		return r.New
-	}
-	out := PromMetricBase(r.New)
-	if u := n.promUnit[r.New]; u != "" {
-		out += "_" + u
-	}
-	for _, s := range typeSuffixes {
-		if strings.HasSuffix(written, s) {
-			if s != "_total" && strings.HasSuffix(strings.TrimSuffix(written, s), "_total") {
-				out += "_total"
-			}
-			return out + s
-		}
+	out = append(out, n.current[series]...)
+	if len(out) == 0 {
+		out = append(out, series)
 	}
 	return out
 }
 
-// PromLabel is a key as the Prometheus translator writes it as a label:
-// every character other than a letter, digit or underscore becomes "_", and
-// a leading digit gets a "key_" prefix.
-func PromLabel(key string) string {
-	var b strings.Builder
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') {
-			b.WriteByte(c)
-		} else {
-			b.WriteByte('_')
+// SeriesRename is the rename of a Prometheus series name: the deprecated
+// metric's rename and the series' current name, written the way the old
+// one was (same strategy and series suffix); ok is false when the name is
+// no deprecated metric's.
+func (n *Names) SeriesRename(name string) (r *Rename, current string, ok bool) {
+	fs := n.series[name]
+	if len(fs) == 0 {
+		if r := n.metrics[name]; r != nil {
+			return r, r.New, true
 		}
+		return nil, "", false
 	}
-	s := b.String()
-	if s != "" && s[0] >= '0' && s[0] <= '9' {
-		s = "key_" + s
+	f := fs[0]
+	r = n.metrics[f.metric]
+	if len(fs) > 1 {
+		return &Rename{Old: f.metric, Why: "several deprecated metrics are written so: " + fs[0].metric + ", " + fs[1].metric}, "", true
 	}
-	return s
+	if r.New == "" {
+		return r, "", true
+	}
+	t := n.ix.Metric(r.New)
+	if t == nil {
+		return r, "", true
+	}
+	s := f.strategy
+	if f.guessed && s != untranslated {
+		s = underscoreSuffixes
+	}
+	if s == untranslated {
+		return r, r.New, true
+	}
+	base := translate(t, s)
+	if f.guessed {
+		// The old unit is unknown: suggest the new metric's own series.
+		if slices.Contains(seriesSuffixes[instrumentTypes[t.Instrument]], f.suffix) {
+			return r, base + f.suffix, true
+		}
+		return r, base, true
+	}
+	return r, base + f.suffix, true
 }
 
-// PromMetricBase is a metric name as the Prometheus translator writes it,
-// before the unit and type suffixes: runs of other characters than letters
-// and digits become one "_".
+// PromLabel is a key as the Prometheus translator writes it as a label
+// (UnderscoreEscaping): every character other than a letter, digit or
+// underscore becomes "_", runs of "_" collapse, a leading digit gets a
+// "key_" prefix.
+func PromLabel(key string) string {
+	namer := otlptranslator.LabelNamer{}
+	out, err := namer.Build(key)
+	if err != nil {
+		return key
+	}
+	return out
+}
+
+// promLabels are every form a key is written in as a label: the
+// translator's, the older translators' (multiple underscores kept) and the
+// key itself (UTF-8 label names).
+func promLabels(key string) []string {
+	out := []string{PromLabel(key)}
+	old := otlptranslator.LabelNamer{PreserveMultipleUnderscores: true}
+	if l, err := old.Build(key); err == nil && l != out[0] {
+		out = append(out, l)
+	}
+	if key != out[0] {
+		out = append(out, key)
+	}
+	return out
+}
+
+// PromMetricBase is a metric name as the translators write it before the
+// unit and type suffixes: runs of other characters than letters, digits and
+// colons become one "_".
 func PromMetricBase(name string) string {
 	parts := strings.FieldsFunc(name, func(r rune) bool {
 		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != ':'
@@ -231,11 +535,7 @@ func PromMetricBase(name string) string {
 	return strings.Join(parts, "_")
 }
 
-// typeSuffixes are appended by the translator (_total) and by Prometheus
-// for histogram and summary series.
-var typeSuffixes = []string{"_bucket", "_count", "_sum", "_created", "_total"}
-
-// unitSuffixes are the translator's unit words (UCUM unit -> suffix).
+// unitWords are the older translators' unit words (UCUM unit -> word).
 var unitWords = map[string]string{
 	"d": "days", "h": "hours", "min": "minutes", "s": "seconds", "ms": "milliseconds",
 	"us": "microseconds", "ns": "nanoseconds", "By": "bytes", "KiBy": "kibibytes",
@@ -245,8 +545,9 @@ var unitWords = map[string]string{
 	"1": "ratio", "%": "percent",
 }
 
-// promUnit is the suffix a unit adds ("" for annotations like {request}).
-func promUnit(unit string) string {
+// legacyUnit is the older translators' suffix for a unit ("" for
+// annotations like {request}).
+func legacyUnit(unit string) string {
 	if unit == "" || strings.HasPrefix(unit, "{") {
 		return ""
 	}
@@ -263,31 +564,4 @@ func promUnit(unit string) string {
 		return w + "_per_" + pw
 	}
 	return w
-}
-
-// promCandidates are the base names a series name may come from, longest
-// first: without a type suffix, then also without a unit word.
-func promCandidates(name string) []string {
-	out := []string{name}
-	bases := []string{name}
-	for _, s := range typeSuffixes {
-		if b, ok := strings.CutSuffix(name, s); ok {
-			bases = append(bases, b)
-			out = append(out, b)
-			if b2, ok := strings.CutSuffix(b, "_total"); ok {
-				bases = append(bases, b2)
-				out = append(out, b2)
-			}
-		}
-	}
-	for _, b := range bases {
-		for _, w := range unitWords {
-			for _, suffix := range []string{"_" + w, "_" + w + "_per_second"} {
-				if s, ok := strings.CutSuffix(b, suffix); ok && s != "" {
-					out = append(out, s)
-				}
-			}
-		}
-	}
-	return out
 }

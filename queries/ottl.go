@@ -34,14 +34,14 @@ func scanOTTL(stmt string, n *Names) []hit {
 		}
 		var h hit
 		if r := n.Attribute(lit); r != nil {
-			h = hit{kind: KindAttribute, written: lit, rename: r, first: -1, why: r.Why}
+			h = hit{kind: KindAttribute, written: lit, rename: r, first: -1, why: r.Why, current: r.New}
 			if r.Rewritable && path {
-				h.replacement = r.New
+				h.rewritable, h.replacement = true, r.New
 			} else if r.Rewritable {
 				h.why = "not an attribute path (a function argument or a value); check by hand"
 			}
 		} else if r := n.Metric(lit); r != nil {
-			h = hit{kind: KindMetric, written: lit, rename: r, first: -1, why: r.Why}
+			h = hit{kind: KindMetric, written: lit, rename: r, first: -1, why: r.Why, current: r.New}
 			if r.Why == "" {
 				h.why = "metric names in OTTL are compared values; check by hand"
 			}
@@ -51,17 +51,17 @@ func scanOTTL(stmt string, n *Names) []hit {
 		off := i - len(lit)
 		if k, ok := byName[lit]; ok {
 			prev := &hits[k]
-			if prev.replacement != "" && h.replacement != "" {
-				prev.offsets = append(prev.offsets, off)
-			} else if prev.replacement != "" {
+			if prev.rewritable && h.rewritable {
+				prev.edits = append(prev.edits, edit{off, lit, h.replacement})
+			} else if prev.rewritable {
 				// The same name both as a path key and elsewhere: rewrite none.
-				prev.replacement, prev.offsets, prev.why = "", nil, h.why
+				prev.rewritable, prev.edits, prev.why, prev.replacement = false, nil, h.why, ""
 			}
 			continue
 		}
 		h.first = off
-		if h.replacement != "" {
-			h.offsets = []int{off}
+		if h.rewritable {
+			h.edits = []edit{{off, lit, h.replacement}}
 		}
 		byName[lit] = len(hits)
 		hits = append(hits, h)
@@ -72,10 +72,10 @@ func scanOTTL(stmt string, n *Names) []hit {
 // attributePath reports whether the text before a string literal ends an
 // attribute path's index: `attributes[`.
 func attributePath(before string) bool {
-	s := strings.TrimRight(before, " \t")
+	s := strings.TrimRight(before, " \t\n")
 	s, ok := strings.CutSuffix(s, "[")
 	if !ok {
 		return false
 	}
-	return strings.HasSuffix(strings.TrimRight(s, " \t"), "attributes")
+	return strings.HasSuffix(strings.TrimRight(s, " \t\n"), "attributes")
 }

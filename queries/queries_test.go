@@ -29,24 +29,31 @@ func TestNames(t *testing.T) {
 	require.NotNil(t, r)
 	assert.True(t, r.Rewritable)
 	assert.Equal(t, "http.request.method", r.New)
-	require.Len(t, n.Label("http_method"), 1)
-	assert.Empty(t, n.Label("http_request_method"), "a current key is no finding")
-	assert.Empty(t, n.Label("job"))
+	_, ok := n.Label("http_method", nil)
+	assert.True(t, ok)
+	_, ok = n.Label("http_request_method", nil)
+	assert.False(t, ok, "a current key is no finding")
+	_, ok = n.Label("job", nil)
+	assert.False(t, ok)
 
 	net := n.Attribute("net.peer.name")
 	require.NotNil(t, net)
 	assert.False(t, net.Rewritable, "the current name depends on the span kind")
 
-	rs, suffix := n.PromMetric("http_server_duration_milliseconds_bucket")
-	require.Len(t, rs, 1)
-	assert.Equal(t, "http.server.duration", rs[0].Old)
-	assert.Equal(t, "_milliseconds_bucket", suffix)
-	assert.Equal(t, "http_server_request_duration_seconds_bucket", n.PromSeries(rs[0], "http_server_duration_milliseconds_bucket"))
-	rs, _ = n.PromMetric("http_server_request_duration_seconds_bucket")
-	assert.Empty(t, rs)
-	rs, _ = n.PromMetric("db_client_connections_usage")
-	require.Len(t, rs, 1)
-	assert.True(t, rs[0].Rewritable)
+	rs, cur, ok := n.SeriesRename("http_server_duration_milliseconds_bucket")
+	require.True(t, ok)
+	assert.Equal(t, "http.server.duration", rs.Old)
+	assert.Equal(t, "http_server_request_duration_seconds_bucket", cur)
+	_, _, ok = n.SeriesRename("http_server_request_duration_seconds_bucket")
+	assert.False(t, ok)
+	rs, cur, ok = n.SeriesRename("db_client_connections_usage")
+	require.True(t, ok)
+	assert.True(t, rs.Rewritable)
+	assert.Equal(t, "db_client_connection_count", cur)
+	// issue 18 point 9: a name ending in .count is no histogram's _count.
+	_, cur, ok = n.SeriesRename("process_runtime_jvm_threads_count")
+	require.True(t, ok)
+	assert.Equal(t, "jvm_thread_count", cur)
 }
 
 func TestScanPromQL(t *testing.T) {
@@ -64,9 +71,10 @@ func TestScanPromQL(t *testing.T) {
 			rewrite: `sum by (http_request_method) (rate(x{http_response_status_code="500"}[5m]))`,
 		},
 		{
-			name: "same name as a value: not rewritten",
-			expr: `sum by (http_method) (x{job="http_method"})`,
-			want: map[string]string{"http_method": ""},
+			name:    "same name as a value: only the name is rewritten",
+			expr:    `sum by (http_method) (x{job="http_method"})`,
+			want:    map[string]string{"http_method": "http_request_method"},
+			rewrite: `sum by (http_request_method) (x{job="http_method"})`,
 		},
 		{
 			name:    "label_replace and on()",
@@ -82,8 +90,8 @@ func TestScanPromQL(t *testing.T) {
 		{
 			name:    "renamed metric, same unit",
 			expr:    `max(db_client_connections_usage{state="used"}) # pool`,
-			want:    map[string]string{"db_client_connections_usage": "db_client_connection_count", "state": ""},
-			rewrite: `max(db_client_connection_count{state="used"}) # pool`,
+			want:    map[string]string{"db_client_connections_usage": "db_client_connection_count", "state": "db_client_connection_state"},
+			rewrite: `max(db_client_connection_count{db_client_connection_state="used"}) # pool`,
 		},
 		{
 			name: "UTF-8 label name in OTel form",
@@ -108,7 +116,11 @@ func TestScanPromQL(t *testing.T) {
 			}
 			assert.Equal(t, tt.want, got)
 			if tt.rewrite != "" {
-				out, ok := applyHits(tt.expr, hits)
+				var edits []edit
+				for _, h := range hits {
+					edits = append(edits, h.edits...)
+				}
+				out, ok := applyEdits(tt.expr, edits)
 				require.True(t, ok)
 				assert.Equal(t, tt.rewrite, out)
 			}

@@ -2,10 +2,8 @@ package queries
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,14 +11,15 @@ import (
 	"sort"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/otelgov/otelcol-governance/queryfile"
 )
 
 // Finding is one deprecated name in one file.
 type Finding struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
-	// Where says what holds the name: promql, ottl, config key.
+	// Where says what holds the name: promql, ottl, alert template,
+	// <component> processor key.
 	Where string `json:"where"`
 	Kind  Kind   `json:"kind"`
 	// Name is the name as written; Deprecated its OTel form.
@@ -37,12 +36,14 @@ type Finding struct {
 	Rewritten bool `json:"rewritten"`
 }
 
-// Note is something the scan could not read (an expression that does not
-// parse); not a finding.
+// Note is something the scan could not read; not a finding.
 type Note struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Message string `json:"message"`
+	// Unreadable: input that could not be read (a file, or an expression
+	// that does not parse); the command exits 2 unless --skip-unreadable.
+	Unreadable bool `json:"unreadable,omitempty"`
 }
 
 // Result of a scan.
@@ -50,13 +51,41 @@ type Result struct {
 	Files    int       `json:"files"`
 	Findings []Finding `json:"findings"`
 	Notes    []Note    `json:"notes"`
+	// Unreadable counts the unreadable notes.
+	Unreadable int `json:"unreadable"`
 }
 
 // Scanner scans files against a registry's names.
 type Scanner struct {
 	names *Names
-	// Write applies unambiguous rewrites in place.
+	// Write applies the rewrites in place.
 	Write bool
+	// Both makes the PromQL rewrites transitional: each query reads the old
+	// and the current names (see transition).
+	Both bool
+	seen map[string]bool // real paths scanned
+	// parsed caches scanPromQL by expression: dashboards repeat theirs.
+	parsed map[string]parsedExpr
+}
+
+type parsedExpr struct {
+	hits []hit
+	err  error
+}
+
+// maxCached bounds the expression cache.
+const maxCached = 1 << 16
+
+func (s *Scanner) scanPromQL(expr string) ([]hit, error) {
+	if c, ok := s.parsed[expr]; ok {
+		return slices.Clone(c.hits), c.err
+	}
+	hits, err := scanPromQL(expr, s.names)
+	if s.parsed == nil || len(s.parsed) >= maxCached {
+		s.parsed = map[string]parsedExpr{}
+	}
+	s.parsed[expr] = parsedExpr{slices.Clone(hits), err}
+	return hits, err
 }
 
 // NewScanner returns a scanner of names.
@@ -65,9 +94,16 @@ func NewScanner(n *Names) *Scanner { return &Scanner{names: n} }
 // exts are the files a directory walk reads.
 var exts = []string{".yaml", ".yml", ".json"}
 
+// vcsDirs are version-control directories, skipped silently.
+var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": true, ".jj": true, "CVS": true, "_darcs": true}
+
 // ScanPaths scans files and directories (recursively: .yaml, .yml, .json).
+// A named path that does not exist is an error; inside a directory, a
+// dangling symlink or an unreadable file is a note. A file reached twice
+// (through symlinks) is scanned once.
 func (s *Scanner) ScanPaths(paths []string) (Result, error) {
 	res := Result{Findings: []Finding{}, Notes: []Note{}}
+	s.seen = map[string]bool{}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -81,16 +117,26 @@ func (s *Scanner) ScanPaths(paths []string) (Result, error) {
 		}
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				res.Notes = append(res.Notes, Note{File: path, Message: "cannot read: " + err.Error(), Unreadable: true})
+				if d != nil && d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
 			}
 			if d.IsDir() {
-				if path != p && strings.HasPrefix(d.Name(), ".") {
+				if path != p && vcsDirs[d.Name()] {
 					return filepath.SkipDir
 				}
 				return nil
 			}
 			if !slices.Contains(exts, strings.ToLower(filepath.Ext(path))) {
 				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				if _, err := os.Stat(path); err != nil {
+					res.Notes = append(res.Notes, Note{File: path, Message: "dangling symlink: skipped"})
+					return nil
+				}
 			}
 			return s.scanFile(path, &res)
 		})
@@ -105,6 +151,11 @@ func (s *Scanner) ScanPaths(paths []string) (Result, error) {
 		}
 		return a.Line < b.Line
 	})
+	for _, n := range res.Notes {
+		if n.Unreadable {
+			res.Unreadable++
+		}
+	}
 	return res, nil
 }
 
@@ -112,44 +163,50 @@ func (s *Scanner) ScanPaths(paths []string) (Result, error) {
 type file struct {
 	name    string
 	content []byte
-	lines   []int // start offset of each line
+	x       *queryfile.File
 	edits   []edit
 	res     *Result
+	// ruleLabels are the label rewrites of each rule's expressions, which
+	// its templates ($labels.x) follow.
+	ruleLabels map[int]map[string]string
 }
 
-type edit struct {
-	off       int
-	old, repl string
+func (f *file) note(off int, msg string, unreadable bool) {
+	f.res.Notes = append(f.res.Notes, Note{File: f.name, Line: f.x.Line(off), Message: msg, Unreadable: unreadable})
 }
-
-// line is the 1-based line of a byte offset.
-func (f *file) line(off int) int {
-	return sort.Search(len(f.lines), func(i int) bool { return f.lines[i] > off })
-}
-
-// mapper turns an offset in a value (an expression, an embedded document)
-// into an offset in the file; ok is false where the file's bytes differ
-// from the value's (escapes, folding), which makes a rewrite ambiguous.
-type mapper func(off int) (int, bool)
 
 func (s *Scanner) scanFile(path string, res *Result) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		if abs, err := filepath.Abs(real); err == nil {
+			real = abs
+		}
+		if s.seen[real] {
+			return nil
+		}
+		s.seen[real] = true
+	}
 	b, err := os.ReadFile(path) //nolint:gosec // the user names the paths
 	if err != nil {
-		return err
+		res.Notes = append(res.Notes, Note{File: path, Message: "cannot read: " + err.Error(), Unreadable: true})
+		return nil
 	}
 	res.Files++
-	f := &file{name: path, content: b, res: res, lines: []int{0}}
-	for i, c := range b {
-		if c == '\n' {
-			f.lines = append(f.lines, i+1)
+	if s.Write && !s.Both {
+		// A query that --both rewrote reads (old or new): back to new only
+		// first, then the old names left around it are rewritten below.
+		if b, err = s.collapseFile(path, b); err != nil {
+			return err
 		}
 	}
-	identity := func(off int) (int, bool) { return off, true }
-	trimmed := bytes.TrimSpace(b)
-	if strings.EqualFold(filepath.Ext(path), ".json") || (len(trimmed) > 0 && trimmed[0] == '{') {
-		s.scanJSON(f, b, identity)
-	} else {
-		s.scanYAMLDocs(f, b, identity)
+	f := &file{name: path, content: b, res: res, x: queryfile.Extract(path, b), ruleLabels: map[int]map[string]string{}}
+	for _, n := range f.x.Notes {
+		f.note(n.Off, n.Message, n.Unreadable)
+	}
+	if f.x.Template && !f.x.Unreadable {
+		f.note(0, fmt.Sprintf("read as a Helm template: checked outside its {{ }} blocks (%d skipped)", len(f.x.Notes)), false)
+	}
+	for i := range f.x.Queries {
+		s.query(f, &f.x.Queries[i])
 	}
 	if s.Write && len(f.edits) > 0 {
 		return f.apply()
@@ -157,9 +214,35 @@ func (s *Scanner) scanFile(path string, res *Result) error {
 	return nil
 }
 
+// collapseFile writes back to their new branch the transition queries of a
+// file (see collapse) and returns the content to scan.
+func (s *Scanner) collapseFile(path string, b []byte) ([]byte, error) {
+	x := queryfile.Extract(path, b)
+	f := &file{name: path, content: b, x: x}
+	for i := range x.Queries {
+		q := &x.Queries[i]
+		if q.Kind != queryfile.KindPromQL {
+			continue
+		}
+		for _, e := range collapse(q.Text, s.names) {
+			if fe, ok := fileEdit(b, q, e); ok {
+				f.edits = append(f.edits, fe)
+			}
+		}
+	}
+	if len(f.edits) == 0 {
+		return b, nil
+	}
+	if err := f.apply(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path) //nolint:gosec // the user names the paths
+}
+
 // apply writes the file with its edits, touching no other byte.
 func (f *file) apply() error {
 	slices.SortFunc(f.edits, func(a, b edit) int { return a.off - b.off })
+	f.edits = slices.Compact(f.edits)
 	var out bytes.Buffer
 	last := 0
 	for _, e := range f.edits {
@@ -178,371 +261,144 @@ func (f *file) apply() error {
 	return os.WriteFile(f.name, out.Bytes(), st.Mode().Perm())
 }
 
-// promql scans one PromQL expression whose bytes map through m.
-func (s *Scanner) promql(f *file, expr string, m mapper, fallbackOff int) {
-	hits, err := scanPromQL(expr, s.names)
-	line := f.line(fallbackOff)
-	if err != nil {
-		f.res.Notes = append(f.res.Notes, Note{File: f.name, Line: line, Message: err.Error()})
-		return
-	}
-	s.record(f, "promql", hits, m, fallbackOff)
-}
-
-// record turns hits into findings and, when every occurrence maps onto the
-// file exactly, edits.
-func (s *Scanner) record(f *file, where string, hits []hit, m mapper, fallbackOff int) {
-	for _, h := range hits {
-		fd := Finding{
-			File: f.name, Where: where, Kind: h.kind, Name: h.written,
-			Deprecated: h.rename.Old, CurrentOTel: h.rename.Current, Why: h.why,
+func (s *Scanner) query(f *file, q *queryfile.Query) {
+	switch q.Kind {
+	case queryfile.KindPromQL:
+		var hits []hit
+		var err error
+		if s.Both {
+			hits, err = s.transition(q.Text)
+		} else {
+			hits, err = s.scanPromQL(q.Text)
 		}
-		if h.replacement != "" {
-			fd.Current = h.replacement
-		} else if len(h.rename.Current) == 1 {
-			fd.Current = h.rename.Current[0]
-			if h.written != h.rename.Old {
+		if err != nil && !q.Optional && !errors.Is(err, queryfile.ErrNotPromQL) {
+			s.record(f, q, "promql", hits)
+		}
+		if err != nil {
+			switch {
+			case q.Optional || errors.Is(err, queryfile.ErrNotPromQL):
+			case f.x.Template:
+				f.note(q.Off, "PromQL with template blocks: skipped ("+err.Error()+")", false)
+			default:
+				f.note(q.Off, "PromQL does not parse: "+err.Error(), true)
+			}
+			return
+		}
+		ok := s.record(f, q, "promql", hits)
+		if q.Rule != 0 {
+			rl := f.ruleLabels[q.Rule]
+			if rl == nil {
+				rl = map[string]string{}
+				f.ruleLabels[q.Rule] = rl
+			}
+			for i, h := range hits {
 				if h.kind == KindAttribute {
-					fd.Current = PromLabel(fd.Current)
-				} else {
-					fd.Current = s.names.PromSeries(h.rename, h.written)
+					rl[h.written] = ""
+					switch {
+					case s.Both && ok[i]:
+						rl[h.written] = keptByBoth
+					case ok[i]:
+						rl[h.written] = h.replacement
+					}
 				}
 			}
 		}
-		off := fallbackOff
+	case queryfile.KindTemplate:
+		s.record(f, q, "alert template", templateHits(q.Text, s.names, f.ruleLabels[q.Rule]))
+	case queryfile.KindOTTL:
+		s.record(f, q, "ottl", scanOTTL(q.Text, s.names))
+	case queryfile.KindKey:
+		s.record(f, q, q.Component+" processor key", configKey(q.Text, s.names))
+	}
+}
+
+// record turns hits into findings and, when every edit maps onto the file
+// exactly, edits; ok tells which hits are rewritable in the file.
+func (s *Scanner) record(f *file, q *queryfile.Query, where string, hits []hit) (ok []bool) {
+	ok = make([]bool, len(hits))
+	for i, h := range hits {
+		fd := Finding{
+			File: f.name, Where: where, Kind: h.kind, Name: h.written,
+			Deprecated: h.rename.Old, CurrentOTel: h.rename.Current, Why: h.why, Current: h.current,
+		}
+		off := q.Off
 		if h.first >= 0 {
-			if o, ok := m(h.first); ok {
+			if o, good := q.Map(h.first); good {
 				off = o
 			}
 		}
-		fd.Line = f.line(off)
-		if h.replacement != "" {
+		fd.Line = f.x.Line(off)
+		if h.rewritable {
 			var edits []edit
-			ok := true
-			for _, o := range h.offsets {
-				fo, good := m(o)
-				if !good || !bytes.HasPrefix(f.content[fo:], []byte(h.written)) {
-					ok = false
+			good := true
+			for _, e := range h.edits {
+				fe, mapped := fileEdit(f.content, q, e)
+				if !mapped {
+					good = false
 					break
 				}
-				edits = append(edits, edit{fo, h.written, h.replacement})
+				edits = append(edits, fe)
 			}
-			if ok {
-				fd.Rewritable = true
+			if good {
+				fd.Rewritable, ok[i] = true, true
 				if s.Write {
 					f.edits = append(f.edits, edits...)
 					fd.Rewritten = true
 				}
 			} else {
-				fd.Why = "the expression is escaped or folded in the file; rewrite it by hand"
+				fd.Why = "the name is written with escapes (JSON \\u, YAML quoting) or across folded lines in the file; rewrite it by hand"
 			}
 		}
 		f.res.Findings = append(f.res.Findings, fd)
 	}
+	return ok
 }
 
-// ---- JSON: Grafana dashboards ----
+// keptByBoth marks a label that --both keeps in a rule's output.
+const keptByBoth = "\x00both"
 
-// scanJSON walks a JSON document's tokens, keeping the byte offset of every
-// string, and scans the PromQL under "expr" and "query" keys.
-func (s *Scanner) scanJSON(f *file, doc []byte, m mapper) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var stack []byte // '{' or '['
-	expectKey := false
-	key := ""
-	for {
-		before := int(dec.InputOffset())
-		t, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			off, _ := m(before)
-			f.res.Notes = append(f.res.Notes, Note{File: f.name, Line: f.line(off), Message: "invalid JSON: " + err.Error()})
-			return
-		}
-		after := int(dec.InputOffset())
-		switch v := t.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				stack = append(stack, byte(v))
-			default:
-				stack = stack[:len(stack)-1]
-			}
-			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
-			continue
-		case string:
-			if expectKey {
-				key = v
-				expectKey = false
-				continue
-			}
-			if key == "expr" || key == "query" || key == "definition" {
-				start := bytes.IndexByte(doc[before:after], '"')
-				if start >= 0 {
-					raw := doc[before+start : after]
-					jm := jsonStringMapper(raw, before+start)
-					s.promqlMaybe(f, v, chain(jm, m), key == "expr", mustMap(m, before+start))
-				}
-			}
-		}
-		if len(stack) > 0 && stack[len(stack)-1] == '{' {
-			expectKey = true
+// transition is --both's rewrite of one expression as hits: the first
+// carries the edits, all are rewritable, or none with the reason.
+func (s *Scanner) transition(expr string) ([]hit, error) {
+	hits, edits, why, err := transition(expr, s.names)
+	for i := range hits {
+		hits[i].edits = nil
+		if why != "" {
+			hits[i].rewritable, hits[i].why = false, why
 		}
 	}
+	if len(hits) > 0 && why == "" {
+		hits[0].edits = edits
+	}
+	return hits, err
 }
 
-func mustMap(m mapper, off int) int {
-	o, _ := m(off)
-	return o
+// fileEdit maps an edit of a query's text onto the file: its old text must
+// lie there as the container writes it (verbatim, or escaped as a JSON or
+// YAML double-quoted string), from the mapped first byte to the mapped last.
+func fileEdit(content []byte, q *queryfile.Query, e edit) (edit, bool) {
+	fo, ok := q.Map(e.off)
+	if !ok {
+		return edit{}, false
+	}
+	for _, old := range []string{e.old, q.Escape(e.old)} {
+		last, lok := fo, true
+		if len(e.old) > 1 {
+			last, lok = q.Map(e.off + len(e.old) - 1)
+		}
+		if lok && last-fo == len(old)-1 && bytes.HasPrefix(content[fo:], []byte(old)) {
+			return edit{fo, old, q.Escape(e.repl)}, true
+		}
+	}
+	return edit{}, false
 }
 
-// promqlMaybe scans an expression; a "query" or "definition" that does not
-// parse is some other data source's and is skipped silently.
-func (s *Scanner) promqlMaybe(f *file, expr string, m mapper, strict bool, off int) {
-	if strings.TrimSpace(expr) == "" {
-		return
-	}
-	if !strict {
-		if _, err := scanPromQL(expr, s.names); err != nil {
-			return
-		}
-	}
-	s.promql(f, expr, m, off)
-}
-
-func chain(inner, outer mapper) mapper {
-	return func(off int) (int, bool) {
-		o, ok := inner(off)
-		if !ok {
-			return 0, false
-		}
-		return outer(o)
-	}
-}
-
-// jsonStringMapper maps offsets in a decoded JSON string to offsets in the
-// document (base is the opening quote's offset); escaped bytes do not map.
-func jsonStringMapper(raw []byte, base int) mapper {
-	var idx []int // decoded byte i -> raw offset, -1 for bytes from escapes
-	for i := 1; i < len(raw)-1; {
-		if raw[i] != '\\' {
-			idx = append(idx, base+i)
-			i++
-			continue
-		}
-		n := 2
-		if i+1 < len(raw) && raw[i+1] == 'u' {
-			n = 6
-		}
-		var r string
-		if i+n <= len(raw)-1 {
-			_ = json.Unmarshal(append(append([]byte{'"'}, raw[i:i+n]...), '"'), &r)
-		}
-		for range max(len(r), 1) {
-			idx = append(idx, -1)
-		}
-		i += n
-	}
-	return func(off int) (int, bool) {
-		if off < 0 || off >= len(idx) || idx[off] < 0 {
-			return 0, false
-		}
-		return idx[off], true
-	}
-}
-
-// ---- YAML: rules, manifests, collector configs ----
-
-func (s *Scanner) scanYAMLDocs(f *file, doc []byte, m mapper) {
-	dec := yaml.NewDecoder(bytes.NewReader(doc))
-	lines := lineStarts(doc)
-	for {
-		var n yaml.Node
-		err := dec.Decode(&n)
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			f.res.Notes = append(f.res.Notes, Note{File: f.name, Line: f.line(mustMap(m, 0)), Message: "invalid YAML: " + err.Error()})
-			return
-		}
-		if len(n.Content) == 0 {
-			continue
-		}
-		y := &ydoc{s: s, f: f, doc: doc, lines: lines, m: m}
-		y.document(n.Content[0])
-	}
-}
-
-func lineStarts(b []byte) []int {
-	out := []int{0}
-	for i, c := range b {
-		if c == '\n' {
-			out = append(out, i+1)
-		}
-	}
-	return out
-}
-
-// ydoc is one YAML document, possibly embedded in a string of another.
-type ydoc struct {
-	s     *Scanner
-	f     *file
-	doc   []byte
-	lines []int
-	m     mapper // doc offset -> file offset
-}
-
-func (y *ydoc) off(n *yaml.Node) int {
-	if n.Line-1 < len(y.lines) && n.Line > 0 {
-		return y.lines[n.Line-1] + n.Column - 1
-	}
-	return 0
-}
-
-// valueMapper maps offsets in a scalar's value to offsets in the document:
-// exact for literal blocks and for single-line scalars whose bytes appear
-// verbatim; otherwise nothing maps.
-func (y *ydoc) valueMapper(n *yaml.Node) mapper {
-	none := func(int) (int, bool) { return 0, false }
-	start := y.off(n)
-	switch {
-	case n.Style&yaml.LiteralStyle != 0:
-		// Content lines follow the indicator line; each ends with the value's line.
-		var starts []int // value line -> doc offset of its first byte
-		vlines := strings.Split(n.Value, "\n")
-		for k, vl := range vlines {
-			li := n.Line + k // 0-based index of file line n.Line+1+k
-			if li >= len(y.lines) {
-				if vl == "" {
-					starts = append(starts, -1)
-					continue
-				}
-				return none
-			}
-			end := len(y.doc)
-			if li+1 < len(y.lines) {
-				end = y.lines[li+1] - 1
-			}
-			raw := strings.TrimRight(string(y.doc[y.lines[li]:end]), "\r")
-			if !strings.HasSuffix(raw, vl) {
-				if vl == "" {
-					starts = append(starts, -1)
-					continue
-				}
-				return none
-			}
-			starts = append(starts, y.lines[li]+len(raw)-len(vl))
-		}
-		return func(off int) (int, bool) {
-			for k, vl := range vlines {
-				if off <= len(vl) {
-					if starts[k] < 0 {
-						return 0, false
-					}
-					return y.m(starts[k] + off)
-				}
-				off -= len(vl) + 1
-			}
-			return 0, false
-		}
-	case n.Style&yaml.FoldedStyle != 0 || strings.Contains(n.Value, "\n"):
-		return none
-	default:
-		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-			start++
-		}
-		if start+len(n.Value) > len(y.doc) || string(y.doc[start:start+len(n.Value)]) != n.Value {
-			return none
-		}
-		return func(off int) (int, bool) { return y.m(start + off) }
-	}
-}
-
-func get(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
-
-func str(n *yaml.Node) string {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return ""
-	}
-	return n.Value
-}
-
-// document recognises what a YAML document is and scans it.
-func (y *ydoc) document(n *yaml.Node) {
-	switch str(get(n, "kind")) {
-	case "PrometheusRule":
-		y.ruleGroups(get(get(n, "spec"), "groups"))
-		return
-	case "ConfigMap", "Secret":
-		y.configMap(get(n, "data"))
-		return
-	case "OpenTelemetryCollector":
-		cfg := get(get(n, "spec"), "config")
-		if cfg != nil && cfg.Kind == yaml.ScalarNode {
-			y.embedded(cfg, false)
-		} else {
-			y.collector(cfg)
-		}
-		return
-	case "List":
-		if items := get(n, "items"); items != nil {
-			for _, it := range items.Content {
-				y.document(it)
-			}
-		}
-		return
-	}
-	if g := get(n, "groups"); g != nil {
-		y.ruleGroups(g)
-		return
-	}
-	if get(n, "processors") != nil || get(n, "receivers") != nil || get(n, "connectors") != nil {
-		y.collector(n)
-		return
-	}
-	// promtool unit-test files: promql_expr_test[].expr.
-	if tests := get(n, "tests"); tests != nil && tests.Kind == yaml.SequenceNode {
-		for _, t := range tests.Content {
-			if pe := get(t, "promql_expr_test"); pe != nil {
-				for _, e := range pe.Content {
-					y.promqlNode(get(e, "expr"))
-				}
-			}
-		}
-	}
-}
-
-func (y *ydoc) promqlNode(n *yaml.Node) {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return
-	}
-	y.s.promql(y.f, n.Value, y.valueMapper(n), mustMap(y.m, y.off(n)))
-}
-
-// template scans an alert's label or annotation template for label
-// references ($labels.http_method), which a rewritten expression would
-// leave empty.
-func (y *ydoc) template(n *yaml.Node) {
-	if n.Kind != yaml.ScalarNode {
-		return
-	}
+// templateHits are the label references ($labels.http_method) of an alert
+// template; one is rewritten only as its rule's expression rewrites the
+// label, so that the annotation does not render empty.
+func templateHits(v string, n *Names, rewritten map[string]string) []hit {
 	var hits []hit
 	byName := map[string]int{}
-	v := n.Value
 	for i := 0; ; {
 		j := strings.Index(v[i:], "$labels.")
 		if j < 0 {
@@ -555,165 +411,63 @@ func (y *ydoc) template(n *yaml.Node) {
 		}
 		i = end
 		name := v[start:end]
-		rs := y.s.names.Label(name)
-		if len(rs) == 0 {
+		r, ok := n.Label(name, nil)
+		if repl, inExpr := rewritten[name]; !ok && !inExpr {
 			continue
+		} else if r == nil {
+			r = &Rename{Old: name}
+			if repl != "" {
+				r.New = repl
+			}
 		}
-		if k, ok := byName[name]; ok {
-			if hits[k].replacement != "" {
-				hits[k].offsets = append(hits[k].offsets, start)
+		if k, seen := byName[name]; seen {
+			if hits[k].rewritable {
+				hits[k].edits = append(hits[k].edits, edit{start, name, hits[k].replacement})
 			}
 			continue
 		}
-		h := hit{kind: KindAttribute, written: name, rename: rs[0], first: start, why: rs[0].Why}
-		if len(rs) == 1 && rs[0].Rewritable {
-			h.replacement = PromLabel(rs[0].New)
-			h.offsets = []int{start}
-		} else if len(rs) > 1 {
-			h.why = "several deprecated keys normalise to this label"
+		h := hit{kind: KindAttribute, written: name, rename: r, first: start, why: r.Why}
+		if r.New != "" {
+			h.current = WrittenLabel(r.New, name)
+		}
+		repl, inExpr := rewritten[name]
+		switch {
+		case repl == keptByBoth:
+			h.why = "--both keeps the old label in the rule's output; a later --write moves both to the new name"
+		case inExpr && repl != "":
+			h.rewritable, h.replacement = true, repl
+			h.current = repl
+			h.edits = []edit{{start, name, repl}}
+		case inExpr:
+			h.why = "the rule's expression keeps this label: " + whyOr(h.why, "not rewritable there")
+		default:
+			h.why = "the rule's expression does not read this label; rewrite both by hand"
 		}
 		byName[name] = len(hits)
 		hits = append(hits, h)
 	}
-	if len(hits) > 0 {
-		y.s.record(y.f, "alert template", hits, y.valueMapper(n), mustMap(y.m, y.off(n)))
-	}
+	return hits
 }
 
-func (y *ydoc) ruleGroups(groups *yaml.Node) {
-	if groups == nil || groups.Kind != yaml.SequenceNode {
-		return
+func whyOr(why, or string) string {
+	if why != "" {
+		return why
 	}
-	for _, g := range groups.Content {
-		rules := get(g, "rules")
-		if rules == nil {
-			continue
-		}
-		for _, r := range rules.Content {
-			y.promqlNode(get(r, "expr"))
-			for _, sec := range []string{"labels", "annotations"} {
-				m := get(r, sec)
-				if m == nil || m.Kind != yaml.MappingNode {
-					continue
-				}
-				for i := 1; i < len(m.Content); i += 2 {
-					y.template(m.Content[i])
-				}
-			}
-		}
-	}
+	return or
 }
 
-// configMap scans embedded files: dashboards (JSON) and YAML documents.
-func (y *ydoc) configMap(data *yaml.Node) {
-	if data == nil || data.Kind != yaml.MappingNode {
-		return
-	}
-	for i := 0; i+1 < len(data.Content); i += 2 {
-		v := data.Content[i+1]
-		if v.Kind != yaml.ScalarNode {
-			continue
-		}
-		y.embedded(v, strings.HasSuffix(strings.ToLower(data.Content[i].Value), ".json") || strings.HasPrefix(strings.TrimSpace(v.Value), "{"))
-	}
-}
-
-// embedded scans a document held in a string scalar.
-func (y *ydoc) embedded(v *yaml.Node, asJSON bool) {
-	vm := y.valueMapper(v)
-	base := mustMap(y.m, y.off(v))
-	// Offsets that do not map fall back to the scalar's own position.
-	m := func(off int) (int, bool) {
-		if o, ok := vm(off); ok {
-			return o, true
-		}
-		return base, false
-	}
-	if asJSON {
-		y.s.scanJSON(y.f, []byte(v.Value), m)
-		return
-	}
-	y.s.scanYAMLDocs(y.f, []byte(v.Value), m)
-}
-
-// collector scans a collector configuration: OTTL in transform, filter and
-// routing components, and attribute keys of attributes, resource, filter and
-// groupbyattrs processors.
-func (y *ydoc) collector(cfg *yaml.Node) {
-	for _, section := range []string{"processors", "connectors"} {
-		comps := get(cfg, section)
-		if comps == nil || comps.Kind != yaml.MappingNode {
-			continue
-		}
-		for i := 0; i+1 < len(comps.Content); i += 2 {
-			typ, _, _ := strings.Cut(comps.Content[i].Value, "/")
-			body := comps.Content[i+1]
-			switch typ {
-			case "transform", "filter", "routing", "tail_sampling", "count", "sum", "signaltometrics":
-				y.walkStrings(body, func(n *yaml.Node, parentKey string) {
-					if parentKey == "key" || parentKey == "keys" {
-						y.configKey(n, typ)
-						return
-					}
-					y.ottl(n)
-				})
-			case "attributes", "resource", "groupbyattrs", "redaction", "k8sattributes":
-				y.walkStrings(body, func(n *yaml.Node, parentKey string) {
-					switch parentKey {
-					case "key", "from_attribute", "keys", "allowed_keys", "blocked_keys", "ignored_keys", "tag_name":
-						y.configKey(n, typ)
-					}
-				})
-			}
-		}
-	}
-}
-
-// walkStrings calls f for every string scalar under n with the nearest
-// mapping key above it.
-func (y *ydoc) walkStrings(n *yaml.Node, f func(*yaml.Node, string)) {
-	var walk func(n *yaml.Node, key string)
-	walk = func(n *yaml.Node, key string) {
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				walk(n.Content[i+1], n.Content[i].Value)
-			}
-		case yaml.SequenceNode:
-			for _, c := range n.Content {
-				walk(c, key)
-			}
-		case yaml.ScalarNode:
-			if n.Tag == "!!str" || n.Tag == "" {
-				f(n, key)
-			}
-		case yaml.DocumentNode, yaml.AliasNode:
-		}
-	}
-	if n != nil {
-		walk(n, "")
-	}
-}
-
-// configKey is an attribute key given as a plain config value.
-func (y *ydoc) configKey(n *yaml.Node, typ string) {
-	r := y.s.names.Attribute(n.Value)
+// configKey is an attribute key given as a plain config value. It is
+// reported only: --write rewrites queries (PromQL, OTTL), not pipeline
+// configuration, whose keys must match what the data carries at that point
+// of the pipeline.
+func configKey(key string, n *Names) []hit {
+	r := n.Attribute(key)
 	if r == nil {
-		return
+		return nil
 	}
-	// Reported only: --write rewrites queries (PromQL, OTTL), not pipeline
-	// configuration, whose keys must match what the data carries at that
-	// point of the pipeline.
-	h := hit{kind: KindAttribute, written: n.Value, rename: r, first: 0, why: r.Why}
+	h := hit{kind: KindAttribute, written: key, rename: r, first: 0, why: r.Why, current: r.New}
 	if h.why == "" {
 		h.why = "a processor key; change it when the data it sees carries " + r.New
 	}
-	y.s.record(y.f, typ+" processor key", []hit{h}, y.valueMapper(n), mustMap(y.m, y.off(n)))
-}
-
-func (y *ydoc) ottl(n *yaml.Node) {
-	hits := scanOTTL(n.Value, y.s.names)
-	if len(hits) > 0 {
-		y.s.record(y.f, "ottl", hits, y.valueMapper(n), mustMap(y.m, y.off(n)))
-	}
+	return []hit{h}
 }

@@ -111,27 +111,15 @@ Exit codes: 0 known, 1 no registry knows the name, 2 usage.`,
 
 // promForm matches a Prometheus-form name against the deprecated names.
 func promForm(n *queries.Names, name string) *promExplanation {
-	if rs := n.Label(name); len(rs) > 0 {
-		p := &promExplanation{Name: name, Kind: string(queries.KindAttribute)}
-		for _, r := range rs {
-			p.From = append(p.From, r.Old)
+	if r, ok := n.Label(name, nil); ok {
+		p := &promExplanation{Name: name, Kind: string(queries.KindAttribute), From: []string{r.Old}, Why: r.Why}
+		if r.New != "" {
+			p.Current = queries.PromLabel(r.New)
 		}
-		if len(rs) == 1 && rs[0].New != "" {
-			p.Current = queries.PromLabel(rs[0].New)
-		}
-		p.Why = rs[0].Why
 		return p
 	}
-	if rs, _ := n.PromMetric(name); len(rs) > 0 {
-		p := &promExplanation{Name: name, Kind: string(queries.KindMetric)}
-		for _, r := range rs {
-			p.From = append(p.From, r.Old)
-		}
-		if len(rs) == 1 {
-			p.Current = n.PromSeries(rs[0], name)
-		}
-		p.Why = rs[0].Why
-		return p
+	if r, cur, ok := n.SeriesRename(name); ok {
+		return &promExplanation{Name: name, Kind: string(queries.KindMetric), From: []string{r.Old}, Current: cur, Why: r.Why}
 	}
 	return nil
 }

@@ -13,10 +13,12 @@ import (
 )
 
 type queriesOptions struct {
-	reg    registryFlags
-	format string
-	failOn string
-	write  bool
+	reg            registryFlags
+	format         string
+	failOn         string
+	write          bool
+	both           bool
+	skipUnreadable bool
 }
 
 func newQueries() *cobra.Command {
@@ -25,22 +27,39 @@ func newQueries() *cobra.Command {
 		Use:   "queries PATHS...",
 		Short: "Find deprecated attribute and metric names in alert rules, dashboards and collector configs",
 		Long: `queries scans the places that silently break when names change: Prometheus
-rule files and PrometheusRule manifests, Grafana dashboards (also embedded in
-ConfigMaps), collector configs and OpenTelemetryCollector resources (OTTL
-statements and conditions, attributes/resource/filter/groupbyattrs keys).
-Directories are walked for .yaml, .yml and .json files.
+rule files and PrometheusRule manifests, Grafana dashboards (plain, in
+ConfigMaps, ConfigMapLists and GrafanaDashboards), Grafana alerting rules,
+collector configs, OpenTelemetryCollector resources and Helm values
+(OTTL statements and conditions, attributes/resource/filter/groupbyattrs/
+k8s_attributes keys). Helm templates are read outside their {{ }} blocks.
+Directories are walked for .yaml, .yml and .json files; version-control
+directories are skipped, other hidden ones are scanned; a file reached
+through symlinks is scanned once.
 
-Names are matched in OTel form (http.method) and in the form Prometheus
-stores them after the remote-write exporter or the Prometheus receiver
-(http_method; http_server_duration_milliseconds_bucket). PromQL is parsed
-with the Prometheus parser.
+Names are matched in OTel form (http.method) and in the forms Prometheus
+stores them in after the OTLP translation (github.com/prometheus/otlptranslator:
+http_method; http_server_duration_milliseconds_bucket; older translators'
+forms too). A label renamed only on some metrics (direction, state) is a
+finding only on those metrics. PromQL is parsed with the Prometheus parser;
+Grafana variables and macros are substituted first.
 
---write rewrites PromQL and OTTL in place where the rewrite is unambiguous
-(one current name in every context, same instrument and unit for metrics,
-and the rewritten query parses to the same tree), touching no other byte.
+--write rewrites PromQL, alert templates and OTTL in place where the rewrite
+keeps what the query selects: one current name in every context, same
+instrument and unit for metrics, a label's compared values migrated with it
+(rpc_grpc_status_code!="0" -> rpc_response_status_code!="OK"), and the
+rewritten query parses to the same selectors; otherwise the finding says why
+not. No other byte changes.
+
+--write --both is for a migration under way: each selector reading old names
+becomes (old or new), the new branch reading the current names and migrated
+values and relabelled back to the old label names (label_replace), so that
+groupings, legends and $labels templates work on data of either kind; a
+selector under a range is lifted with its function (rate(old[5m]) or
+rate(new[5m])). Alert templates keep the old labels.
 
 A deprecated name is a violation. Exit codes: 0 none left (or --fail-on
-none), 1 findings not rewritten, 2 bad input or usage.`,
+none), 1 findings not rewritten, 2 bad input or usage: a file or an
+expression that cannot be read, unless --skip-unreadable.`,
 		Example: `  otelgov queries distribution/k8s dashboards/
   otelgov queries --write monitoring/rules.yaml && promtool check rules monitoring/rules.yaml`,
 		Args: cobra.MinimumNArgs(1),
@@ -52,7 +71,9 @@ none), 1 findings not rewritten, 2 bad input or usage.`,
 	o.reg.bind(fs)
 	fs.StringVar(&o.format, "format", "text", "output: text or json")
 	fs.StringVar(&o.failOn, "fail-on", "violation", "exit 1 on findings at or above: violation, improvement, information or none")
-	fs.BoolVar(&o.write, "write", false, "rewrite unambiguous PromQL and OTTL names in place")
+	fs.BoolVar(&o.write, "write", false, "rewrite PromQL, alert templates and OTTL names in place where the query keeps its meaning")
+	fs.BoolVar(&o.both, "both", false, "with --write: rewrite each query to read the old and the current names at once (old or new), for a migration under way")
+	fs.BoolVar(&o.skipUnreadable, "skip-unreadable", false, "do not exit 2 on files or expressions that cannot be read; count them in the summary")
 	return cmd
 }
 
@@ -69,7 +90,10 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 		return err
 	}
 	s := queries.NewScanner(queries.NewNames(ix))
-	s.Write = o.write
+	if o.both && !o.write {
+		return badInput(fmt.Errorf("--both: needs --write"))
+	}
+	s.Write, s.Both = o.write, o.both
 	res, err := s.ScanPaths(paths)
 	if err != nil {
 		return badInput(err)
@@ -86,6 +110,9 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: note: %s:%d: %s\n", n.File, n.Line, n.Message)
+	}
+	if res.Unreadable > 0 && !o.skipUnreadable {
+		return badInput(fmt.Errorf("%d unreadable input(s) (see the notes); --skip-unreadable scans the rest", res.Unreadable))
 	}
 	// Every finding is a deprecated name: Weaver's deprecated finding.
 	if failOn.Fails(engine.DefaultLevel(engine.FindingDeprecated)) {
@@ -123,5 +150,9 @@ func writeQueries(w io.Writer, res *queries.Result) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%d file(s) scanned: %d deprecated name(s) left, %d rewritten\n", res.Files, left, rewritten)
+	fmt.Fprintf(w, "%d file(s) scanned: %d deprecated name(s) left, %d rewritten", res.Files, left, rewritten)
+	if res.Unreadable > 0 {
+		fmt.Fprintf(w, "; %d unreadable input(s) not checked", res.Unreadable)
+	}
+	fmt.Fprintln(w)
 }

@@ -1,7 +1,6 @@
 package manifestlint
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,6 +10,8 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/queryfile"
 )
 
 // Exported describes what a collector's :8888 actually serves: each metric
@@ -31,39 +32,24 @@ type PromQLCheck struct {
 	Enums map[string][]string
 }
 
-// grafanaVars are Grafana's built-in interval variables, replaced by a
-// duration before parsing; any other $variable becomes a match-all regex.
-var (
-	grafanaInterval    = regexp.MustCompile(`\$\{?__(rate_interval|interval|range)\}?`)
-	grafanaVar         = regexp.MustCompile(`\$\{?[A-Za-z_][A-Za-z0-9_]*(:[a-z]+)?\}?`)
-	literalAlternation = regexp.MustCompile(`^[A-Za-z0-9_.|]+$`)
-	labelValuesFn      = regexp.MustCompile(`^\s*label_values\(\s*(.*?)\s*,\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$`)
-)
-
-// ExpandGrafana substitutes Grafana's template variables so that the
-// expression parses as PromQL.
-func ExpandGrafana(expr string) string {
-	expr = grafanaInterval.ReplaceAllString(expr, "5m")
-	return grafanaVar.ReplaceAllString(expr, ".*")
-}
+// literalAlternation is a regex that only lists values: a|b|c.
+var literalAlternation = regexp.MustCompile(`^[A-Za-z0-9_.|]+$`)
 
 // Check returns one message per reference to something that does not exist.
 func (c PromQLCheck) Check(expr string) []string {
-	expanded := ExpandGrafana(expr)
-	// Grafana's label_values(selector, label) variable query.
-	if m := labelValuesFn.FindStringSubmatch(expanded); m != nil {
-		errs := c.Check(m[1])
-		sel, err := parseExpr(m[1])
-		if err == nil {
-			errs = append(errs, c.checkLabels(metricsOf(sel), []string{m[2]}, "label_values")...)
-		}
-		return errs
-	}
-	e, err := parseExpr(expanded)
+	p, err := queryfile.ParsePromQL(expr)
 	if err != nil {
 		return []string{fmt.Sprintf("does not parse: %v", err)}
 	}
 	var errs []string
+	if p.LabelValues != "" {
+		if p.Expr == nil {
+			return nil
+		}
+		// Grafana's label_values(selector, label): the selector must have it.
+		errs = append(errs, c.checkLabels(metricsOf(p.Expr), []string{p.LabelValues}, "label_values")...)
+	}
+	e := p.Expr
 	metrics := metricsOf(e)
 	parser.Inspect(e, func(node parser.Node, _ []parser.Node) error {
 		switch n := node.(type) {
@@ -237,91 +223,43 @@ func dedupe(in []string) []string {
 func RuleExprs(doc map[string]any) (exprs map[string]string, recorded Exported) {
 	exprs = map[string]string{}
 	recorded = Exported{}
-	groups := listAt(doc, "spec", "groups")
-	if groups == nil {
-		groups = listAt(doc, "groups")
+	data, err := yaml.Marshal(doc)
+	if err != nil {
+		return exprs, recorded
 	}
-	for _, g := range groups {
-		gm, _ := g.(map[string]any)
-		for _, r := range listAt(gm, "rules") {
-			rm, _ := r.(map[string]any)
-			expr := str(rm, "expr")
-			name := str(rm, "alert")
-			if rec := str(rm, "record"); rec != "" {
-				name = rec
-				ls := map[string]bool{}
-				if e, err := parseExpr(expr); err == nil {
-					if a, ok := e.(*parser.AggregateExpr); ok && !a.Without {
-						for _, l := range a.Grouping {
-							ls[l] = true
-						}
-					}
-				}
-				recorded[rec] = ls
-			}
-			exprs[str(gm, "name")+"/"+name] = expr
+	for _, q := range queryfile.Extract("rules.yaml", data).Queries {
+		if q.Kind != queryfile.KindPromQL || q.Rule == 0 {
+			continue
 		}
+		exprs[q.Name] = q.Text
+		if q.Record == "" {
+			continue
+		}
+		ls := map[string]bool{}
+		if e, err := parseExpr(q.Text); err == nil {
+			if a, ok := e.(*parser.AggregateExpr); ok && !a.Without {
+				for _, l := range a.Grouping {
+					ls[l] = true
+				}
+			}
+		}
+		recorded[q.Record] = ls
 	}
 	return exprs, recorded
 }
 
-// DashboardExprs returns every PromQL expression of a Grafana dashboard:
-// panel targets (rows' nested panels included) and query variables.
+// DashboardExprs returns every PromQL expression of a Grafana dashboard,
+// keyed "panel title/refId" or "variable name": panel targets (rows' nested
+// panels included) and query variables.
 func DashboardExprs(data []byte) (map[string]string, error) {
-	var d struct {
-		Panels     []json.RawMessage `json:"panels"`
-		Templating struct {
-			List []struct {
-				Name  string `json:"name"`
-				Type  string `json:"type"`
-				Query any    `json:"query"`
-			} `json:"list"`
-		} `json:"templating"`
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, fmt.Errorf("dashboard: %w", err)
+	f := queryfile.Extract("dashboard.json", data)
+	if f.Unreadable {
+		return nil, fmt.Errorf("dashboard: %s", f.Notes[0].Message)
 	}
 	out := map[string]string{}
-	type panel struct {
-		Title   string            `json:"title"`
-		Panels  []json.RawMessage `json:"panels"`
-		Targets []struct {
-			RefID string `json:"refId"`
-			Expr  string `json:"expr"`
-		} `json:"targets"`
-	}
-	var walk func([]json.RawMessage) error
-	walk = func(raw []json.RawMessage) error {
-		for _, r := range raw {
-			var p panel
-			if err := json.Unmarshal(r, &p); err != nil {
-				return fmt.Errorf("dashboard panel: %w", err)
-			}
-			for _, t := range p.Targets {
-				if t.Expr != "" {
-					out["panel "+p.Title+"/"+t.RefID] = t.Expr
-				}
-			}
-			if err := walk(p.Panels); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(d.Panels); err != nil {
-		return nil, err
-	}
-	for _, v := range d.Templating.List {
-		if v.Type != "query" {
-			continue
-		}
-		switch q := v.Query.(type) {
-		case string:
-			out["variable "+v.Name] = q
-		case map[string]any:
-			if s, ok := q["query"].(string); ok {
-				out["variable "+v.Name] = s
-			}
+	for _, q := range f.Queries {
+		if q.Kind == queryfile.KindPromQL {
+			out[q.Name] = q.Text
 		}
 	}
 	return out, nil

@@ -1,0 +1,119 @@
+package queries
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelgov/otelcol-governance/queryfile"
+)
+
+func TestTransition(t *testing.T) {
+	n := names(t)
+	tests := []struct {
+		name, expr, want, why string
+	}{
+		{
+			name: "label and value under a range",
+			expr: `sum by (rpc_grpc_status_code) (rate(rpc_server_calls_total{rpc_grpc_status_code!="0"}[5m]))`,
+			want: `sum by (rpc_grpc_status_code) ((rate(rpc_server_calls_total{rpc_grpc_status_code!="0"}[5m]) or ` +
+				`label_replace(label_replace(rate(rpc_server_calls_total{rpc_response_status_code!="OK"}[5m]), "rpc_grpc_status_code", "$1", "rpc_response_status_code", "(.*)"), "rpc_response_status_code", "", "rpc_response_status_code", ".*")))`,
+		},
+		{
+			name: "metric rename, instant selector",
+			expr: `max(db_client_connections_usage) > 10`,
+			want: `max((db_client_connections_usage or db_client_connection_count)) > 10`,
+		},
+		{
+			name: "a name that cannot be rewritten",
+			expr: `sum(rate(http_server_duration_milliseconds_count[5m]))`,
+			why:  "not every old name",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, edits, why, err := transition(tt.expr, n)
+			require.NoError(t, err)
+			require.NotEmpty(t, hits)
+			if tt.why != "" {
+				assert.Contains(t, why, tt.why)
+				assert.Empty(t, edits)
+				return
+			}
+			require.Empty(t, why)
+			out, ok := applyEdits(tt.expr, edits)
+			require.True(t, ok)
+			assert.Equal(t, tt.want, out)
+			_, err = queryfile.ParsePromQL(out)
+			require.NoError(t, err)
+		})
+	}
+}
+
+// TestTransitionRules: --write --both on a rule file, accepted by promtool;
+// a later --write moves to the new names only.
+func TestTransitionRules(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not installed (Debian: apt-get install prometheus); e2e/queries_test.go requires it")
+	}
+	rules := `groups:
+- name: g
+  rules:
+  - alert: Errors
+    expr: sum by (http_method) (rate(http_server_request_duration_seconds_count{http_status_code=~"5.."}[5m])) > 0
+    annotations:
+      summary: "{{ $labels.http_method }} fails"
+  - record: pool:max
+    expr: max(db_client_connections_usage{state="used"})
+`
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(rules), 0o600))
+	s := NewScanner(names(t))
+	s.Write, s.Both = true, true
+	res, err := s.ScanPaths([]string{p})
+	require.NoError(t, err)
+	rewritten := 0
+	for _, f := range res.Findings {
+		if f.Rewritten {
+			rewritten++
+		}
+	}
+	assert.Equal(t, 4, rewritten, "%+v", res.Findings)
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `sum by (http_method) ((rate(http_server_request_duration_seconds_count{http_status_code=~"5.."}[5m]) or `+
+		`label_replace(label_replace(label_replace(label_replace(rate(http_server_request_duration_seconds_count{http_response_status_code=~"5.."}[5m]), `+
+		`"http_method", "$1", "http_request_method", "(.*)"), "http_request_method", "", "http_request_method", ".*"), `+
+		`"http_status_code", "$1", "http_response_status_code", "(.*)"), "http_response_status_code", "", "http_response_status_code", ".*"))) > 0`)
+	assert.Contains(t, string(b), `max((db_client_connections_usage{state="used"} or label_replace(label_replace(db_client_connection_count{db_client_connection_state="used"}, "state", "$1", "db_client_connection_state", "(.*)"), "db_client_connection_state", "", "db_client_connection_state", ".*")))`)
+	assert.Contains(t, string(b), `{{ $labels.http_method }} fails`, "the output keeps the old label")
+	out, err := exec.Command(promtool, "check", "rules", p).CombinedOutput()
+	require.NoError(t, err, "promtool: %s\n%s", out, b)
+
+	// A later --write moves to the new names only: the file is what --write
+	// alone makes of the original.
+	s.Both = false
+	_, err = s.ScanPaths([]string{p})
+	require.NoError(t, err)
+	after, err := os.ReadFile(p)
+	require.NoError(t, err)
+	direct := filepath.Join(t.TempDir(), "r.yaml")
+	require.NoError(t, os.WriteFile(direct, []byte(rules), 0o600))
+	_, err = NewScanner(names(t)).ScanPaths([]string{direct})
+	require.NoError(t, err)
+	w := NewScanner(names(t))
+	w.Write = true
+	_, err = w.ScanPaths([]string{direct})
+	require.NoError(t, err)
+	want, err := os.ReadFile(direct)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(after))
+	assert.Contains(t, string(after), `sum by (http_request_method) (rate(http_server_request_duration_seconds_count{http_response_status_code=~"5.."}[5m])) > 0`)
+	assert.Contains(t, string(after), `{{ $labels.http_request_method }} fails`)
+}

@@ -1,0 +1,112 @@
+package queryfile
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParsePromQLGrafana(t *testing.T) {
+	for _, expr := range []string{
+		`rate(x[$__rate_interval])`,
+		`increase(x[$__range]) / $__range_s * 1000 / $__range_ms + $__interval_ms`,
+		`max_over_time(rate(x[$interval])[$__range:$resolution])`,
+		`topk($n, x{job=~"$job", instance="${instance:regex}"})`,
+		`sum by ($label) (x)`,
+		`x offset $__interval`,
+		`label_values(x{job="a"}, http_method)`,
+		`label_values(http_method)`,
+		`query_result(topk(5, x))`,
+		`[[metric]]{job="a"}`,
+	} {
+		p, err := ParsePromQL(expr)
+		require.NoError(t, err, expr)
+		for i := range len(p.Text) {
+			if o, ok := p.Orig(i); ok {
+				assert.Equal(t, p.Text[i], expr[o], "%s: byte %d maps back to the same byte", expr, i)
+			}
+		}
+	}
+	p, err := ParsePromQL(`label_values(x{job="a"}, http_method)`)
+	require.NoError(t, err)
+	assert.Equal(t, "http_method", p.LabelValues)
+	assert.Equal(t, 25, p.LabelValuesOff)
+	_, err = ParsePromQL(`label_names()`)
+	require.ErrorIs(t, err, ErrNotPromQL)
+}
+
+func TestExtractMapsEveryQueryToItsBytes(t *testing.T) {
+	files := map[string]string{
+		"d.json": `{"title":"t","panels":[{"title":"p","targets":[{"refId":"A","expr":"sum(x{a=\"b\"})"}]},` +
+			`{"title":"logs","datasource":{"type":"loki"},"targets":[{"refId":"A","expr":"{app=\"x\"} |= \"err\""}]}],` +
+			`"templating":{"list":[{"name":"ds","type":"datasource","query":"prometheus"},{"name":"v","type":"query","query":{"query":"label_values(x, a)"}}]}}`,
+		"cm.yaml":     "apiVersion: v1\nkind: ConfigMapList\nitems:\n- kind: ConfigMap\n  data:\n    d.json: |\n      {\"panels\":[{\"targets\":[{\"expr\":\"sum(x)\",\"refId\":\"A\"}]}]}\n",
+		"rules.yaml":  "groups:\n- name: g\n  rules:\n  - alert: A\n    expr: >-\n      sum(x)\n      > 0\n    annotations:\n      s: '{{ $labels.a }}'\n",
+		"values.yaml": "collector:\n  config:\n    receivers: {otlp: {}}\n    exporters: {debug: {}}\n    processors:\n      transform:\n        log_statements:\n          - set(attributes[\"a\"], \"b\")\n",
+		"t.yaml":      "{{- if .Values.on }}\ngroups:\n- name: g\n  rules:\n  - alert: A\n    expr: up{job=\"{{ .Values.job }}\"} == 0\n{{- end }}\n",
+	}
+	want := map[string][]Kind{
+		"d.json":      {KindPromQL, KindPromQL},
+		"cm.yaml":     {KindPromQL},
+		"rules.yaml":  {KindPromQL, KindTemplate},
+		"values.yaml": {KindOTTL},
+		"t.yaml":      {KindPromQL},
+	}
+	for name, body := range files {
+		f := Extract(name, []byte(body))
+		require.False(t, f.Unreadable, "%s: %+v", name, f.Notes)
+		var kinds []Kind
+		for _, q := range f.Queries {
+			kinds = append(kinds, q.Kind)
+			// Every mapped byte of the text is the file's byte (blanked
+			// template blocks excepted).
+			for i := range len(q.Text) {
+				if o, ok := q.Map(i); ok && !f.Template {
+					assert.Equal(t, q.Text[i], body[o], "%s: %q byte %d", name, q.Text, i)
+				}
+			}
+		}
+		assert.Equal(t, want[name], kinds, name)
+	}
+	f := Extract("t.yaml", []byte(files["t.yaml"]))
+	assert.True(t, f.Template)
+	assert.Len(t, f.Notes, 3, "each skipped block is noted")
+}
+
+func TestExtractUnreadable(t *testing.T) {
+	for name, body := range map[string]string{
+		"a.json":  `{"a": [1, }`,
+		"b.yaml":  "a: [\n",
+		"c.json":  "\x00\x01",
+		"d.yaml":  "a: b\n c: d\n  - e\n",
+		"e.json":  `"`,
+		"f.json":  `{"a": 1} x`,
+		"g.json":  `{"a": "\x01"}`,
+		"h.json":  `[[[[[[[[[[`,
+		"i.json":  `-`,
+		"j.json":  `{"a" 1}`,
+		"k.json":  `{"a": tru}`,
+		"l.json":  `{"a": "b\u12"}`,
+		"m.json":  `{1: 2}`,
+		"n.yaml":  "\t- a\n",
+		"o.yaml":  "key: \"unterminated\n",
+		"p.json":  `[1 2]`,
+		"q.json":  `{"a": 1,}`,
+		"r.yaml":  "a: *unknown\n",
+		"s.json":  "",
+		"t.json":  "   ",
+		"u.json":  `{"a":`,
+		"v.json":  `["a",`,
+		"w.yaml":  "- a\nb: c\n",
+		"x.json":  `{"a":"b"}}`,
+		"y.yaml":  "%YAML 9.9\n---\na: b\n",
+		"z.json":  "\xff",
+		"aa.json": `{"a": "\q"}`,
+	} {
+		f := Extract(name, []byte(body))
+		assert.True(t, f.Unreadable, "%s: %q", name, body)
+		require.NotEmpty(t, f.Notes, name)
+		assert.True(t, f.Notes[0].Unreadable, name)
+	}
+}

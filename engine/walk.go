@@ -41,8 +41,8 @@ type Walker struct {
 	report reportTally
 	// mig is the value-migration state (values.go).
 	mig migState
-	// sig is the signal conformance check of the current item (signals.go).
-	sig signalState
+	// grp is the check of the current item against its semconv group (groups.go).
+	grp groupCheck
 }
 
 func newWalker(e *Engine) *Walker {
@@ -53,7 +53,7 @@ func newWalker(e *Engine) *Walker {
 		report: newReportTally(e.opts.Report),
 	}
 	w.svc = &w.unused
-	w.sig.svc = &w.sig.unused
+	w.grp.svc = &w.grp.unused
 	return w
 }
 
@@ -99,7 +99,7 @@ func (w *Walker) reset() {
 	w.ix = nil
 	w.report.reset()
 	w.mig = migState{}
-	w.sig.reset()
+	w.grp.reset()
 }
 
 // Counts returns the tally of the batch walked so far. It belongs to the
@@ -145,13 +145,13 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 			}
 		}
 		w.svc = w.counts.service(slot)
-		w.sig.svc = w.counts.serviceFindings(slot)
+		w.grp.svc = w.counts.serviceFindings(slot)
 	}
 	w.report.resource(name)
 	w.ctx = registry.Context{Location: registry.LocationResource}
-	w.sigResource(name)
+	w.groupResource(name)
 	w.attrs(attrs)
-	w.sigResourceEnd()
+	w.groupResourceEnd()
 	return true
 }
 
@@ -270,9 +270,9 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 			n := ms.Len()
 			for k := range n {
 				m := ms.At(k)
-				w.sigMetric(m)
+				w.groupMetric(m)
 				w.dataPoints(m)
-				w.sigMetricEnd()
+				w.groupMetricEnd()
 				w.metricName(ms, m)
 			}
 			schemaURL(w, sm, s0, SchemaScope)
@@ -347,7 +347,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 // check classifies one attribute; changes are queued in w.ops.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	r := w.lookup(k, pos)
-	if w.e.opts.Findings && w.sigAttr(k, w.ix.Attr(r)) {
+	if w.e.opts.Findings && w.groupAttr(k, w.ix.Attr(r)) {
 		return
 	}
 	if r.Plain() {

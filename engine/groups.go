@@ -9,7 +9,7 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-// This file holds the signal conformance checks: each metric, log event and
+// This file holds the checks against semconv groups: each metric, log event and
 // matched span is checked against its registry definition, with Weaver
 // live-check's findings. The walk resolves one definition per item through
 // the registry's generated tables, and the attribute walk that already runs
@@ -22,8 +22,8 @@ import (
 // only (no unexpected_attribute, and they count as absent).
 const maxPendingSpanAttrs = 64
 
-// signalState is the walker's per-item signal check.
-type signalState struct {
+// groupCheck is the walker's check of the current item against its semconv group.
+type groupCheck struct {
 	// def is the definition the current item is checked against; nil
 	// outside an item or for items without one.
 	def *registry.Signal
@@ -56,7 +56,7 @@ type signalState struct {
 	sink sinkState
 }
 
-func (s *signalState) reset() {
+func (s *groupCheck) reset() {
 	s.def, s.active, s.pending, s.resource, s.guard = nil, false, false, false, false
 	clear(s.pendK[:s.nPend])
 	clear(s.pendA[:s.nPend])
@@ -72,7 +72,7 @@ func (w *Walker) finding(f Finding, subj Subject, name string) {
 		return
 	}
 	w.counts.Findings[f]++
-	w.sig.svc[f]++
+	w.grp.svc[f]++
 	w.report.finding(f, subj, name)
 	if w.e.opts.Sink != nil {
 		w.emit(f, subj, name)
@@ -102,12 +102,12 @@ func (w *Walker) nameFindings(name string, subj Subject) {
 	}
 }
 
-// sigAttr is the signal check of one attribute, called by check before the
+// groupAttr is the group check of one attribute, called by check before the
 // key is classified. a is the registry's entry (nil when unknown). It
 // reports whether the attribute was dropped by the cardinality guard; it
 // is then fully counted.
-func (w *Walker) sigAttr(k string, a *registry.Attribute) bool {
-	s := &w.sig
+func (w *Walker) groupAttr(k string, a *registry.Attribute) bool {
+	s := &w.grp
 	if a != nil && !a.Placeholder {
 		if a.Template {
 			w.finding(FindingTemplateAttribute, SubjectKey, k)
@@ -165,7 +165,7 @@ var requirementFindings = [...]struct {
 // requirements reports the definition's attributes the item lacks, and
 // notes its coverage. Resources are checked for required attributes only.
 func (w *Walker) requirements() {
-	s := &w.sig
+	s := &w.grp
 	d := s.def
 	names := w.report.findings.enabled || w.e.opts.Sink != nil
 	for i := range requirementFindings {
@@ -196,16 +196,16 @@ func (w *Walker) requirements() {
 
 // refresh caches the per-registry lookups when the batch's registry differs
 // from the last one.
-func (s *signalState) refresh(ix *registry.Index) {
+func (s *groupCheck) refresh(ix *registry.Index) {
 	if s.ix != ix {
 		s.ix = ix
 		s.service = ix.EntitySignal("service")
 	}
 }
 
-// sigResource starts the resource check; sigResourceEnd finishes it.
-func (w *Walker) sigResource(service string) {
-	s := &w.sig
+// groupResource starts the resource check; groupResourceEnd finishes it.
+func (w *Walker) groupResource(service string) {
+	s := &w.grp
 	if !w.e.opts.Findings {
 		return
 	}
@@ -214,8 +214,8 @@ func (w *Walker) sigResource(service string) {
 	s.def, s.active, s.resource, s.seen = s.service, true, true, registry.AttrBits{}
 }
 
-func (w *Walker) sigResourceEnd() {
-	s := &w.sig
+func (w *Walker) groupResourceEnd() {
+	s := &w.grp
 	if s.resource && s.def != nil {
 		w.requirements()
 	}
@@ -225,7 +225,7 @@ func (w *Walker) sigResourceEnd() {
 // spanAttrs walks a span's own attributes and checks the span against the
 // definition the first matching matcher selects.
 func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
-	s := &w.sig
+	s := &w.grp
 	if !w.e.opts.Findings {
 		w.attrs(span.Attributes())
 		return
@@ -265,7 +265,7 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 // span events get the attribute checks only: span event names are free
 // text in many instrumentations, so an unknown one is not missing_event.
 func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
-	s := &w.sig
+	s := &w.grp
 	if !w.e.opts.Findings {
 		w.attrs(ev.Attributes())
 		return
@@ -286,7 +286,7 @@ func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
 // its definition.
 func (w *Walker) logRecord(lr plog.LogRecord) {
 	w.mig.rec = lr // a move to EventName needs the record (values.go)
-	s := &w.sig
+	s := &w.grp
 	if !w.e.opts.Findings {
 		w.attrs(lr.Attributes())
 		return
@@ -312,10 +312,10 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 	}
 }
 
-// sigMetric resolves the definition of a metric and reports its
+// groupMetric resolves the definition of a metric and reports its
 // metric-level findings; the data points are checked by pointAttrs.
-func (w *Walker) sigMetric(m pmetric.Metric) {
-	s := &w.sig
+func (w *Walker) groupMetric(m pmetric.Metric) {
+	s := &w.grp
 	s.def = nil
 	if !w.e.opts.Findings {
 		return
@@ -347,15 +347,15 @@ func (w *Walker) sigMetric(m pmetric.Metric) {
 	s.guard = w.mutate && w.e.opts.DropUnexpected
 }
 
-// sigMetricEnd ends a metric's checks.
-func (w *Walker) sigMetricEnd() {
-	w.sig.def, w.sig.guard = nil, false
+// groupMetricEnd ends a metric's checks.
+func (w *Walker) groupMetricEnd() {
+	w.grp.def, w.grp.guard = nil, false
 }
 
 // pointAttrs walks one data point's attributes and checks them against the
 // metric's definition.
 func (w *Walker) pointAttrs(m pcommon.Map) {
-	s := &w.sig
+	s := &w.grp
 	if s.def == nil {
 		w.attrs(m)
 		return

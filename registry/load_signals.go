@@ -37,7 +37,9 @@ type groupDef struct {
 	SpanKind  SpanKind
 	HasKind   bool
 	Stability Stability
-	Attrs     []groupAttr
+	// Deprecated: the group itself is deprecated (an event or metric).
+	Deprecated bool
+	Attrs      []groupAttr
 	File      string
 	Line      int
 }
@@ -149,6 +151,8 @@ func v2Group(f yfile, section string, n *yaml.Node, out *defs) error {
 			g.HasKind = true
 		case "stability":
 			g.Stability, err = parseStability(f, v)
+		case "deprecated":
+			g.Deprecated, err = parseGroupDeprecated(f, v)
 		case "attributes", "identity", "description":
 			if key == "attributes" {
 				attrs = v
@@ -253,6 +257,8 @@ func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *defs) error {
 			gd.HasKind = true
 		case "stability":
 			gd.Stability, err = parseStability(f, v)
+		case "deprecated":
+			gd.Deprecated, err = parseGroupDeprecated(f, v)
 		case "metric_name":
 			gd.Name, err = f.str(v, key)
 		case "name":
@@ -280,6 +286,12 @@ func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *defs) error {
 	return nil
 }
 
+// parseGroupDeprecated decodes a group's `deprecated:` (either form).
+func parseGroupDeprecated(f yfile, v *yaml.Node) (bool, error) {
+	d, err := parseDeprecation(f, v)
+	return d.Reason != NotDeprecated, err
+}
+
 // writeGroups writes the Groups field of embedded_gen.go (generate.go).
 func writeGroups(b *bytes.Buffer, groups []groupDef) {
 	b.WriteString("},\nGroups: []groupDef{\n")
@@ -299,6 +311,9 @@ func writeGroups(b *bytes.Buffer, groups []groupDef) {
 		}
 		if g.Stability != StabilityUnspecified {
 			b.WriteString(", Stability: " + stabilityName(g.Stability))
+		}
+		if g.Deprecated {
+			b.WriteString(", Deprecated: true")
 		}
 		if g.Attrs != nil {
 			b.WriteString(", Attrs: []groupAttr{")

@@ -111,6 +111,9 @@ type Signal struct {
 	// Name is the metric, event or entity name; the ID for spans.
 	Name      string
 	Stability Stability
+	// Deprecated: the definition itself is deprecated (for a metric, see
+	// also Metric.Deprecation).
+	Deprecated bool
 	// SpanKind is the declared kind of a span definition when HasKind.
 	SpanKind SpanKind
 	HasKind  bool
@@ -254,7 +257,8 @@ type signalIndex struct {
 	entities map[string]*Signal
 	list     []*Signal // every definition, sorted by kind then ID
 	matchers []SpanMatcher
-	// namespaces holds every '.'-bounded proper prefix of a registry key.
+	// namespaces holds every '.'-bounded proper prefix of a registry key
+	// that is not a template (Weaver's namespaces_to_check_set).
 	namespaces nameSet
 }
 
@@ -439,7 +443,7 @@ func (r *resolver) buildSignals(ix *Index) error {
 	si := signalIndex{spans: map[string]*Signal{}, entities: map[string]*Signal{}}
 	namespaces := map[string]struct{}{}
 	newSignal := func(kind SignalKind, g *groupDef, name string) (*Signal, error) {
-		s := &Signal{Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, SpanKind: g.SpanKind, HasKind: g.HasKind}
+		s := &Signal{Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, Deprecated: g.Deprecated, SpanKind: g.SpanKind, HasKind: g.HasKind}
 		ga, err := gr.attrs(g.ID, nil)
 		if err != nil {
 			return nil, err
@@ -536,7 +540,9 @@ func (r *resolver) buildSignals(ix *Index) error {
 		return si.list[i].ID < si.list[j].ID
 	})
 	for _, a := range ix.attrs {
-		if a.Placeholder {
+		// Weaver's namespaces_to_check_set: the namespaces of the
+		// registry's attributes, templates left out.
+		if a.Placeholder || a.Template {
 			continue
 		}
 		for i := strings.IndexByte(a.Key, '.'); i > 0; {
@@ -546,9 +552,6 @@ func (r *resolver) buildSignals(ix *Index) error {
 				break
 			}
 			i += 1 + j
-		}
-		if a.Template {
-			namespaces[a.Key] = struct{}{}
 		}
 	}
 	si.namespaces = newNameSet(namespaces)

@@ -39,15 +39,18 @@ type groupCheck struct {
 	// guard: drop attributes outside def (metric data points with
 	// DropUnexpected on writable data).
 	guard bool
+	// quiet: the attributes being walked get no findings (pointUnchecked).
+	quiet bool
 	seen  registry.AttrBits
 	match uint64
 	nPend int
 	pendA [maxPendingSpanAttrs]*registry.Attribute
 	pendK [maxPendingSpanAttrs]string
 
-	// Per-registry cache: the service entity of ix.
+	// Per-registry cache: the service entity and the name rules of ix.
 	ix      *registry.Index
 	service *registry.Signal
+	rules   *nameRules
 
 	// svc is the finding tally of the current resource's service.
 	svc    *[NumFindings]int64
@@ -57,18 +60,18 @@ type groupCheck struct {
 }
 
 func (s *groupCheck) reset() {
-	s.def, s.active, s.pending, s.resource, s.guard = nil, false, false, false, false
+	s.def, s.active, s.pending, s.resource, s.guard, s.quiet = nil, false, false, false, false, false
 	clear(s.pendK[:s.nPend])
 	clear(s.pendA[:s.nPend])
 	s.nPend = 0
-	s.ix, s.service = nil, nil
+	s.ix, s.service, s.rules = nil, nil, nil
 	s.svc = &s.unused
 	s.sink.reset()
 }
 
 // finding counts one finding of the current item.
 func (w *Walker) finding(f Finding, subj Subject, name string) {
-	if !w.e.opts.Findings {
+	if !w.e.opts.Findings || w.grp.quiet {
 		return
 	}
 	w.counts.Findings[f]++
@@ -79,28 +82,9 @@ func (w *Walker) finding(f Finding, subj Subject, name string) {
 	}
 }
 
-// nameFindings reports the format findings of a name the registry does not
-// define: invalid_format, missing_namespace and, for attribute keys,
-// extends_namespace.
-func (w *Walker) nameFindings(name string, subj Subject) {
-	if !validName(name) {
-		w.finding(FindingInvalidFormat, subj, name)
-	}
-	hasDot := false
-	for i := 0; i < len(name); i++ {
-		if name[i] == '.' {
-			hasDot = true
-			break
-		}
-	}
-	if !hasDot {
-		w.finding(FindingMissingNamespace, subj, name)
-		return
-	}
-	if subj == SubjectKey && w.ix.ExtendsNamespace(name) {
-		w.finding(FindingExtendsNamespace, subj, name)
-	}
-}
+// nameFindings reports otel.rego's findings on an attribute key the
+// registry does not define (weaver.go).
+func (w *Walker) nameFindings(k string) { w.keyNameFindings(k, nil) }
 
 // groupAttr is the group check of one attribute, called by check before the
 // key is classified. a is the registry's entry (nil when unknown). It
@@ -112,7 +96,12 @@ func (w *Walker) groupAttr(k string, a *registry.Attribute) bool {
 		if a.Template {
 			w.finding(FindingTemplateAttribute, SubjectKey, k)
 		}
-		if a.Stability != registry.StabilityStable && a.Deprecation.Reason == registry.NotDeprecated {
+		if a.Template || s.rules.odd[k] {
+			w.keyNameFindings(k, a)
+		}
+		// Weaver's stability advisor runs whether or not the attribute is
+		// deprecated.
+		if unstable(a.Stability) {
 			w.finding(FindingNotStable, SubjectKey, k)
 		}
 	}
@@ -142,7 +131,10 @@ func (w *Walker) groupAttr(k string, a *registry.Attribute) bool {
 	if s.resource {
 		return false
 	}
-	w.finding(FindingUnexpectedAttribute, SubjectKey, k)
+	if w.e.extended {
+		// Weaver raises unexpected_attribute for v2 signals only.
+		w.finding(FindingUnexpectedAttribute, SubjectKey, k)
+	}
 	if s.guard {
 		w.drop(k, ReasonUnexpected)
 		return true
@@ -196,10 +188,12 @@ func (w *Walker) requirements() {
 
 // refresh caches the per-registry lookups when the batch's registry differs
 // from the last one.
-func (s *groupCheck) refresh(ix *registry.Index) {
+func (w *Walker) refresh(ix *registry.Index) {
+	s := &w.grp
 	if s.ix != ix {
 		s.ix = ix
 		s.service = ix.EntitySignal("service")
+		s.rules = w.e.nameRules(ix)
 	}
 }
 
@@ -210,7 +204,11 @@ func (w *Walker) groupResource(service string) {
 		return
 	}
 	w.sinkResource(service)
-	s.refresh(w.ix)
+	w.refresh(w.ix)
+	if !w.e.extended {
+		// Weaver checks no resource against the service entity.
+		return
+	}
 	s.def, s.active, s.resource, s.seen = s.service, true, true, registry.AttrBits{}
 }
 
@@ -230,8 +228,13 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 		w.attrs(span.Attributes())
 		return
 	}
-	s.active, s.pending, s.match = true, true, 0
 	w.sinkItem("span", span.Name(), "")
+	if !w.e.extended {
+		// Weaver matches no span to a v1 definition.
+		w.attrs(span.Attributes())
+		return
+	}
+	s.active, s.pending, s.match = true, true, 0
 	w.attrs(span.Attributes())
 	s.active, s.pending = false, false
 	d := w.ix.MatchSpan(kind, s.match)
@@ -253,7 +256,7 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 	if d.HasKind && d.SpanKind != kind {
 		w.finding(FindingKindMismatch, SubjectSpan, d.ID)
 	}
-	if d.Stability != registry.StabilityStable {
+	if unstable(d.Stability) {
 		w.finding(FindingNotStable, SubjectSpan, d.ID)
 	}
 	w.requirements()
@@ -266,7 +269,8 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 // text in many instrumentations, so an unknown one is not missing_event.
 func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
 	s := &w.grp
-	if !w.e.opts.Findings {
+	if !w.e.opts.Findings || !w.e.extended {
+		// Weaver checks a span event's attributes as attributes only.
 		w.attrs(ev.Attributes())
 		return
 	}
@@ -297,10 +301,15 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 		s.def = w.ix.EventSignal(name)
 		switch {
 		case s.def == nil:
+			// otel.rego has no rule for event names.
 			w.finding(FindingMissingEvent, SubjectEvent, name)
-			w.nameFindings(name, SubjectEvent)
-		case s.def.Stability != registry.StabilityStable:
-			w.finding(FindingNotStable, SubjectEvent, name)
+		default:
+			if s.def.Deprecated {
+				w.finding(FindingDeprecated, SubjectEvent, name)
+			}
+			if unstable(s.def.Stability) {
+				w.finding(FindingNotStable, SubjectEvent, name)
+			}
 		}
 	}
 	s.active, s.seen = true, registry.AttrBits{}
@@ -322,16 +331,25 @@ func (w *Walker) groupMetric(m pmetric.Metric) {
 	}
 	name := m.Name()
 	w.sinkItem("metric", name, pointType(m.Type()))
+	// otel.rego checks every metric name's format, and nothing else of it.
+	if !validName(name) {
+		w.finding(FindingInvalidFormat, SubjectMetric, name)
+	}
 	d := w.ix.MetricSignal(name)
+	if d != nil && d.Metric.Placeholder && !w.e.extended {
+		// A name only a schema file or a rule renames is not in Weaver's
+		// registry.
+		d = nil
+	}
 	if d == nil {
 		w.finding(FindingMissingMetric, SubjectMetric, name)
-		w.nameFindings(name, SubjectMetric)
 		return
 	}
 	md := d.Metric
 	if md.Placeholder || md.Deprecation.Reason != registry.NotDeprecated {
 		w.finding(FindingDeprecated, SubjectMetric, name)
-	} else if d.Stability != registry.StabilityStable {
+	}
+	if unstable(d.Stability) {
 		w.finding(FindingNotStable, SubjectMetric, name)
 	}
 	if md.Placeholder {
@@ -352,18 +370,40 @@ func (w *Walker) groupMetricEnd() {
 	w.grp.def, w.grp.guard = nil, false
 }
 
+// pointCheck says how much of a data point Weaver checks.
+type pointCheck uint8
+
+const (
+	// pointFull: the attributes, and the definition's requirements
+	// (number and histogram data points).
+	pointFull pointCheck = iota
+	// pointAttrsOnly: the attributes, not the requirements (exponential
+	// histogram data points).
+	pointAttrsOnly
+	// pointUnchecked: nothing (summary data points, which Weaver's OTLP
+	// conversion drops); the walk still migrates and guards them.
+	pointUnchecked
+)
+
 // pointAttrs walks one data point's attributes and checks them against the
-// metric's definition.
-func (w *Walker) pointAttrs(m pcommon.Map) {
+// metric's definition, as much as pc says.
+func (w *Walker) pointAttrs(m pcommon.Map, pc pointCheck) {
 	s := &w.grp
+	s.quiet = pc == pointUnchecked
 	if s.def == nil {
 		w.attrs(m)
+		s.quiet = false
 		return
 	}
 	s.active, s.seen = true, registry.AttrBits{}
 	w.attrs(m)
-	s.active = false
-	w.requirements()
+	s.active, s.quiet = false, false
+	switch pc {
+	case pointFull:
+		w.requirements()
+	case pointAttrsOnly, pointUnchecked:
+		w.report.signal(s.def, &s.seen)
+	}
 }
 
 // instrumentMatches reports whether metric data has the registry's

@@ -58,7 +58,8 @@ func (w *Walker) emit(f Finding, subj Subject, name string) {
 		SignalType: ss.signalType, SignalName: ss.signalName, Service: ss.service,
 	}
 	switch {
-	case subj == SubjectKey && f >= FindingRequiredAttributeNotPresent && f <= FindingUnexpectedAttribute:
+	case subj == SubjectKey && (f >= FindingRequiredAttributeNotPresent && f <= FindingUnexpectedAttribute ||
+		f >= FindingEntityRequiredAttributeNotPresent):
 		ev.SampleType = ss.signalType
 		if ss.pointType != "" {
 			ev.SampleType = ss.pointType

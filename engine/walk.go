@@ -294,20 +294,20 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.Histogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.pointAttrs(dp.Attributes())
+			w.pointAttrs(dp.Attributes(), pointFull)
 			w.exemplars(dp.Exemplars())
 		}
 	case pmetric.MetricTypeExponentialHistogram:
 		dps := m.ExponentialHistogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.pointAttrs(dp.Attributes())
+			w.pointAttrs(dp.Attributes(), pointAttrsOnly)
 			w.exemplars(dp.Exemplars())
 		}
 	case pmetric.MetricTypeSummary:
 		dps := m.Summary().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
-			w.pointAttrs(dps.At(i).Attributes())
+			w.pointAttrs(dps.At(i).Attributes(), pointUnchecked)
 		}
 	case pmetric.MetricTypeEmpty:
 	}
@@ -316,7 +316,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
-		w.pointAttrs(dp.Attributes())
+		w.pointAttrs(dp.Attributes(), pointFull)
 		w.exemplars(dp.Exemplars())
 	}
 }
@@ -374,7 +374,19 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	}
 	if t := a.Target(w.ctx); t != nil {
 		w.report.key(k, KeyDeprecated)
-		w.finding(FindingDeprecated, SubjectKey, k)
+		switch {
+		case !a.Placeholder:
+			w.finding(FindingDeprecated, SubjectKey, k)
+			if w.e.opts.Findings {
+				w.valueFinding(k, v, a)
+			}
+		case w.e.extended:
+			w.finding(FindingDeprecated, SubjectKey, k)
+		default:
+			// Only a schema file or a rule renames it: not in Weaver's
+			// registry.
+			w.unknownFindings(k, w.e.allowed(k))
+		}
 		if (a.Migration != nil || t.DeprecatedMembers != nil) && w.renameValue(k, v, a, t) {
 			return
 		}
@@ -387,6 +399,9 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
 		w.finding(FindingDeprecated, SubjectKey, k)
+		if w.e.opts.Findings {
+			w.valueFinding(k, v, a)
+		}
 		if a.Migration != nil && w.migrate(k, v, a) {
 			return
 		}
@@ -398,10 +413,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 
 func (w *Walker) unknown(k string) {
 	allowed := w.e.allowed(k)
-	if w.e.opts.Findings && !allowed {
-		w.finding(FindingMissingAttribute, SubjectKey, k)
-		w.nameFindings(k, SubjectKey)
-	}
+	w.unknownFindings(k, allowed)
 	switch {
 	case allowed:
 		w.count(OutcomeAllowed)
@@ -411,6 +423,14 @@ func (w *Walker) unknown(k string) {
 	default:
 		w.report.key(k, KeyUnknown)
 		w.count(OutcomeUnknown)
+	}
+}
+
+// unknownFindings are the findings on a key outside the registry.
+func (w *Walker) unknownFindings(k string, allowed bool) {
+	if w.e.opts.Findings && !allowed {
+		w.finding(FindingMissingAttribute, SubjectKey, k)
+		w.nameFindings(k)
 	}
 }
 
@@ -441,14 +461,19 @@ func (w *Walker) deprecated(k string, a, t *registry.Attribute) {
 // value checks a current attribute's type and enum membership.
 func (w *Walker) value(k string, v pcommon.Value, a *registry.Attribute) {
 	if !typeMatches(a.Type, v) {
-		w.mismatch(k, v, a.Type)
+		w.mismatch(k, v, a)
 		return
 	}
 	w.enumValue(k, v, a)
 }
 
-func (w *Walker) mismatch(k string, v pcommon.Value, want registry.Type) {
-	w.finding(FindingTypeMismatch, SubjectKey, k)
+func (w *Walker) mismatch(k string, v pcommon.Value, a *registry.Attribute) {
+	want := a.Type
+	if w.e.opts.Findings {
+		// The finding is Weaver's verdict, which differs from the
+		// outcome for enums and compatible or untyped values.
+		w.valueFinding(k, v, a)
+	}
 	if !w.mutate {
 		w.count(OutcomeTypeMismatch)
 		return

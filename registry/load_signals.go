@@ -40,8 +40,8 @@ type groupDef struct {
 	// Deprecated: the group itself is deprecated (an event or metric).
 	Deprecated bool
 	Attrs      []groupAttr
-	File      string
-	Line      int
+	File       string
+	Line       int
 }
 
 // groupAttr is one attribute of a group with its requirement level.

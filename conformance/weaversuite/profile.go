@@ -6,13 +6,16 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 )
 
-// parseProfile checks a case's profile name; the engine has no profiles yet.
-func parseProfile(s string) (string, error) {
-	switch s {
-	case "", "weaver", "extended":
-		return s, nil
+// parseProfile returns the engine profile a case names; empty: weaver.
+func parseProfile(s string) (engine.Profile, error) {
+	if s == "" {
+		return engine.ProfileWeaver, nil
 	}
-	return "", fmt.Errorf("unknown profile %q", s)
+	p, ok := engine.ParseProfile(s)
+	if !ok {
+		return 0, fmt.Errorf("unknown profile %q", s)
+	}
+	return p, nil
 }
 
-func setProfile(_ *engine.Options, _ string) {}
+func setProfile(o *engine.Options, p engine.Profile) { o.Profile = p }

@@ -39,7 +39,9 @@ type groupDef struct {
 	Stability Stability
 	// Deprecated: the group itself is deprecated (an event or metric).
 	Deprecated bool
-	Attrs      []groupAttr
+	// Entities are the group's entity_associations (metrics and events).
+	Entities []EntityAssociation
+	Attrs    []groupAttr
 	File       string
 	Line       int
 }
@@ -153,6 +155,8 @@ func v2Group(f yfile, section string, n *yaml.Node, out *defs) error {
 			g.Stability, err = parseStability(f, v)
 		case "deprecated":
 			g.Deprecated, err = parseGroupDeprecated(f, v)
+		case "entity_associations":
+			g.Entities, err = parseEntityAssociations(f, v, key)
 		case "attributes", "identity", "description":
 			if key == "attributes" {
 				attrs = v
@@ -259,6 +263,8 @@ func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *defs) error {
 			gd.Stability, err = parseStability(f, v)
 		case "deprecated":
 			gd.Deprecated, err = parseGroupDeprecated(f, v)
+		case "entity_associations":
+			gd.Entities, err = parseEntityAssociations(f, v, key)
 		case "metric_name":
 			gd.Name, err = f.str(v, key)
 		case "name":
@@ -292,6 +298,67 @@ func parseGroupDeprecated(f yfile, v *yaml.Node) (bool, error) {
 	return d.Reason != NotDeprecated, err
 }
 
+// parseEntityAssociations decodes entity_associations: a list whose items
+// are an entity name, or a map with one_of or all_of holding such a list.
+func parseEntityAssociations(f yfile, v *yaml.Node, key string) ([]EntityAssociation, error) {
+	var out []EntityAssociation
+	err := f.items(v, key, func(_ int, n *yaml.Node) error {
+		if n.Kind == yaml.ScalarNode {
+			name, err := f.str(n, key)
+			if err != nil {
+				return err
+			}
+			out = append(out, EntityAssociation{Entity: name})
+			return nil
+		}
+		var a EntityAssociation
+		err := f.fields(n, key, func(k string, _, cv *yaml.Node) error {
+			var err error
+			switch k {
+			case "one_of":
+				a.OneOf, err = parseEntityAssociations(f, cv, key+".one_of")
+			case "all_of":
+				a.AllOf, err = parseEntityAssociations(f, cv, key+".all_of")
+			default:
+				err = f.errf(cv, key, "unknown entity association %q, want one_of or all_of", k)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if a.OneOf == nil && a.AllOf == nil {
+			return f.errf(n, key, "entity association without an entity, one_of or all_of")
+		}
+		out = append(out, a)
+		return nil
+	})
+	return out, err
+}
+
+// writeEntityAssociations writes a []EntityAssociation literal.
+func writeEntityAssociations(b *bytes.Buffer, as []EntityAssociation) {
+	b.WriteString("[]EntityAssociation{")
+	for i, a := range as {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("{")
+		switch {
+		case a.Entity != "":
+			b.WriteString("Entity: " + q(a.Entity))
+		case a.OneOf != nil:
+			b.WriteString("OneOf: ")
+			writeEntityAssociations(b, a.OneOf)
+		default:
+			b.WriteString("AllOf: ")
+			writeEntityAssociations(b, a.AllOf)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}")
+}
+
 // writeGroups writes the Groups field of embedded_gen.go (generate.go).
 func writeGroups(b *bytes.Buffer, groups []groupDef) {
 	b.WriteString("},\nGroups: []groupDef{\n")
@@ -314,6 +381,10 @@ func writeGroups(b *bytes.Buffer, groups []groupDef) {
 		}
 		if g.Deprecated {
 			b.WriteString(", Deprecated: true")
+		}
+		if g.Entities != nil {
+			b.WriteString(", Entities: ")
+			writeEntityAssociations(b, g.Entities)
 		}
 		if g.Attrs != nil {
 			b.WriteString(", Attrs: []groupAttr{")

@@ -114,6 +114,9 @@ type Signal struct {
 	// Deprecated: the definition itself is deprecated (for a metric, see
 	// also Metric.Deprecation).
 	Deprecated bool
+	// Entities are the definition's entity_associations (metrics and
+	// events): the resource must satisfy at least one of them.
+	Entities []EntityAssociation
 	// SpanKind is the declared kind of a span definition when HasKind.
 	SpanKind SpanKind
 	HasKind  bool
@@ -126,6 +129,15 @@ type Signal struct {
 	// Levels holds the positions of Attrs by requirement level.
 	Levels [4]AttrBits
 	pos    posTable
+}
+
+// EntityAssociation is one item of entity_associations: an entity named by
+// Entity, or a group of associations of which one (OneOf) or all (AllOf)
+// must be satisfied. Exactly one of the three is set.
+type EntityAssociation struct {
+	Entity string
+	OneOf  []EntityAssociation
+	AllOf  []EntityAssociation
 }
 
 // SignalAttr is one attribute of a signal definition.
@@ -443,7 +455,10 @@ func (r *resolver) buildSignals(ix *Index) error {
 	si := signalIndex{spans: map[string]*Signal{}, entities: map[string]*Signal{}}
 	namespaces := map[string]struct{}{}
 	newSignal := func(kind SignalKind, g *groupDef, name string) (*Signal, error) {
-		s := &Signal{Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, Deprecated: g.Deprecated, SpanKind: g.SpanKind, HasKind: g.HasKind}
+		s := &Signal{
+			Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, Deprecated: g.Deprecated,
+			Entities: g.Entities, SpanKind: g.SpanKind, HasKind: g.HasKind,
+		}
 		ga, err := gr.attrs(g.ID, nil)
 		if err != nil {
 			return nil, err

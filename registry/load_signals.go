@@ -42,8 +42,8 @@ type groupDef struct {
 	// Entities are the group's entity_associations (metrics and events).
 	Entities []EntityAssociation
 	Attrs    []groupAttr
-	File       string
-	Line       int
+	File     string
+	Line     int
 }
 
 // groupAttr is one attribute of a group with its requirement level.

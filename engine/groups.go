@@ -41,11 +41,15 @@ type groupCheck struct {
 	guard bool
 	// quiet: the attributes being walked get no findings (pointUnchecked).
 	quiet bool
-	seen  registry.AttrBits
-	match uint64
-	nPend int
-	pendA [maxPendingSpanAttrs]*registry.Attribute
-	pendK [maxPendingSpanAttrs]string
+	// res are the attributes of the current resource, which its items'
+	// entity_associations are checked against (entities.go).
+	res    pcommon.Map
+	hasRes bool
+	seen   registry.AttrBits
+	match  uint64
+	nPend  int
+	pendA  [maxPendingSpanAttrs]*registry.Attribute
+	pendK  [maxPendingSpanAttrs]string
 
 	// Per-registry cache: the service entity and the name rules of ix.
 	ix      *registry.Index
@@ -61,6 +65,7 @@ type groupCheck struct {
 
 func (s *groupCheck) reset() {
 	s.def, s.active, s.pending, s.resource, s.guard, s.quiet = nil, false, false, false, false, false
+	s.res, s.hasRes = pcommon.Map{}, false
 	clear(s.pendK[:s.nPend])
 	clear(s.pendA[:s.nPend])
 	s.nPend = 0
@@ -198,11 +203,12 @@ func (w *Walker) refresh(ix *registry.Index) {
 }
 
 // groupResource starts the resource check; groupResourceEnd finishes it.
-func (w *Walker) groupResource(service string) {
+func (w *Walker) groupResource(service string, attrs pcommon.Map) {
 	s := &w.grp
 	if !w.e.opts.Findings {
 		return
 	}
+	s.noteResource(attrs)
 	w.sinkResource(service)
 	w.refresh(w.ix)
 	if !w.e.extended {
@@ -310,6 +316,7 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 			if unstable(s.def.Stability) {
 				w.finding(FindingNotStable, SubjectEvent, name)
 			}
+			w.entities(s.def, SubjectEvent, name)
 		}
 	}
 	s.active, s.seen = true, registry.AttrBits{}
@@ -361,6 +368,7 @@ func (w *Walker) groupMetric(m pmetric.Metric) {
 	if m.Unit() != md.Unit {
 		w.finding(FindingUnitMismatch, SubjectMetric, name)
 	}
+	w.entities(d, SubjectMetric, name)
 	s.def = d
 	s.guard = w.mutate && w.e.opts.DropUnexpected
 }

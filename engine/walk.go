@@ -149,7 +149,7 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 	}
 	w.report.resource(name)
 	w.ctx = registry.Context{Location: registry.LocationResource}
-	w.groupResource(name)
+	w.groupResource(name, attrs)
 	w.attrs(attrs)
 	w.groupResourceEnd()
 	return true

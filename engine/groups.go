@@ -95,13 +95,14 @@ func (w *Walker) nameFindings(k string) { w.keyNameFindings(k, nil) }
 // key is classified. a is the registry's entry (nil when unknown). It
 // reports whether the attribute was dropped by the cardinality guard; it
 // is then fully counted.
-func (w *Walker) groupAttr(k string, a *registry.Attribute) bool {
+func (w *Walker) groupAttr(k string, r registry.Ref) bool {
 	s := &w.grp
+	a := w.ix.Attr(r)
 	if a != nil && !a.Placeholder {
 		if a.Template {
 			w.finding(FindingTemplateAttribute, SubjectKey, k)
 		}
-		if a.Template || s.rules.odd[k] {
+		if a.Template || s.rules.isOdd(r) {
 			w.keyNameFindings(k, a)
 		}
 		// Weaver's stability advisor runs whether or not the attribute is

@@ -347,7 +347,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 // check classifies one attribute; changes are queued in w.ops.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	r := w.lookup(k, pos)
-	if w.e.opts.Findings && w.groupAttr(k, w.ix.Attr(r)) {
+	if w.e.opts.Findings && w.groupAttr(k, r) {
 		return
 	}
 	if r.Plain() {

@@ -170,8 +170,12 @@ func (w *Walker) keyNameFindings(k string, a *registry.Attribute) {
 // prefix ending before a '.', at least from bytes long) that is a registry
 // attribute, not a template and not deprecated.
 func (w *Walker) illegalNamespaces(k string, from int) {
-	for i := strings.IndexByte(k, '.'); i > 0; {
-		if i >= from && isNamespaceAttr(w.ix, k[:i]) {
+	i := strings.IndexByte(k[from:], '.')
+	if i < 0 {
+		return
+	}
+	for i += from; i > 0; {
+		if isNamespaceAttr(w.ix, k[:i]) {
 			w.finding(FindingIllegalNamespace, SubjectKey, k)
 		}
 		j := strings.IndexByte(k[i+1:], '.')
@@ -196,8 +200,16 @@ type nameRules struct {
 	ix *registry.Index
 	// odd holds the registry keys without a namespace, with an invalid
 	// format, or with a namespace that is a registry attribute, and the
-	// template keys with such a namespace.
-	odd map[string]bool
+	// template keys with such a namespace; oddSlots holds their Ref slots,
+	// which the walk tests instead of hashing every key.
+	odd      map[string]bool
+	oddSlots []uint64
+}
+
+// isOdd reports whether the registry entry r is in odd.
+func (n *nameRules) isOdd(r registry.Ref) bool {
+	i := r.Slot()
+	return i>>6 < len(n.oddSlots) && n.oddSlots[i>>6]&(1<<(uint(i)&63)) != 0
 }
 
 func newNameRules(ix *registry.Index) *nameRules {
@@ -218,6 +230,11 @@ func newNameRules(ix *registry.Index) *nameRules {
 		}
 		if odd {
 			r.odd[k] = true
+			i := ix.LookupRef(k).Slot()
+			for len(r.oddSlots) <= i>>6 {
+				r.oddSlots = append(r.oddSlots, 0)
+			}
+			r.oddSlots[i>>6] |= 1 << (uint(i) & 63)
 		}
 	}
 	return r

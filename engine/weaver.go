@@ -156,9 +156,10 @@ func (w *Walker) keyNameFindings(k string, a *registry.Attribute) {
 		return
 	}
 	from := 0
-	if template && !w.grp.rules.odd[a.Key] {
-		// The template's own namespaces are checked once, in nameRules.
-		from = len(a.Key)
+	if template && (!w.grp.rules.oddTemplates || !w.grp.rules.odd[a.Key]) {
+		// The template's own namespaces are checked once, in nameRules,
+		// and the template's key is no attribute: start after its '.'.
+		from = len(a.Key) + 1
 	}
 	w.illegalNamespaces(k, from)
 	if a == nil && w.ix.ExtendsNamespace(k) {
@@ -167,9 +168,12 @@ func (w *Walker) keyNameFindings(k string, a *registry.Attribute) {
 }
 
 // illegalNamespaces reports illegal_namespace for each namespace of k (a
-// prefix ending before a '.', at least from bytes long) that is a registry
+// prefix ending at a '.' found at or after byte from) that is a registry
 // attribute, not a template and not deprecated.
 func (w *Walker) illegalNamespaces(k string, from int) {
+	if from >= len(k) {
+		return
+	}
 	i := strings.IndexByte(k[from:], '.')
 	if i < 0 {
 		return
@@ -204,6 +208,8 @@ type nameRules struct {
 	// which the walk tests instead of hashing every key.
 	odd      map[string]bool
 	oddSlots []uint64
+	// oddTemplates: odd holds a template key.
+	oddTemplates bool
 }
 
 // isOdd reports whether the registry entry r is in odd.
@@ -230,6 +236,7 @@ func newNameRules(ix *registry.Index) *nameRules {
 		}
 		if odd {
 			r.odd[k] = true
+			r.oddTemplates = r.oddTemplates || a.Template
 			i := ix.LookupRef(k).Slot()
 			for len(r.oddSlots) <= i>>6 {
 				r.oddSlots = append(r.oddSlots, 0)

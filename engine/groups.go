@@ -306,11 +306,10 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 	w.sinkItem("log", lr.EventName(), "")
 	if name := lr.EventName(); name != "" {
 		s.def = w.ix.EventSignal(name)
-		switch {
-		case s.def == nil:
+		if s.def == nil {
 			// otel.rego has no rule for event names.
 			w.finding(FindingMissingEvent, SubjectEvent, name)
-		default:
+		} else {
 			if s.def.Deprecated {
 				w.finding(FindingDeprecated, SubjectEvent, name)
 			}

@@ -37,7 +37,8 @@ type groupDef struct {
 	SpanKind  SpanKind
 	HasKind   bool
 	Stability Stability
-	// Deprecated: the group itself is deprecated (an event or metric).
+	// Deprecated reports that the group itself is deprecated (an event or
+	// a metric).
 	Deprecated bool
 	// Entities are the group's entity_associations (metrics and events).
 	Entities []EntityAssociation

@@ -111,8 +111,8 @@ type Signal struct {
 	// Name is the metric, event or entity name; the ID for spans.
 	Name      string
 	Stability Stability
-	// Deprecated: the definition itself is deprecated (for a metric, see
-	// also Metric.Deprecation).
+	// Deprecated reports that the definition itself is deprecated (for a
+	// metric, see also Metric.Deprecation).
 	Deprecated bool
 	// Entities are the definition's entity_associations (metrics and
 	// events): the resource must satisfy at least one of them.

@@ -29,7 +29,7 @@ func TestWeaverSuite(t *testing.T) {
 		c := &s.Cases[i]
 		t.Run(c.Name, func(t *testing.T) {
 			require.NotEmpty(t, c.WeaverTest)
-			require.True(t, len(c.Expect)+len(c.FailOn) > 0, "a case asserts something")
+			require.Positive(t, len(c.Expect)+len(c.FailOn), "a case asserts something")
 			res, err := c.Run(testdata)
 			require.NoError(t, err)
 			checkerAgrees(t, res)

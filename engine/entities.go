@@ -28,7 +28,7 @@ var entityFindings = [...]Finding{
 
 // entities reports the entity findings of definition d for the current
 // item, named name (subj: SubjectMetric or SubjectEvent).
-func (w *Walker) entities(d *registry.Signal, subj Subject, name string) {
+func (w *Walker) entities(d *registry.Group, subj Subject, name string) {
 	as := d.Entities
 	switch len(as) {
 	case 0:
@@ -43,7 +43,7 @@ func (w *Walker) entities(d *registry.Signal, subj Subject, name string) {
 func (w *Walker) satisfied(a *registry.EntityAssociation) bool {
 	switch {
 	case a.Entity != "":
-		e := w.ix.EntitySignal(a.Entity)
+		e := w.ix.EntityGroup(a.Entity)
 		if e == nil {
 			return true
 		}
@@ -78,7 +78,7 @@ func (w *Walker) anySatisfied(as []registry.EntityAssociation) bool {
 func (w *Walker) reportAssoc(a *registry.EntityAssociation, subj Subject, name string) {
 	switch {
 	case a.Entity != "":
-		e := w.ix.EntitySignal(a.Entity)
+		e := w.ix.EntityGroup(a.Entity)
 		if e == nil {
 			return
 		}

@@ -26,7 +26,7 @@ const maxPendingSpanAttrs = 64
 type groupCheck struct {
 	// def is the definition the current item is checked against; nil
 	// outside an item or for items without one.
-	def *registry.Signal
+	def *registry.Group
 	// active: the attribute map being walked is the item's own (not an
 	// exemplar's, a span event's or a link's).
 	active bool
@@ -53,7 +53,7 @@ type groupCheck struct {
 
 	// Per-registry cache: the service entity and the name rules of ix.
 	ix      *registry.Index
-	service *registry.Signal
+	service *registry.Group
 	rules   *nameRules
 
 	// svc is the finding tally of the current resource's service.
@@ -198,7 +198,7 @@ func (w *Walker) refresh(ix *registry.Index) {
 	s := &w.grp
 	if s.ix != ix {
 		s.ix = ix
-		s.service = ix.EntitySignal("service")
+		s.service = ix.EntityGroup("service")
 		s.rules = w.e.nameRules(ix)
 	}
 }
@@ -281,7 +281,7 @@ func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
 		w.attrs(ev.Attributes())
 		return
 	}
-	d := w.ix.EventSignal(ev.Name())
+	d := w.ix.EventGroup(ev.Name())
 	if d == nil {
 		w.attrs(ev.Attributes())
 		return
@@ -305,7 +305,7 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 	s.def = nil
 	w.sinkItem("log", lr.EventName(), "")
 	if name := lr.EventName(); name != "" {
-		s.def = w.ix.EventSignal(name)
+		s.def = w.ix.EventGroup(name)
 		if s.def == nil {
 			// otel.rego has no rule for event names.
 			w.finding(FindingMissingEvent, SubjectEvent, name)
@@ -342,7 +342,7 @@ func (w *Walker) groupMetric(m pmetric.Metric) {
 	if !validName(name) {
 		w.finding(FindingInvalidFormat, SubjectMetric, name)
 	}
-	d := w.ix.MetricSignal(name)
+	d := w.ix.MetricGroup(name)
 	if d != nil && d.Metric.Placeholder && !w.e.extended {
 		// A name only a schema file or a rule renames is not in Weaver's
 		// registry.

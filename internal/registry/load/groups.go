@@ -80,12 +80,8 @@ func v2Group(f yfile, section string, n *yaml.Node, out *def.Defs) error {
 		case "kind":
 			g.SpanKind, err = parseSpanKind(f, v, key)
 			g.HasKind = true
-		case "stability":
-			g.Stability, err = parseStability(f, v)
-		case "deprecated":
-			g.Deprecated, err = parseGroupDeprecated(f, v)
-		case "entity_associations":
-			g.Entities, err = parseEntityAssociations(f, v, key)
+		case "stability", "deprecated", "entity_associations":
+			err = parseGroupStatus(f, key, v, &g)
 		case "attributes", "identity", "description":
 			if key == "attributes" {
 				attrs = v
@@ -188,12 +184,8 @@ func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *def.Defs) error {
 		case "span_kind":
 			gd.SpanKind, err = parseSpanKind(f, v, key)
 			gd.HasKind = true
-		case "stability":
-			gd.Stability, err = parseStability(f, v)
-		case "deprecated":
-			gd.Deprecated, err = parseGroupDeprecated(f, v)
-		case "entity_associations":
-			gd.Entities, err = parseEntityAssociations(f, v, key)
+		case "stability", "deprecated", "entity_associations":
+			err = parseGroupStatus(f, key, v, &gd)
 		case "metric_name":
 			gd.Name, err = f.str(v, key)
 		case "name":
@@ -221,10 +213,21 @@ func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *def.Defs) error {
 	return nil
 }
 
-// parseGroupDeprecated decodes a group's `deprecated:` (either form).
-func parseGroupDeprecated(f yfile, v *yaml.Node) (bool, error) {
-	d, err := parseDeprecation(f, v)
-	return d.Reason != def.NotDeprecated, err
+// parseGroupStatus decodes the keys both dialects spell alike on a group:
+// stability, deprecated (either form) and entity_associations.
+func parseGroupStatus(f yfile, key string, v *yaml.Node, g *def.Group) error {
+	var err error
+	switch key {
+	case "stability":
+		g.Stability, err = parseStability(f, v)
+	case "deprecated":
+		var d def.Deprecation
+		d, err = parseDeprecation(f, v)
+		g.Deprecated = d.Reason != def.NotDeprecated
+	case "entity_associations":
+		g.Entities, err = parseEntityAssociations(f, v, key)
+	}
+	return err
 }
 
 // parseEntityAssociations decodes entity_associations: a list whose items

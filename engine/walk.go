@@ -382,7 +382,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 			}
 		case w.e.extended:
 			w.finding(FindingDeprecated, SubjectKey, k)
-		default:
+		case w.e.opts.Findings:
 			// Only a schema file or a rule renames it: not in Weaver's
 			// registry.
 			w.unknownFindings(k, w.e.allowed(k))

@@ -21,6 +21,7 @@ func walkBatch(t *testing.T, ix *registry.Index, walk func(w *engine.Walker)) *e
 		TypeMismatch: engine.TypeMismatchKeep, EnumViolation: engine.EnumViolationKeep,
 		Report: true, Findings: true,
 		LevelOverrides: map[engine.Finding]engine.Level{engine.FindingUnexpectedAttribute: engine.LevelViolation},
+		Profile:        engine.ProfileExtended, // unexpected_attribute on a v1 metric
 	})
 	w := e.Walker(ix, true)
 	t.Cleanup(func() { e.Release(w) })

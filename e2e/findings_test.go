@@ -190,7 +190,7 @@ func TestFindingLogRecords(t *testing.T) {
 func TestUnexpectedAttributeGuard(t *testing.T) {
 	sink := e2e.StartSink(t)
 	p := e2e.NewPipeline(t, sink)
-	p.Processors = "  governance:\n    findings:\n      drop_unexpected_attributes: true\n"
+	p.Processors = "  governance:\n    findings:\n      profile: extended\n      drop_unexpected_attributes: true\n"
 	p.ProcessorNames = []string{"governance"}
 	col := e2e.StartCollector(t, p.YAML(), p.HealthPort, p.MetricsPort, e2e.Options{})
 	client, err := e2e.NewClient(p.GRPCEndpoint(), p.HTTPEndpoint())

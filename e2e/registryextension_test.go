@@ -79,7 +79,8 @@ func startRegistryCollector(t *testing.T, orgDir string, poll time.Duration) *re
 	p.Extensions = fmt.Sprintf("  governance_registry:\n    org_registries: [%s]\n    poll_interval: %s\n    http:\n      endpoint: 127.0.0.1:%d\n",
 		orgDir, poll, port)
 	p.ExtensionNames = []string{"governance_registry"}
-	p.Processors = "  governance:\n    registry:\n      extension: governance_registry\n"
+	// profile extended: these tests check span definitions and unexpected_attribute on v1 groups.
+	p.Processors = "  governance:\n    registry:\n      extension: governance_registry\n    findings:\n      profile: extended\n"
 	p.ProcessorNames = []string{"governance"}
 	col := e2e.StartCollector(t, p.YAML(), p.HealthPort, p.MetricsPort, e2e.Options{})
 	client, err := e2e.NewClient(p.GRPCEndpoint(), p.HTTPEndpoint())

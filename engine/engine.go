@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -112,6 +113,11 @@ type Options struct {
 	// Sink, when set, is offered each finding with its context (Findings
 	// only); it samples or rate-limits them itself.
 	Sink FindingSink
+	// Profile chooses the findings reported (Findings only). The zero
+	// value, ProfileWeaver, reports exactly Weaver live-check's findings;
+	// ProfileExtended adds this engine's extensions. DropUnexpected guards
+	// in every profile.
+	Profile Profile
 }
 
 // Mutates reports whether the options can change telemetry.
@@ -133,6 +139,9 @@ type Engine struct {
 	include       []includeRule
 	closed        map[string]struct{} // ClosedEnums
 	levels        [NumFindings]Level
+	extended      bool // Profile is ProfileExtended
+	// rules are the name rules of the last registry walked (weaver.go).
+	rules atomic.Pointer[nameRules]
 	// walkers are the idle walkers. Not a sync.Pool: the collector
 	// collects garbage often at line rate, every collection empties a
 	// sync.Pool, and a new walker costs about 20 KB of allocation and
@@ -175,6 +184,7 @@ func New(opts Options) *Engine {
 		e.include = append(e.include, r)
 	}
 	e.levels = opts.Levels()
+	e.extended = opts.Profile == ProfileExtended
 	return e
 }
 

@@ -27,6 +27,14 @@ const (
 	FindingInvalidFormat                                           // name does not match ^[a-z][a-z0-9]*([._][a-z0-9]+)*$
 	FindingMissingNamespace                                        // name has no '.'
 	FindingExtendsNamespace                                        // unknown key under a registry namespace
+	FindingIllegalNamespace                                        // a namespace of the key is a registry attribute
+	// The entity findings: a signal's entity_associations checked against
+	// the attributes of its resource.
+	FindingEntityRequiredAttributeNotPresent              // required entity attribute absent from the resource
+	FindingEntityRecommendedAttributeNotPresent           // recommended entity attribute absent
+	FindingEntityOptInAttributeNotPresent                 // opt-in entity attribute absent
+	FindingEntityConditionallyRequiredAttributeNotPresent // conditionally required entity attribute absent
+	FindingEntityAssociationNotSatisfied                  // no branch of a one_of association satisfied
 	NumFindings
 )
 
@@ -37,6 +45,9 @@ var findingNames = [NumFindings]string{
 	"recommended_attribute_not_present", "opt_in_attribute_not_present",
 	"conditionally_required_attribute_not_present", "unexpected_attribute",
 	"kind_mismatch", "invalid_format", "missing_namespace", "extends_namespace",
+	"illegal_namespace", "entity_required_attribute_not_present",
+	"entity_recommended_attribute_not_present", "entity_opt_in_attribute_not_present",
+	"entity_conditionally_required_attribute_not_present", "entity_association_not_satisfied",
 }
 
 // String returns Weaver's finding ID.
@@ -89,25 +100,31 @@ func ParseLevel(s string) (Level, bool) {
 
 // defaultLevels are Weaver's levels of each finding.
 var defaultLevels = [NumFindings]Level{
-	FindingMissingAttribute:                         LevelViolation,
-	FindingTemplateAttribute:                        LevelInformation,
-	FindingMissingMetric:                            LevelViolation,
-	FindingMissingEvent:                             LevelViolation,
-	FindingDeprecated:                               LevelViolation,
-	FindingNotStable:                                LevelImprovement,
-	FindingTypeMismatch:                             LevelViolation,
-	FindingUnexpectedInstrument:                     LevelViolation,
-	FindingUnitMismatch:                             LevelViolation,
-	FindingUndefinedEnumVariant:                     LevelInformation,
-	FindingRequiredAttributeNotPresent:              LevelViolation,
-	FindingRecommendedAttributeNotPresent:           LevelImprovement,
-	FindingOptInAttributeNotPresent:                 LevelInformation,
-	FindingConditionallyRequiredAttributeNotPresent: LevelInformation,
-	FindingUnexpectedAttribute:                      LevelImprovement,
-	FindingKindMismatch:                             LevelViolation,
-	FindingInvalidFormat:                            LevelViolation,
-	FindingMissingNamespace:                         LevelImprovement,
-	FindingExtendsNamespace:                         LevelInformation,
+	FindingMissingAttribute:                               LevelViolation,
+	FindingTemplateAttribute:                              LevelInformation,
+	FindingMissingMetric:                                  LevelViolation,
+	FindingMissingEvent:                                   LevelViolation,
+	FindingDeprecated:                                     LevelViolation,
+	FindingNotStable:                                      LevelImprovement,
+	FindingTypeMismatch:                                   LevelViolation,
+	FindingUnexpectedInstrument:                           LevelViolation,
+	FindingUnitMismatch:                                   LevelViolation,
+	FindingUndefinedEnumVariant:                           LevelInformation,
+	FindingRequiredAttributeNotPresent:                    LevelViolation,
+	FindingRecommendedAttributeNotPresent:                 LevelImprovement,
+	FindingOptInAttributeNotPresent:                       LevelInformation,
+	FindingConditionallyRequiredAttributeNotPresent:       LevelInformation,
+	FindingUnexpectedAttribute:                            LevelImprovement,
+	FindingKindMismatch:                                   LevelViolation,
+	FindingInvalidFormat:                                  LevelViolation,
+	FindingMissingNamespace:                               LevelImprovement,
+	FindingExtendsNamespace:                               LevelInformation,
+	FindingIllegalNamespace:                               LevelViolation,
+	FindingEntityRequiredAttributeNotPresent:              LevelViolation,
+	FindingEntityRecommendedAttributeNotPresent:           LevelImprovement,
+	FindingEntityOptInAttributeNotPresent:                 LevelInformation,
+	FindingEntityConditionallyRequiredAttributeNotPresent: LevelInformation,
+	FindingEntityAssociationNotSatisfied:                  LevelViolation,
 }
 
 // DefaultLevel is Weaver's level of f.
@@ -116,6 +133,42 @@ func DefaultLevel(f Finding) Level {
 		return defaultLevels[f]
 	}
 	return LevelViolation
+}
+
+// Profile says which findings the engine reports.
+type Profile uint8
+
+const (
+	// ProfileWeaver reports exactly the findings Weaver's live-check
+	// reports for the same registry and input (the default).
+	ProfileWeaver Profile = iota
+	// ProfileExtended adds this engine's extensions: span definitions
+	// selected by v1 span matchers (kind_mismatch, not_stable and the
+	// requirement findings on spans), unexpected_attribute on v1 groups,
+	// span events checked against event definitions, and the service
+	// entity's required service.name on resources.
+	ProfileExtended
+	NumProfiles
+)
+
+var profileNames = [NumProfiles]string{ProfileWeaver: "weaver", ProfileExtended: "extended"}
+
+// String returns "weaver" or "extended".
+func (p Profile) String() string {
+	if p < NumProfiles {
+		return profileNames[p]
+	}
+	return "invalid"
+}
+
+// ParseProfile returns the profile named s.
+func ParseProfile(s string) (Profile, bool) {
+	for p, n := range profileNames {
+		if n == s {
+			return Profile(p), true
+		}
+	}
+	return 0, false
 }
 
 // Subject says what a finding's Name is.

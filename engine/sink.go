@@ -49,7 +49,7 @@ func (s *sinkState) reset() { *s = sinkState{} }
 
 // emit offers one finding to the sink.
 func (w *Walker) emit(f Finding, subj Subject, name string) {
-	ss := &w.sig.sink
+	ss := &w.grp.sink
 	if ss.closed {
 		return
 	}
@@ -58,7 +58,8 @@ func (w *Walker) emit(f Finding, subj Subject, name string) {
 		SignalType: ss.signalType, SignalName: ss.signalName, Service: ss.service,
 	}
 	switch {
-	case subj == SubjectKey && f >= FindingRequiredAttributeNotPresent && f <= FindingUnexpectedAttribute:
+	case subj == SubjectKey && (f >= FindingRequiredAttributeNotPresent && f <= FindingUnexpectedAttribute ||
+		f >= FindingEntityRequiredAttributeNotPresent):
 		ev.SampleType = ss.signalType
 		if ss.pointType != "" {
 			ev.SampleType = ss.pointType
@@ -83,8 +84,8 @@ func (w *Walker) sinkResource(service string) {
 	if w.e.opts.Sink == nil {
 		return
 	}
-	w.sig.sink.service = service
-	w.sig.sink.signalType, w.sig.sink.signalName, w.sig.sink.pointType = "resource", "", ""
+	w.grp.sink.service = service
+	w.grp.sink.signalType, w.grp.sink.signalName, w.grp.sink.pointType = "resource", "", ""
 }
 
 // sinkItem notes the item being walked for the sink.
@@ -92,7 +93,7 @@ func (w *Walker) sinkItem(signalType, name, pointType string) {
 	if w.e.opts.Sink == nil {
 		return
 	}
-	w.sig.sink.signalType, w.sig.sink.signalName, w.sig.sink.pointType = signalType, name, pointType
+	w.grp.sink.signalType, w.grp.sink.signalName, w.grp.sink.pointType = signalType, name, pointType
 }
 
 // pointType is Weaver's sample type of a metric's data points.

@@ -100,6 +100,10 @@ func (w *Walker) enumValue(k string, v pcommon.Value, a *registry.Attribute) {
 		}
 		if m := a.Migration; m != nil && m.Values != nil {
 			if to, ok := m.Values[s]; ok && to != s {
+				if !a.AllowsString(s) {
+					// Weaver's verdict on the value as received.
+					w.finding(FindingUndefinedEnumVariant, SubjectKey, k)
+				}
 				w.setValue(k, to)
 				return
 			}

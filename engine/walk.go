@@ -41,8 +41,8 @@ type Walker struct {
 	report reportTally
 	// mig is the value-migration state (values.go).
 	mig migState
-	// sig is the signal conformance check of the current item (signals.go).
-	sig signalState
+	// grp is the check of the current item against its semconv group (groups.go).
+	grp groupCheck
 }
 
 func newWalker(e *Engine) *Walker {
@@ -53,7 +53,7 @@ func newWalker(e *Engine) *Walker {
 		report: newReportTally(e.opts.Report),
 	}
 	w.svc = &w.unused
-	w.sig.svc = &w.sig.unused
+	w.grp.svc = &w.grp.unused
 	return w
 }
 
@@ -99,7 +99,7 @@ func (w *Walker) reset() {
 	w.ix = nil
 	w.report.reset()
 	w.mig = migState{}
-	w.sig.reset()
+	w.grp.reset()
 }
 
 // Counts returns the tally of the batch walked so far. It belongs to the
@@ -145,13 +145,13 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 			}
 		}
 		w.svc = w.counts.service(slot)
-		w.sig.svc = w.counts.serviceFindings(slot)
+		w.grp.svc = w.counts.serviceFindings(slot)
 	}
 	w.report.resource(name)
 	w.ctx = registry.Context{Location: registry.LocationResource}
-	w.sigResource(name)
+	w.groupResource(name, attrs)
 	w.attrs(attrs)
-	w.sigResourceEnd()
+	w.groupResourceEnd()
 	return true
 }
 
@@ -270,9 +270,9 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 			n := ms.Len()
 			for k := range n {
 				m := ms.At(k)
-				w.sigMetric(m)
+				w.groupMetric(m)
 				w.dataPoints(m)
-				w.sigMetricEnd()
+				w.groupMetricEnd()
 				w.metricName(ms, m)
 			}
 			schemaURL(w, sm, s0, SchemaScope)
@@ -294,20 +294,20 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.Histogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.pointAttrs(dp.Attributes())
+			w.pointAttrs(dp.Attributes(), pointFull)
 			w.exemplars(dp.Exemplars())
 		}
 	case pmetric.MetricTypeExponentialHistogram:
 		dps := m.ExponentialHistogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.pointAttrs(dp.Attributes())
+			w.pointAttrs(dp.Attributes(), pointAttrsOnly)
 			w.exemplars(dp.Exemplars())
 		}
 	case pmetric.MetricTypeSummary:
 		dps := m.Summary().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
-			w.pointAttrs(dps.At(i).Attributes())
+			w.pointAttrs(dps.At(i).Attributes(), pointUnchecked)
 		}
 	case pmetric.MetricTypeEmpty:
 	}
@@ -316,7 +316,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
-		w.pointAttrs(dp.Attributes())
+		w.pointAttrs(dp.Attributes(), pointFull)
 		w.exemplars(dp.Exemplars())
 	}
 }
@@ -347,7 +347,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 // check classifies one attribute; changes are queued in w.ops.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	r := w.lookup(k, pos)
-	if w.e.opts.Findings && w.sigAttr(k, w.ix.Attr(r)) {
+	if w.e.opts.Findings && w.groupAttr(k, r) {
 		return
 	}
 	if r.Plain() {
@@ -374,7 +374,19 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	}
 	if t := a.Target(w.ctx); t != nil {
 		w.report.key(k, KeyDeprecated)
-		w.finding(FindingDeprecated, SubjectKey, k)
+		switch {
+		case !a.Placeholder:
+			w.finding(FindingDeprecated, SubjectKey, k)
+			if w.e.opts.Findings {
+				w.valueFinding(k, v, a)
+			}
+		case w.e.extended:
+			w.finding(FindingDeprecated, SubjectKey, k)
+		case w.e.opts.Findings:
+			// Only a schema file or a rule renames it: not in Weaver's
+			// registry.
+			w.unknownFindings(k, w.e.allowed(k))
+		}
 		if (a.Migration != nil || t.DeprecatedMembers != nil) && w.renameValue(k, v, a, t) {
 			return
 		}
@@ -387,6 +399,9 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
 		w.finding(FindingDeprecated, SubjectKey, k)
+		if w.e.opts.Findings {
+			w.valueFinding(k, v, a)
+		}
 		if a.Migration != nil && w.migrate(k, v, a) {
 			return
 		}
@@ -398,10 +413,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 
 func (w *Walker) unknown(k string) {
 	allowed := w.e.allowed(k)
-	if w.e.opts.Findings && !allowed {
-		w.finding(FindingMissingAttribute, SubjectKey, k)
-		w.nameFindings(k, SubjectKey)
-	}
+	w.unknownFindings(k, allowed)
 	switch {
 	case allowed:
 		w.count(OutcomeAllowed)
@@ -411,6 +423,14 @@ func (w *Walker) unknown(k string) {
 	default:
 		w.report.key(k, KeyUnknown)
 		w.count(OutcomeUnknown)
+	}
+}
+
+// unknownFindings are the findings on a key outside the registry.
+func (w *Walker) unknownFindings(k string, allowed bool) {
+	if w.e.opts.Findings && !allowed {
+		w.finding(FindingMissingAttribute, SubjectKey, k)
+		w.nameFindings(k)
 	}
 }
 
@@ -441,14 +461,19 @@ func (w *Walker) deprecated(k string, a, t *registry.Attribute) {
 // value checks a current attribute's type and enum membership.
 func (w *Walker) value(k string, v pcommon.Value, a *registry.Attribute) {
 	if !typeMatches(a.Type, v) {
-		w.mismatch(k, v, a.Type)
+		w.mismatch(k, v, a)
 		return
 	}
 	w.enumValue(k, v, a)
 }
 
-func (w *Walker) mismatch(k string, v pcommon.Value, want registry.Type) {
-	w.finding(FindingTypeMismatch, SubjectKey, k)
+func (w *Walker) mismatch(k string, v pcommon.Value, a *registry.Attribute) {
+	want := a.Type
+	if w.e.opts.Findings {
+		// The finding is Weaver's verdict, which differs from the
+		// outcome for enums and compatible or untyped values.
+		w.valueFinding(k, v, a)
+	}
 	if !w.mutate {
 		w.count(OutcomeTypeMismatch)
 		return

@@ -23,6 +23,8 @@ type (
 	DeprecationReason = def.DeprecationReason
 	// Deprecation as written in the model.
 	Deprecation = def.Deprecation
+	// EntityAssociation is one item of a group's entity_associations.
+	EntityAssociation = def.EntityAssociation
 	// DeprecatedMember is one enum member the model marks deprecated, with
 	// the value it is renamed to (see Attribute.CurrentMember).
 	DeprecatedMember = def.DeprecatedMember

@@ -27,6 +27,12 @@ type Group struct {
 	// Name is the metric, event or entity name; the ID for spans.
 	Name      string
 	Stability Stability
+	// Deprecated reports that the definition itself is deprecated (for a
+	// metric, see also Metric.Deprecation).
+	Deprecated bool
+	// Entities are the definition's entity_associations (metrics and
+	// events): the resource must satisfy at least one of them.
+	Entities []EntityAssociation
 	// SpanKind is the declared kind of a span definition when HasKind.
 	SpanKind SpanKind
 	HasKind  bool

@@ -15,7 +15,8 @@ type groupIndex struct {
 	entities map[string]*Group
 	list     []*Group // every definition, sorted by kind then ID
 	matchers []SpanMatcher
-	// namespaces holds every '.'-bounded proper prefix of a registry key.
+	// namespaces holds every '.'-bounded proper prefix of a registry key
+	// that is not a template (Weaver's namespaces_to_check_set).
 	namespaces nameSet
 }
 

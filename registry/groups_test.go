@@ -312,3 +312,48 @@ func TestMetricThroughGroupTable(t *testing.T) {
 	assert.Nil(t, ix.Metric("no.such.metric"))
 	assert.Nil(t, ix.Metric(""))
 }
+
+func TestEntityAssociationsAndGroupDeprecation(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"reg/a.yaml": `groups:
+  - id: entity.acme.tenant
+    type: entity
+    name: acme.tenant
+    attributes:
+      - id: acme.tenant.id
+        type: string
+        requirement_level: required
+  - id: event.acme.login
+    type: event
+    name: acme.login
+    deprecated:
+      reason: obsoleted
+    entity_associations:
+      - all_of: [acme.tenant, {one_of: [host, container]}]
+      - service
+`, "bad/a.yaml": `groups:
+  - id: event.acme.bad
+    type: event
+    name: acme.bad
+    entity_associations:
+      - some_of: [host]
+`})
+	ix, err := Load(Sources{OrgRegistries: []string{dir + "/reg"}})
+	require.NoError(t, err)
+	ev := ix.EventGroup("acme.login")
+	require.NotNil(t, ev)
+	assert.True(t, ev.Deprecated)
+	assert.Equal(t, []EntityAssociation{
+		{AllOf: []EntityAssociation{{Entity: "acme.tenant"}, {OneOf: []EntityAssociation{{Entity: "host"}, {Entity: "container"}}}}},
+		{Entity: "service"},
+	}, ev.Entities)
+	require.NotNil(t, ix.EntityGroup("acme.tenant"))
+
+	def, err := Default()
+	require.NoError(t, err)
+	m := def.MetricGroup("k8s.job.active_pods")
+	require.NotNil(t, m)
+	assert.Equal(t, []EntityAssociation{{Entity: "k8s.job"}}, m.Entities, "the embedded registry keeps entity_associations")
+
+	_, err = Load(Sources{OrgRegistries: []string{dir + "/bad"}})
+	require.ErrorContains(t, err, `unknown entity association "some_of"`)
+}

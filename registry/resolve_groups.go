@@ -85,7 +85,10 @@ func (r *resolver) buildGroups(ix *Index) error {
 	si := groupIndex{spans: map[string]*Group{}, entities: map[string]*Group{}}
 	namespaces := map[string]struct{}{}
 	newGroup := func(kind GroupKind, g *def.Group, name string) (*Group, error) {
-		s := &Group{Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, SpanKind: g.SpanKind, HasKind: g.HasKind}
+		s := &Group{
+			Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, Deprecated: g.Deprecated,
+			Entities: g.Entities, SpanKind: g.SpanKind, HasKind: g.HasKind,
+		}
 		ga, err := gr.attrs(g.ID, nil)
 		if err != nil {
 			return nil, err
@@ -182,7 +185,9 @@ func (r *resolver) buildGroups(ix *Index) error {
 		return si.list[i].ID < si.list[j].ID
 	})
 	for _, a := range ix.attrs {
-		if a.Placeholder {
+		// Weaver's namespaces_to_check_set: the namespaces of the
+		// registry's attributes, templates left out.
+		if a.Placeholder || a.Template {
 			continue
 		}
 		for i := strings.IndexByte(a.Key, '.'); i > 0; {
@@ -192,9 +197,6 @@ func (r *resolver) buildGroups(ix *Index) error {
 				break
 			}
 			i += 1 + j
-		}
-		if a.Template {
-			namespaces[a.Key] = struct{}{}
 		}
 	}
 	si.namespaces = newNameSet(namespaces)

@@ -41,6 +41,10 @@ and example locations (signal, span/metric/event name, file:line).
 
 Finding IDs (Weaver's) and their default levels:
 ` + findingLevels() + `
+--profile weaver (the default) reports exactly Weaver live-check's findings
+for the same registry and input; --profile extended adds span matchers on v1
+semantic conventions, unexpected_attribute on v1 groups, span events checked
+as events and service.name on resources (the processor's findings::profile).
 --level-override ID=LEVEL changes a level (the processor's
 findings::level_overrides); --fail-on compares each finding's level with it.
 

@@ -55,6 +55,7 @@ type engineFlags struct {
 	allowPrefixes []string
 	include       []string // key=v1,v2
 	overrides     []string // FINDING_ID=LEVEL
+	profile       string   // findings profile; "" where not bound: weaver
 }
 
 func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
@@ -63,9 +64,10 @@ func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&e.include, "include-resources", nil, `govern only resources with this attribute, e.g. "k8s.namespace.name=shop,cart" (repeatable; every key must match)`)
 }
 
-// bindLevelOverrides binds --level-override, the processor's
-// findings::level_overrides.
+// bindLevelOverrides binds --profile and --level-override, the processor's
+// findings::profile and findings::level_overrides.
 func (e *engineFlags) bindLevelOverrides(fs *pflag.FlagSet) {
+	fs.StringVar(&e.profile, "profile", engine.ProfileWeaver.String(), `findings: "weaver" (exactly Weaver live-check's) or "extended" (adds v1 span matchers, unexpected_attribute on v1 groups, span events as events, service.name on resources); the processor's findings::profile`)
 	fs.StringArrayVar(&e.overrides, "level-override", nil, `count a Weaver finding ID at another level, e.g. "missing_attribute=improvement" (repeatable; the processor's findings::level_overrides)`)
 }
 
@@ -128,6 +130,13 @@ func (e *engineFlags) options() (engine.Options, error) {
 			o.IncludeResources = map[string][]string{}
 		}
 		o.IncludeResources[k] = append(o.IncludeResources[k], strings.Split(vs, ",")...)
+	}
+	if e.profile != "" {
+		p, ok := engine.ParseProfile(e.profile)
+		if !ok {
+			return o, badInput(fmt.Errorf("--profile: unknown profile %q: want weaver or extended", e.profile))
+		}
+		o.Profile = p
 	}
 	for _, kv := range e.overrides {
 		f, l, err := checker.ParseLevelOverride(kv)

@@ -43,6 +43,8 @@ func TestCheckExitCodes(t *testing.T) {
 			"check", "--level-override", "deprecated=information",
 			"--level-override", "required_attribute_not_present=improvement", fixtureDeprecated,
 		}, exitClean, "information  deprecated"},
+		{"profile extended", []string{"check", "--fail-on", "none", "--profile", "extended", fixtureDeprecated}, exitClean, "unexpected_attribute"},
+		{"bad profile", []string{"check", "--profile", "weaverish", fixtureClean}, exitBad, ""},
 		{"level override unknown id", []string{"check", "--level-override", "not_in_registry=violation", fixtureClean}, exitBad, ""},
 		{"level override bad level", []string{"check", "--level-override", "deprecated=error", fixtureClean}, exitBad, ""},
 		{"level override no level", []string{"check", "--level-override", "deprecated", fixtureClean}, exitBad, ""},

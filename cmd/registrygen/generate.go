@@ -171,6 +171,29 @@ func writeDeprecatedMembers(b *bytes.Buffer, ms []def.DeprecatedMember) {
 	b.WriteString("}")
 }
 
+// writeEntityAssociations writes a []def.EntityAssociation literal.
+func writeEntityAssociations(b *bytes.Buffer, as []def.EntityAssociation) {
+	b.WriteString("[]def.EntityAssociation{")
+	for i, a := range as {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("{")
+		switch {
+		case a.Entity != "":
+			b.WriteString("Entity: " + q(a.Entity))
+		case a.OneOf != nil:
+			b.WriteString("OneOf: ")
+			writeEntityAssociations(b, a.OneOf)
+		default:
+			b.WriteString("AllOf: ")
+			writeEntityAssociations(b, a.AllOf)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}")
+}
+
 // writeGroups writes the Groups field of embedded_gen.go (generate.go).
 func writeGroups(b *bytes.Buffer, groups []def.Group) {
 	b.WriteString("},\nGroups: []def.Group{\n")
@@ -190,6 +213,13 @@ func writeGroups(b *bytes.Buffer, groups []def.Group) {
 		}
 		if g.Stability != def.StabilityUnspecified {
 			b.WriteString(", Stability: " + ident("Stability", g.Stability.String()))
+		}
+		if g.Deprecated {
+			b.WriteString(", Deprecated: true")
+		}
+		if g.Entities != nil {
+			b.WriteString(", Entities: ")
+			writeEntityAssociations(b, g.Entities)
 		}
 		if g.Attrs != nil {
 			b.WriteString(", Attrs: []def.GroupAttr{")

@@ -26,6 +26,7 @@ var (
 	errUnknownFinding   = errors.New("unknown finding id")
 	errUnknownLevel     = errors.New("unknown level")
 	errNeedsFindings    = errors.New("needs findings::enabled")
+	errUnknownProfile   = errors.New("unknown findings profile")
 	errNotPositive      = errors.New("must be positive")
 )
 
@@ -93,6 +94,14 @@ type findingsConfig struct {
 	// findings. Default: true. False leaves only the per-attribute outcomes.
 	Enabled bool `mapstructure:"enabled"`
 
+	// Profile chooses the findings: "weaver" reports exactly what Weaver's
+	// live-check reports for the same registry and telemetry; "extended"
+	// adds this processor's extensions (span definitions selected by v1
+	// span matchers, unexpected_attribute on v1 groups, span events checked
+	// as events, service.name required on resources). Default: "weaver".
+	// drop_unexpected_attributes guards in either profile.
+	Profile string `mapstructure:"profile"`
+
 	// LevelOverrides maps Weaver finding IDs to the level they are counted
 	// at (violation, improvement or information), like Weaver's
 	// finding_level_overrides. Default: empty (Weaver's levels).
@@ -132,6 +141,9 @@ type findingLogsConfig struct {
 // Validate checks finding IDs and levels.
 func (f *findingsConfig) Validate() error {
 	var errs []error
+	if _, ok := engine.ParseProfile(f.Profile); !ok {
+		errs = append(errs, fmt.Errorf("profile: %w %q, want weaver or extended", errUnknownProfile, f.Profile))
+	}
 	for id, level := range f.LevelOverrides {
 		if _, ok := engine.ParseFinding(id); !ok {
 			errs = append(errs, fmt.Errorf("level_overrides: %w %q", errUnknownFinding, id))
@@ -150,6 +162,12 @@ func (f *findingsConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("logs::max_per_second: %w, got %d", errNotPositive, f.Logs.MaxPerSecond))
 	}
 	return errors.Join(errs...)
+}
+
+// profile returns the validated profile.
+func (f *findingsConfig) profile() engine.Profile {
+	p, _ := engine.ParseProfile(f.Profile)
+	return p
 }
 
 // levelOverrides returns the validated overrides in the engine's types.
@@ -354,6 +372,7 @@ func (cfg *config) engineOptions() engine.Options {
 		ClosedEnums:      cfg.ClosedEnums,
 		Findings:         cfg.Findings.Enabled,
 		LevelOverrides:   cfg.Findings.levelOverrides(),
+		Profile:          cfg.Findings.profile(),
 		DropUnexpected:   cfg.Findings.Enabled && cfg.Findings.DropUnexpectedAttributes,
 	}
 }

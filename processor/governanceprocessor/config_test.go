@@ -47,6 +47,7 @@ func TestLoadConfig(t *testing.T) {
 				ServiceLimit:     20,
 				Findings: findingsConfig{
 					Enabled:                  true,
+					Profile:                  "extended",
 					LevelOverrides:           map[string]string{"unexpected_attribute": "violation", "not_stable": "information"},
 					DropUnexpectedAttributes: true,
 					Logs:                     findingLogsConfig{Enabled: true, MaxPerSecond: 10},
@@ -55,6 +56,7 @@ func TestLoadConfig(t *testing.T) {
 		},
 		{id: component.NewIDWithName(metadata.Type, "bad_finding_id"), errIs: errUnknownFinding, errMsg: `findings: level_overrides: unknown finding id "missing_attr"`},
 		{id: component.NewIDWithName(metadata.Type, "bad_finding_level"), errIs: errUnknownLevel, errMsg: `findings: level_overrides: "unexpected_attribute": unknown level "error", want violation, improvement or information`},
+		{id: component.NewIDWithName(metadata.Type, "bad_profile"), errIs: errUnknownProfile, errMsg: `findings: profile: unknown findings profile "weaverish", want weaver or extended`},
 		{id: component.NewIDWithName(metadata.Type, "drop_without_findings"), errIs: errNeedsFindings, errMsg: "findings: drop_unexpected_attributes: needs findings::enabled"},
 		{id: component.NewIDWithName(metadata.Type, "finding_logs_zero_rate"), errIs: errNotPositive, errMsg: "findings: logs::max_per_second: must be positive, got 0"},
 		{id: component.NewIDWithName(metadata.Type, "bad_deprecated"), errIs: errInvalidMode, errMsg: `deprecated: invalid mode "move", want rename, copy or off`},

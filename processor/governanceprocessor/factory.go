@@ -26,6 +26,7 @@ const (
 	defaultServiceLimit  = 100
 	defaultFindings      = true
 	defaultFindingLogs   = 100 // records per second
+	defaultProfile       = "weaver"
 )
 
 // NewFactory returns the factory of the governance processor.
@@ -52,6 +53,7 @@ func createDefaultConfig() component.Config {
 		ServiceLimit:  defaultServiceLimit,
 		Findings: findingsConfig{
 			Enabled: defaultFindings,
+			Profile: defaultProfile,
 			Logs:    findingLogsConfig{MaxPerSecond: defaultFindingLogs},
 		},
 	}

@@ -53,6 +53,7 @@ func TestFindingsTelemetry(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	cfg := withConfig(func(c *config) {
+		c.Findings.Profile = "extended" // unexpected_attribute on a v1 metric
 		c.Findings.LevelOverrides = map[string]string{"unexpected_attribute": "violation"}
 		c.Findings.DropUnexpectedAttributes = true
 	})
@@ -136,6 +137,7 @@ func TestFindingLogRateLimit(t *testing.T) {
 func TestFindingLogsPipeline(t *testing.T) {
 	cfg := withConfig(func(c *config) {
 		c.Findings.Logs = findingLogsConfig{Enabled: true, MaxPerSecond: 1000}
+		c.Findings.Profile = "extended" // unexpected_attribute on a v1 metric
 	})
 	f := NewFactory()
 	set := processortest.NewNopSettings(metadata.Type)

@@ -134,9 +134,23 @@ type Group struct {
 	SpanKind  SpanKind
 	HasKind   bool
 	Stability Stability
-	Attrs     []GroupAttr
-	File      string
-	Line      int
+	// Deprecated reports that the group itself is deprecated (an event or
+	// a metric).
+	Deprecated bool
+	// Entities are the group's entity_associations (metrics and events).
+	Entities []EntityAssociation
+	Attrs    []GroupAttr
+	File     string
+	Line     int
+}
+
+// EntityAssociation is one item of entity_associations: an entity named by
+// Entity, or a group of associations of which one (OneOf) or all (AllOf)
+// must be satisfied. Exactly one of the three is set.
+type EntityAssociation struct {
+	Entity string
+	OneOf  []EntityAssociation
+	AllOf  []EntityAssociation
 }
 
 // GroupAttr is one attribute of a group with its requirement level.

@@ -80,8 +80,8 @@ func v2Group(f yfile, section string, n *yaml.Node, out *def.Defs) error {
 		case "kind":
 			g.SpanKind, err = parseSpanKind(f, v, key)
 			g.HasKind = true
-		case "stability":
-			g.Stability, err = parseStability(f, v)
+		case "stability", "deprecated", "entity_associations":
+			err = parseGroupStatus(f, key, v, &g)
 		case "attributes", "identity", "description":
 			if key == "attributes" {
 				attrs = v
@@ -184,8 +184,8 @@ func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *def.Defs) error {
 		case "span_kind":
 			gd.SpanKind, err = parseSpanKind(f, v, key)
 			gd.HasKind = true
-		case "stability":
-			gd.Stability, err = parseStability(f, v)
+		case "stability", "deprecated", "entity_associations":
+			err = parseGroupStatus(f, key, v, &gd)
 		case "metric_name":
 			gd.Name, err = f.str(v, key)
 		case "name":
@@ -211,4 +211,59 @@ func v1Group(f yfile, g *yaml.Node, attrs *yaml.Node, out *def.Defs) error {
 	}
 	out.Groups = append(out.Groups, gd)
 	return nil
+}
+
+// parseGroupStatus decodes the keys both dialects spell alike on a group:
+// stability, deprecated (either form) and entity_associations.
+func parseGroupStatus(f yfile, key string, v *yaml.Node, g *def.Group) error {
+	var err error
+	switch key {
+	case "stability":
+		g.Stability, err = parseStability(f, v)
+	case "deprecated":
+		var d def.Deprecation
+		d, err = parseDeprecation(f, v)
+		g.Deprecated = d.Reason != def.NotDeprecated
+	case "entity_associations":
+		g.Entities, err = parseEntityAssociations(f, v, key)
+	}
+	return err
+}
+
+// parseEntityAssociations decodes entity_associations: a list whose items
+// are an entity name, or a map with one_of or all_of holding such a list.
+func parseEntityAssociations(f yfile, v *yaml.Node, key string) ([]def.EntityAssociation, error) {
+	var out []def.EntityAssociation
+	err := f.items(v, key, func(_ int, n *yaml.Node) error {
+		if n.Kind == yaml.ScalarNode {
+			name, err := f.str(n, key)
+			if err != nil {
+				return err
+			}
+			out = append(out, def.EntityAssociation{Entity: name})
+			return nil
+		}
+		var a def.EntityAssociation
+		err := f.fields(n, key, func(k string, _, cv *yaml.Node) error {
+			var err error
+			switch k {
+			case "one_of":
+				a.OneOf, err = parseEntityAssociations(f, cv, key+".one_of")
+			case "all_of":
+				a.AllOf, err = parseEntityAssociations(f, cv, key+".all_of")
+			default:
+				err = f.errf(cv, key, "unknown entity association %q, want one_of or all_of", k)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if a.OneOf == nil && a.AllOf == nil {
+			return f.errf(n, key, "entity association without an entity, one_of or all_of")
+		}
+		out = append(out, a)
+		return nil
+	})
+	return out, err
 }

@@ -113,12 +113,16 @@ func TestFindings(t *testing.T) {
 		finding Finding
 		yes, no func(t *testing.T) sample
 		yesName string
+		// extended: the finding is one of ProfileExtended's extensions;
+		// ProfileWeaver does not report it.
+		extended bool
 	}{
 		{
 			FindingMissingAttribute,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.foo": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"url.path": "/"}) },
 			"acme.foo",
+			false,
 		},
 		{
 			FindingTemplateAttribute,
@@ -127,6 +131,7 @@ func TestFindings(t *testing.T) {
 			},
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"url.path": "/"}) },
 			"http.request.header.x-id",
+			false,
 		},
 		{
 			FindingMissingMetric,
@@ -135,24 +140,28 @@ func TestFindings(t *testing.T) {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
 			},
 			"acme.queue.depth",
+			false,
 		},
 		{
 			FindingMissingEvent,
 			func(t *testing.T) sample { return logSample(t, "acme.login", nil) },
 			func(t *testing.T) sample { return logSample(t, "exception", map[string]any{"exception.type": "E"}) },
 			"acme.login",
+			false,
 		},
 		{
 			FindingDeprecated,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.method": "GET"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.request.method": "GET"}) },
 			"http.method",
+			false,
 		},
 		{
 			FindingNotStable,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"app.crash.id": "1"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"url.path": "/"}) },
 			"app.crash.id",
+			false,
 		},
 		{
 			FindingTypeMismatch,
@@ -163,6 +172,7 @@ func TestFindings(t *testing.T) {
 				return logSample(t, "", map[string]any{"http.response.status_code": int64(200)})
 			},
 			"http.response.status_code",
+			false,
 		},
 		{
 			FindingUnexpectedInstrument,
@@ -173,6 +183,7 @@ func TestFindings(t *testing.T) {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
 			},
 			"http.server.request.duration",
+			false,
 		},
 		{
 			FindingUnitMismatch,
@@ -183,12 +194,14 @@ func TestFindings(t *testing.T) {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
 			},
 			"http.server.request.duration",
+			false,
 		},
 		{
 			FindingUndefinedEnumVariant,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.request.method": "FETCH"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.request.method": "GET"}) },
 			"http.request.method",
+			false,
 		},
 		{
 			FindingRequiredAttributeNotPresent,
@@ -199,6 +212,7 @@ func TestFindings(t *testing.T) {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
 			},
 			"http.request.method",
+			false,
 		},
 		{
 			FindingRecommendedAttributeNotPresent,
@@ -209,6 +223,7 @@ func TestFindings(t *testing.T) {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
 			},
 			"network.protocol.version",
+			false,
 		},
 		{
 			FindingOptInAttributeNotPresent,
@@ -219,6 +234,7 @@ func TestFindings(t *testing.T) {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
 			},
 			"server.address",
+			false,
 		},
 		{
 			FindingConditionallyRequiredAttributeNotPresent,
@@ -229,6 +245,7 @@ func TestFindings(t *testing.T) {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
 			},
 			"http.route",
+			false,
 		},
 		{
 			FindingUnexpectedAttribute,
@@ -239,6 +256,7 @@ func TestFindings(t *testing.T) {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
 			},
 			"user.id",
+			true,
 		},
 		{
 			FindingKindMismatch,
@@ -249,31 +267,48 @@ func TestFindings(t *testing.T) {
 				return spanSample(t, ptrace.SpanKindServer, map[string]any{"http.request.method": "GET", "url.scheme": "https"})
 			},
 			"span.http.server",
+			true,
 		},
 		{
 			FindingInvalidFormat,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"Acme.Foo": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.foo": "x"}) },
 			"Acme.Foo",
+			false,
 		},
 		{
 			FindingMissingNamespace,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"tenant": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.tenant": "x"}) },
 			"tenant",
+			false,
 		},
 		{
 			FindingExtendsNamespace,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.tenant": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.tenant": "x"}) },
 			"http.tenant",
+			false,
+		},
+		{
+			FindingIllegalNamespace,
+			func(t *testing.T) sample { return logSample(t, "", map[string]any{"url.path.tenant": "x"}) },
+			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.method.tenant": "x"}) }, // http.method is deprecated
+			"url.path.tenant",
+			false,
 		},
 	}
 	covered := map[Finding]bool{}
 	for _, tt := range tests {
 		covered[tt.finding] = true
 		t.Run(tt.finding.String(), func(t *testing.T) {
-			c, b := walkSample(t, findingOptions(), tt.yes(t))
+			opts := findingOptions()
+			if tt.extended {
+				c, _ := walkSample(t, opts, tt.yes(t))
+				assert.Zero(t, c.Findings[tt.finding], "profile weaver")
+				opts.Profile = ProfileExtended
+			}
+			c, b := walkSample(t, opts, tt.yes(t))
 			assert.Positive(t, c.Findings[tt.finding], "sample that produces it")
 			found := false
 			for _, f := range b.Findings {
@@ -285,7 +320,7 @@ func TestFindings(t *testing.T) {
 			require.NotEmpty(t, b.Services)
 			assert.Positive(t, b.Services[0].Findings[tt.finding])
 
-			c, _ = walkSample(t, findingOptions(), tt.no(t))
+			c, _ = walkSample(t, opts, tt.no(t))
 			assert.Zero(t, c.Findings[tt.finding], "sample that does not produce it")
 
 			off := defaultOptions()
@@ -294,26 +329,41 @@ func TestFindings(t *testing.T) {
 		})
 	}
 	for f := range NumFindings {
+		if f >= FindingEntityRequiredAttributeNotPresent {
+			continue // TestEntityFindings
+		}
 		assert.True(t, covered[f], "no test for %s", f)
 	}
+}
+
+// extendedOptions are findingOptions with ProfileExtended.
+func extendedOptions() Options {
+	o := findingOptions()
+	o.Profile = ProfileExtended
+	return o
 }
 
 func TestResourceServiceName(t *testing.T) {
 	td := ptrace.NewTraces()
 	td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	c, b := walkSample(t, findingOptions(), func(w *Walker) { w.Traces(td) })
+	c, _ := walkSample(t, findingOptions(), func(w *Walker) { w.Traces(td) })
+	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent], "profile weaver")
+	c, b := walkSample(t, extendedOptions(), func(w *Walker) { w.Traces(td) })
 	assert.Equal(t, int64(1), c.Findings[FindingRequiredAttributeNotPresent])
 	require.Len(t, b.Findings, 1)
 	assert.Equal(t, "service.name", b.Findings[0].Name)
 
-	c, _ = walkSample(t, findingOptions(), spanSample(t, ptrace.SpanKindInternal, nil))
+	c, _ = walkSample(t, extendedOptions(), spanSample(t, ptrace.SpanKindInternal, nil))
 	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent])
 }
 
 func TestSpanFindingsE2EShape(t *testing.T) {
 	// The e2e span: claims HTTP server semantics under INTERNAL, no url.path.
-	c, b := walkSample(t, findingOptions(), spanSample(t, ptrace.SpanKindInternal,
-		map[string]any{"http.request.method": "GET", "url.scheme": "https", "acme.extra": "x"}))
+	span := spanSample(t, ptrace.SpanKindInternal,
+		map[string]any{"http.request.method": "GET", "url.scheme": "https", "acme.extra": "x"})
+	c, _ := walkSample(t, findingOptions(), span)
+	assert.Zero(t, c.Findings[FindingKindMismatch]+c.Findings[FindingRequiredAttributeNotPresent]+c.Findings[FindingUnexpectedAttribute], "profile weaver: no span matchers")
+	c, b := walkSample(t, extendedOptions(), span)
 	assert.Equal(t, int64(1), c.Findings[FindingKindMismatch])
 	names := map[Finding][]string{}
 	for _, f := range b.Findings {
@@ -326,7 +376,7 @@ func TestSpanFindingsE2EShape(t *testing.T) {
 	assert.Equal(t, 2, b.Signals[0].Seen.Count())
 
 	// An unmatched span gets key checks only.
-	c, _ = walkSample(t, findingOptions(), spanSample(t, ptrace.SpanKindInternal, map[string]any{"url.path": "/"}))
+	c, _ = walkSample(t, extendedOptions(), spanSample(t, ptrace.SpanKindInternal, map[string]any{"url.path": "/"}))
 	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent]+c.Findings[FindingUnexpectedAttribute]+c.Findings[FindingKindMismatch])
 }
 
@@ -354,11 +404,22 @@ func TestDropUnexpected(t *testing.T) {
 	other.SetName("acme.queue.depth")
 	other.SetEmptyGauge().DataPoints().AppendEmpty().Attributes().PutStr("user.id", "u1")
 
+	// The guard drops in every profile; only extended reports a finding.
+	md0 := pmetric.NewMetrics()
+	md.CopyTo(md0)
 	opts := findingOptions()
 	opts.DropUnexpected = true
 	e, ix := newTestEngine(t, opts)
-	assert.True(t, e.Mutates())
 	w := e.Walker(ix, false)
+	w.Metrics(md0)
+	assert.Equal(t, int64(1), w.Counts().Drops[ReasonUnexpected], "profile weaver guards")
+	assert.Zero(t, w.Counts().Findings[FindingUnexpectedAttribute], "profile weaver")
+	e.Release(w)
+
+	opts.Profile = ProfileExtended
+	e, ix = newTestEngine(t, opts)
+	assert.True(t, e.Mutates())
+	w = e.Walker(ix, false)
 	w.Metrics(md)
 	c := w.Counts()
 	assert.Equal(t, int64(1), c.Drops[ReasonUnexpected])
@@ -474,7 +535,7 @@ func (s *recordingSink) Emit(ev *FindingEvent) bool {
 
 func TestFindingSink(t *testing.T) {
 	sink := &recordingSink{limit: 100}
-	opts := findingOptions()
+	opts := extendedOptions()
 	opts.Sink = sink
 	walkSample(t, opts, metricSample(t, "http.server.request.duration", "histogram", "ms",
 		with(without(fullDuration(), "http.request.method"), "user.id", "u1")))
@@ -541,7 +602,12 @@ func TestSpanEventChecks(t *testing.T) {
 	other.SetName("cache miss")
 	other.Attributes().PutStr("acme.key", "k")
 
+	// Weaver checks a span event's attributes as attributes only.
 	c, b := walkSample(t, findingOptions(), func(w *Walker) { w.Traces(td) })
+	assert.Zero(t, c.Findings[FindingConditionallyRequiredAttributeNotPresent]+c.Findings[FindingUnexpectedAttribute], "profile weaver")
+	assert.Empty(t, b.Signals)
+
+	c, b = walkSample(t, extendedOptions(), func(w *Walker) { w.Traces(td) })
 	names := map[Finding][]string{}
 	for _, f := range b.Findings {
 		names[f.Finding] = append(names[f.Finding], f.Name)

@@ -9,7 +9,7 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-// This file holds the signal conformance checks: each metric, log event and
+// This file holds the checks against semconv groups: each metric, log event and
 // matched span is checked against its registry definition, with Weaver
 // live-check's findings. The walk resolves one definition per item through
 // the registry's generated tables, and the attribute walk that already runs
@@ -22,8 +22,8 @@ import (
 // only (no unexpected_attribute, and they count as absent).
 const maxPendingSpanAttrs = 64
 
-// signalState is the walker's per-item signal check.
-type signalState struct {
+// groupCheck is the walker's check of the current item against its semconv group.
+type groupCheck struct {
 	// def is the definition the current item is checked against; nil
 	// outside an item or for items without one.
 	def *registry.Group
@@ -39,15 +39,22 @@ type signalState struct {
 	// guard: drop attributes outside def (metric data points with
 	// DropUnexpected on writable data).
 	guard bool
-	seen  registry.AttrBits
-	match uint64
-	nPend int
-	pendA [maxPendingSpanAttrs]*registry.Attribute
-	pendK [maxPendingSpanAttrs]string
+	// quiet: the attributes being walked get no findings (pointUnchecked).
+	quiet bool
+	// res are the attributes of the current resource, which its items'
+	// entity_associations are checked against (entities.go).
+	res    pcommon.Map
+	hasRes bool
+	seen   registry.AttrBits
+	match  uint64
+	nPend  int
+	pendA  [maxPendingSpanAttrs]*registry.Attribute
+	pendK  [maxPendingSpanAttrs]string
 
-	// Per-registry cache: the service entity of ix.
+	// Per-registry cache: the service entity and the name rules of ix.
 	ix      *registry.Index
 	service *registry.Group
+	rules   *nameRules
 
 	// svc is the finding tally of the current resource's service.
 	svc    *[NumFindings]int64
@@ -56,63 +63,51 @@ type signalState struct {
 	sink sinkState
 }
 
-func (s *signalState) reset() {
-	s.def, s.active, s.pending, s.resource, s.guard = nil, false, false, false, false
+func (s *groupCheck) reset() {
+	s.def, s.active, s.pending, s.resource, s.guard, s.quiet = nil, false, false, false, false, false
+	s.res, s.hasRes = pcommon.Map{}, false
 	clear(s.pendK[:s.nPend])
 	clear(s.pendA[:s.nPend])
 	s.nPend = 0
-	s.ix, s.service = nil, nil
+	s.ix, s.service, s.rules = nil, nil, nil
 	s.svc = &s.unused
 	s.sink.reset()
 }
 
 // finding counts one finding of the current item.
 func (w *Walker) finding(f Finding, subj Subject, name string) {
-	if !w.e.opts.Findings {
+	if !w.e.opts.Findings || w.grp.quiet {
 		return
 	}
 	w.counts.Findings[f]++
-	w.sig.svc[f]++
+	w.grp.svc[f]++
 	w.report.finding(f, subj, name)
 	if w.e.opts.Sink != nil {
 		w.emit(f, subj, name)
 	}
 }
 
-// nameFindings reports the format findings of a name the registry does not
-// define: invalid_format, missing_namespace and, for attribute keys,
-// extends_namespace.
-func (w *Walker) nameFindings(name string, subj Subject) {
-	if !validName(name) {
-		w.finding(FindingInvalidFormat, subj, name)
-	}
-	hasDot := false
-	for i := 0; i < len(name); i++ {
-		if name[i] == '.' {
-			hasDot = true
-			break
-		}
-	}
-	if !hasDot {
-		w.finding(FindingMissingNamespace, subj, name)
-		return
-	}
-	if subj == SubjectKey && w.ix.ExtendsNamespace(name) {
-		w.finding(FindingExtendsNamespace, subj, name)
-	}
-}
+// nameFindings reports otel.rego's findings on an attribute key the
+// registry does not define (weaver.go).
+func (w *Walker) nameFindings(k string) { w.keyNameFindings(k, nil) }
 
-// sigAttr is the signal check of one attribute, called by check before the
+// groupAttr is the group check of one attribute, called by check before the
 // key is classified. a is the registry's entry (nil when unknown). It
 // reports whether the attribute was dropped by the cardinality guard; it
 // is then fully counted.
-func (w *Walker) sigAttr(k string, a *registry.Attribute) bool {
-	s := &w.sig
+func (w *Walker) groupAttr(k string, r registry.Ref) bool {
+	s := &w.grp
+	a := w.ix.Attr(r)
 	if a != nil && !a.Placeholder {
 		if a.Template {
 			w.finding(FindingTemplateAttribute, SubjectKey, k)
 		}
-		if a.Stability != registry.StabilityStable && a.Deprecation.Reason == registry.NotDeprecated {
+		if a.Template || s.rules.isOdd(r) {
+			w.keyNameFindings(k, a)
+		}
+		// Weaver's stability advisor runs whether or not the attribute is
+		// deprecated.
+		if unstable(a.Stability) {
 			w.finding(FindingNotStable, SubjectKey, k)
 		}
 	}
@@ -142,7 +137,10 @@ func (w *Walker) sigAttr(k string, a *registry.Attribute) bool {
 	if s.resource {
 		return false
 	}
-	w.finding(FindingUnexpectedAttribute, SubjectKey, k)
+	if w.e.extended {
+		// Weaver raises unexpected_attribute for v2 signals only.
+		w.finding(FindingUnexpectedAttribute, SubjectKey, k)
+	}
 	if s.guard {
 		w.drop(k, ReasonUnexpected)
 		return true
@@ -165,7 +163,7 @@ var requirementFindings = [...]struct {
 // requirements reports the definition's attributes the item lacks, and
 // notes its coverage. Resources are checked for required attributes only.
 func (w *Walker) requirements() {
-	s := &w.sig
+	s := &w.grp
 	d := s.def
 	names := w.report.findings.enabled || w.e.opts.Sink != nil
 	for i := range requirementFindings {
@@ -196,26 +194,33 @@ func (w *Walker) requirements() {
 
 // refresh caches the per-registry lookups when the batch's registry differs
 // from the last one.
-func (s *signalState) refresh(ix *registry.Index) {
+func (w *Walker) refresh(ix *registry.Index) {
+	s := &w.grp
 	if s.ix != ix {
 		s.ix = ix
 		s.service = ix.EntityGroup("service")
+		s.rules = w.e.nameRules(ix)
 	}
 }
 
-// sigResource starts the resource check; sigResourceEnd finishes it.
-func (w *Walker) sigResource(service string) {
-	s := &w.sig
+// groupResource starts the resource check; groupResourceEnd finishes it.
+func (w *Walker) groupResource(service string, attrs pcommon.Map) {
+	s := &w.grp
 	if !w.e.opts.Findings {
 		return
 	}
+	s.noteResource(attrs)
 	w.sinkResource(service)
-	s.refresh(w.ix)
+	w.refresh(w.ix)
+	if !w.e.extended {
+		// Weaver checks no resource against the service entity.
+		return
+	}
 	s.def, s.active, s.resource, s.seen = s.service, true, true, registry.AttrBits{}
 }
 
-func (w *Walker) sigResourceEnd() {
-	s := &w.sig
+func (w *Walker) groupResourceEnd() {
+	s := &w.grp
 	if s.resource && s.def != nil {
 		w.requirements()
 	}
@@ -225,13 +230,18 @@ func (w *Walker) sigResourceEnd() {
 // spanAttrs walks a span's own attributes and checks the span against the
 // definition the first matching matcher selects.
 func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
-	s := &w.sig
+	s := &w.grp
 	if !w.e.opts.Findings {
 		w.attrs(span.Attributes())
 		return
 	}
-	s.active, s.pending, s.match = true, true, 0
 	w.sinkItem("span", span.Name(), "")
+	if !w.e.extended {
+		// Weaver matches no span to a v1 definition.
+		w.attrs(span.Attributes())
+		return
+	}
+	s.active, s.pending, s.match = true, true, 0
 	w.attrs(span.Attributes())
 	s.active, s.pending = false, false
 	d := w.ix.MatchSpan(kind, s.match)
@@ -253,7 +263,7 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 	if d.HasKind && d.SpanKind != kind {
 		w.finding(FindingKindMismatch, SubjectSpan, d.ID)
 	}
-	if d.Stability != registry.StabilityStable {
+	if unstable(d.Stability) {
 		w.finding(FindingNotStable, SubjectSpan, d.ID)
 	}
 	w.requirements()
@@ -265,8 +275,9 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 // span events get the attribute checks only: span event names are free
 // text in many instrumentations, so an unknown one is not missing_event.
 func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
-	s := &w.sig
-	if !w.e.opts.Findings {
+	s := &w.grp
+	if !w.e.opts.Findings || !w.e.extended {
+		// Weaver checks a span event's attributes as attributes only.
 		w.attrs(ev.Attributes())
 		return
 	}
@@ -286,7 +297,7 @@ func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
 // its definition.
 func (w *Walker) logRecord(lr plog.LogRecord) {
 	w.mig.rec = lr // a move to EventName needs the record (values.go)
-	s := &w.sig
+	s := &w.grp
 	if !w.e.opts.Findings {
 		w.attrs(lr.Attributes())
 		return
@@ -295,12 +306,17 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 	w.sinkItem("log", lr.EventName(), "")
 	if name := lr.EventName(); name != "" {
 		s.def = w.ix.EventGroup(name)
-		switch {
-		case s.def == nil:
+		if s.def == nil {
+			// otel.rego has no rule for event names.
 			w.finding(FindingMissingEvent, SubjectEvent, name)
-			w.nameFindings(name, SubjectEvent)
-		case s.def.Stability != registry.StabilityStable:
-			w.finding(FindingNotStable, SubjectEvent, name)
+		} else {
+			if s.def.Deprecated {
+				w.finding(FindingDeprecated, SubjectEvent, name)
+			}
+			if unstable(s.def.Stability) {
+				w.finding(FindingNotStable, SubjectEvent, name)
+			}
+			w.entities(s.def, SubjectEvent, name)
 		}
 	}
 	s.active, s.seen = true, registry.AttrBits{}
@@ -312,26 +328,35 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 	}
 }
 
-// sigMetric resolves the definition of a metric and reports its
+// groupMetric resolves the definition of a metric and reports its
 // metric-level findings; the data points are checked by pointAttrs.
-func (w *Walker) sigMetric(m pmetric.Metric) {
-	s := &w.sig
+func (w *Walker) groupMetric(m pmetric.Metric) {
+	s := &w.grp
 	s.def = nil
 	if !w.e.opts.Findings {
 		return
 	}
 	name := m.Name()
 	w.sinkItem("metric", name, pointType(m.Type()))
+	// otel.rego checks every metric name's format, and nothing else of it.
+	if !validName(name) {
+		w.finding(FindingInvalidFormat, SubjectMetric, name)
+	}
 	d := w.ix.MetricGroup(name)
+	if d != nil && d.Metric.Placeholder && !w.e.extended {
+		// A name only a schema file or a rule renames is not in Weaver's
+		// registry.
+		d = nil
+	}
 	if d == nil {
 		w.finding(FindingMissingMetric, SubjectMetric, name)
-		w.nameFindings(name, SubjectMetric)
 		return
 	}
 	md := d.Metric
 	if md.Placeholder || md.Deprecation.Reason != registry.NotDeprecated {
 		w.finding(FindingDeprecated, SubjectMetric, name)
-	} else if d.Stability != registry.StabilityStable {
+	}
+	if unstable(d.Stability) {
 		w.finding(FindingNotStable, SubjectMetric, name)
 	}
 	if md.Placeholder {
@@ -343,27 +368,50 @@ func (w *Walker) sigMetric(m pmetric.Metric) {
 	if m.Unit() != md.Unit {
 		w.finding(FindingUnitMismatch, SubjectMetric, name)
 	}
+	w.entities(d, SubjectMetric, name)
 	s.def = d
 	s.guard = w.mutate && w.e.opts.DropUnexpected
 }
 
-// sigMetricEnd ends a metric's checks.
-func (w *Walker) sigMetricEnd() {
-	w.sig.def, w.sig.guard = nil, false
+// groupMetricEnd ends a metric's checks.
+func (w *Walker) groupMetricEnd() {
+	w.grp.def, w.grp.guard = nil, false
 }
 
+// pointCheck says how much of a data point Weaver checks.
+type pointCheck uint8
+
+const (
+	// pointFull: the attributes, and the definition's requirements
+	// (number and histogram data points).
+	pointFull pointCheck = iota
+	// pointAttrsOnly: the attributes, not the requirements (exponential
+	// histogram data points).
+	pointAttrsOnly
+	// pointUnchecked: nothing (summary data points, which Weaver's OTLP
+	// conversion drops); the walk still migrates and guards them.
+	pointUnchecked
+)
+
 // pointAttrs walks one data point's attributes and checks them against the
-// metric's definition.
-func (w *Walker) pointAttrs(m pcommon.Map) {
-	s := &w.sig
+// metric's definition, as much as pc says.
+func (w *Walker) pointAttrs(m pcommon.Map, pc pointCheck) {
+	s := &w.grp
+	s.quiet = pc == pointUnchecked
 	if s.def == nil {
 		w.attrs(m)
+		s.quiet = false
 		return
 	}
 	s.active, s.seen = true, registry.AttrBits{}
 	w.attrs(m)
-	s.active = false
-	w.requirements()
+	s.active, s.quiet = false, false
+	switch pc {
+	case pointFull:
+		w.requirements()
+	case pointAttrsOnly, pointUnchecked:
+		w.report.signal(s.def, &s.seen)
+	}
 }
 
 // instrumentMatches reports whether metric data has the registry's

@@ -1,0 +1,284 @@
+// Package weaversuite holds the Weaver conformance suite: the expectations
+// that open-telemetry/weaver's live-check tests assert (the live checker's
+// tests, the advisors' unit tests, the samples under its data/ directory,
+// the finding modifier's tests and the CLI's --fail-on tests), translated
+// into OTLP input, registries and expected findings, and a runner that puts
+// them through the same engine and checker that otelgov check uses.
+//
+// testdata/suite.yaml lists the cases and the Weaver tests left out, with
+// the reason; testdata/README.md says where each file comes from.
+package weaversuite // import "github.com/otelgov/otelcol-governance/conformance/weaversuite"
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/checker"
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/otlpfile"
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// Suite is testdata/suite.yaml.
+type Suite struct {
+	// Weaver is the repository and commit the expectations were read from.
+	Weaver struct {
+		Repository string `yaml:"repository"`
+		Commit     string `yaml:"commit"`
+	} `yaml:"weaver"`
+	Cases      []Case      `yaml:"cases"`
+	Exclusions []Exclusion `yaml:"exclusions"`
+}
+
+// Case is one input checked against one registry, with what Weaver reports.
+type Case struct {
+	Name string `yaml:"name"`
+	// WeaverTest is the Weaver test (file::function) or sample it comes from.
+	WeaverTest string `yaml:"weaver_test"`
+	// Registry is a directory under testdata/registries, or "embedded"
+	// (semantic conventions v1.44.0 as shipped).
+	Registry string `yaml:"registry"`
+	// Input is an OTLP JSON file under testdata/otlp.
+	Input string `yaml:"input"`
+	// Profile is the findings profile the case runs under; empty: weaver.
+	Profile string `yaml:"profile"`
+	// LevelOverrides are finding ID -> level, as findings::level_overrides.
+	LevelOverrides map[string]string `yaml:"level_overrides"`
+	// FailOn maps a --fail-on threshold to whether the check must fail.
+	FailOn map[string]bool `yaml:"fail_on"`
+	// Note says how the Weaver test was translated, where that is not plain.
+	Note   string        `yaml:"note"`
+	Expect []Expectation `yaml:"expect"`
+}
+
+// Expectation is a count of findings: those matching every selector that is
+// set must number exactly Count.
+type Expectation struct {
+	ID         string `yaml:"id"`
+	Level      string `yaml:"level"`
+	Name       string `yaml:"name"` // attribute key, metric or event name the finding is about
+	SignalType string `yaml:"signal_type"`
+	SignalName string `yaml:"signal_name"`
+	SampleType string `yaml:"sample_type"`
+	Count      int    `yaml:"count"`
+	// Source, when set, says that the expectation is read from Weaver's
+	// source (file:line) rather than asserted by a test.
+	Source string `yaml:"source"`
+	// Pending, when set, is why the engine does not meet the expectation
+	// yet. A pending expectation that passes fails the suite, so that the
+	// list stays true.
+	Pending string `yaml:"pending"`
+}
+
+// Exclusion is a Weaver test that has no translation, with the reason.
+type Exclusion struct {
+	WeaverTest string `yaml:"weaver_test"`
+	// Expectations is how many assertions of the test are left out.
+	Expectations int    `yaml:"expectations"`
+	Reason       string `yaml:"reason"`
+}
+
+// Finding is one finding the engine reported, as the suite compares it.
+type Finding struct {
+	ID, Level, Subject, Name, SignalType, SignalName, SampleType string
+}
+
+// Result is what a case produced.
+type Result struct {
+	Findings []Finding
+	// Check is the checker's result over the same input: what otelgov
+	// check renders and gates on.
+	Check checker.Result
+}
+
+// Load reads suite.yaml from dir.
+func Load(dir string) (*Suite, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "suite.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var s Suite
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("suite.yaml: %w", err)
+	}
+	return &s, nil
+}
+
+// String names an expectation in test output.
+func (e *Expectation) String() string {
+	var b strings.Builder
+	add := func(k, v string) {
+		if v != "" {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(k + "=" + v)
+		}
+	}
+	add("id", e.ID)
+	add("level", e.Level)
+	add("name", e.Name)
+	add("signal_type", e.SignalType)
+	add("signal_name", e.SignalName)
+	add("sample_type", e.SampleType)
+	if b.Len() == 0 {
+		b.WriteString("all")
+	}
+	fmt.Fprintf(&b, " count=%d", e.Count)
+	return b.String()
+}
+
+// Matches reports whether f matches every selector of e.
+func (e *Expectation) Matches(f *Finding) bool {
+	return sel(e.ID, f.ID) && sel(e.Level, f.Level) && sel(e.Name, f.Name) &&
+		sel(e.SignalType, f.SignalType) && sel(e.SignalName, f.SignalName) && sel(e.SampleType, f.SampleType)
+}
+
+// sel matches one selector; a selector with '*' is a glob ("entity_*").
+func sel(want, got string) bool {
+	if want == "" || want == got {
+		return true
+	}
+	if strings.Contains(want, "*") {
+		ok, err := path.Match(want, got)
+		return err == nil && ok
+	}
+	return false
+}
+
+// CountIn is how many of fs match e.
+func (e *Expectation) CountIn(fs []Finding) int {
+	n := 0
+	for i := range fs {
+		if e.Matches(&fs[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// Options are the engine options of a case: read-only, findings on, the
+// case's level overrides and profile.
+func (c *Case) Options() (engine.Options, error) {
+	o := engine.Options{
+		Deprecated:    engine.DeprecatedOff,
+		Unknown:       engine.UnknownKeep,
+		TypeMismatch:  engine.TypeMismatchKeep,
+		EnumViolation: engine.EnumViolationKeep,
+		Findings:      true,
+	}
+	for id, lv := range c.LevelOverrides {
+		f, l, err := checker.ParseLevelOverride(id + "=" + lv)
+		if err != nil {
+			return o, fmt.Errorf("case %s: level_overrides: %w", c.Name, err)
+		}
+		if o.LevelOverrides == nil {
+			o.LevelOverrides = map[engine.Finding]engine.Level{}
+		}
+		o.LevelOverrides[f] = l
+	}
+	p, err := parseProfile(c.Profile)
+	if err != nil {
+		return o, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	setProfile(&o, p)
+	return o, nil
+}
+
+// Run checks the case's input against its registry.
+func (c *Case) Run(dir string) (*Result, error) {
+	ix, err := c.registry(dir)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := c.Options()
+	if err != nil {
+		return nil, err
+	}
+	rec := &recorder{}
+	eo := opts
+	eo.Sink = rec
+	e := engine.New(eo)
+	ch := checker.New(ix, checker.Options{Engine: opts})
+	err = c.records(dir, func(r *otlpfile.Record, where string) {
+		w := e.Walker(ix, true)
+		switch r.Signal {
+		case otlpfile.SignalTraces:
+			w.Traces(r.Traces)
+			ch.Traces(r.Traces, where)
+		case otlpfile.SignalMetrics:
+			w.Metrics(r.Metrics)
+			ch.Metrics(r.Metrics, where)
+		case otlpfile.SignalLogs:
+			w.Logs(r.Logs)
+			ch.Logs(r.Logs, where)
+		case otlpfile.SignalUnknown:
+		}
+		e.Release(w)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Findings: rec.findings, Check: ch.Result()}, nil
+}
+
+func (c *Case) registry(dir string) (*registry.Index, error) {
+	if c.Registry == "embedded" {
+		return registry.Default()
+	}
+	if c.Registry == "" {
+		return nil, fmt.Errorf("case %s: no registry", c.Name)
+	}
+	return registry.Load(registry.Sources{OrgRegistries: []string{filepath.Join(dir, "registries", c.Registry)}})
+}
+
+func (c *Case) records(dir string, fn func(*otlpfile.Record, string)) error {
+	name := filepath.Join(dir, "otlp", c.Input)
+	f, err := os.Open(name) //nolint:gosec // test data named by suite.yaml
+	if err != nil {
+		return fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	defer func() { _ = f.Close() }()
+	r, err := otlpfile.NewReader(f, otlpfile.Options{Name: name})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = r.Close() }()
+	n := 0
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		n++
+		fn(&rec, fmt.Sprintf("%s:%d", c.Input, rec.Line))
+	}
+	if n == 0 {
+		return fmt.Errorf("case %s: %s holds no OTLP request", c.Name, name)
+	}
+	return nil
+}
+
+// recorder is a FindingSink that keeps every finding.
+type recorder struct{ findings []Finding }
+
+func (r *recorder) Emit(ev *engine.FindingEvent) bool {
+	r.findings = append(r.findings, Finding{
+		ID: ev.Finding.String(), Level: ev.Level.String(), Subject: ev.Subject.String(),
+		Name: strings.Clone(ev.Name), SignalType: ev.SignalType, SignalName: strings.Clone(ev.SignalName),
+		SampleType: ev.SampleType,
+	})
+	return true
+}

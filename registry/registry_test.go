@@ -149,6 +149,22 @@ func TestSemconv(t *testing.T) {
 				assert.Equal(t, want, targetKey(a, dp("system.network.io")), old)
 				assert.Empty(t, targetKey(a, span), old)
 			}
+			// The other two schema entries that name keys or metrics no
+			// version defined: protocol (1.22.0) and daemon (1.22.0).
+			for _, tt := range []struct{ key, metric, want string }{
+				{"protocol", "system.network.connections", "network.transport"},
+				{"protocol", "system.network.connection.count", "network.transport"},
+				{"protocol", "system.network.io", ""},
+				{"protocol", "http.server.request.duration", ""},
+				{"daemon", "process.runtime.jvm.threads.count", "jvm.thread.daemon"},
+				{"daemon", "jvm.thread.count", "jvm.thread.daemon"},
+				{"daemon", "jvm.class.count", ""},
+			} {
+				a := ix.Lookup(tt.key)
+				require.NotNil(t, a, tt.key)
+				assert.Equal(t, tt.want, targetKey(a, dp(tt.metric)), "%s on %s", tt.key, tt.metric)
+				assert.Empty(t, targetKey(a, span), tt.key)
+			}
 			for _, d := range ix.Disagreements() {
 				if d.Kind == "unknown_target" && d.Key == "direction" {
 					assert.NotContains(t, d.Schema, "system.network.direction", "the rule closes the chain")

@@ -123,6 +123,54 @@ func TestSemconv(t *testing.T) {
 			assert.Equal(t, TypeUnknown, dir.Type)
 			assert.Equal(t, "disk.io.direction", targetKey(dir, dp("process.disk.io")))
 			assert.Empty(t, targetKey(dir, span))
+			// hostmetrics' `direction` through the hop the schema file
+			// misnames (shipped rules: system.{disk,network}.direction):
+			// schema 1.22.0 metric scopes, old and current metric names.
+			for m, want := range map[string]string{
+				"system.network.io":             "network.io.direction",
+				"system.network.dropped":        "network.io.direction",
+				"system.network.packet.dropped": "network.io.direction",
+				"system.network.packets":        "network.io.direction",
+				"system.network.errors":         "network.io.direction",
+				"system.disk.io":                "disk.io.direction",
+				"system.disk.operations":        "disk.io.direction",
+				"system.disk.merged":            "disk.io.direction",
+				"system.paging.operations":      "system.paging.direction",
+				"system.memory.usage":           "",
+				"hw.network.io":                 "",
+			} {
+				assert.Equal(t, want, targetKey(dir, dp(m)), m)
+			}
+			assert.Empty(t, targetKey(dir, Context{Location: LocationResource}))
+			for old, want := range map[string]string{"system.network.direction": "network.io.direction", "system.disk.direction": "disk.io.direction"} {
+				a := ix.Lookup(old)
+				require.NotNil(t, a, old)
+				assert.True(t, a.Placeholder, old)
+				assert.Equal(t, want, targetKey(a, dp("system.network.io")), old)
+				assert.Empty(t, targetKey(a, span), old)
+			}
+			// The other two schema entries that name keys or metrics no
+			// version defined: protocol (1.22.0) and daemon (1.22.0).
+			for _, tt := range []struct{ key, metric, want string }{
+				{"protocol", "system.network.connections", "network.transport"},
+				{"protocol", "system.network.connection.count", "network.transport"},
+				{"protocol", "system.network.io", ""},
+				{"protocol", "http.server.request.duration", ""},
+				{"daemon", "process.runtime.jvm.threads.count", "jvm.thread.daemon"},
+				{"daemon", "jvm.thread.count", "jvm.thread.daemon"},
+				{"daemon", "jvm.class.count", ""},
+			} {
+				a := ix.Lookup(tt.key)
+				require.NotNil(t, a, tt.key)
+				assert.Equal(t, tt.want, targetKey(a, dp(tt.metric)), "%s on %s", tt.key, tt.metric)
+				assert.Empty(t, targetKey(a, span), tt.key)
+			}
+			for _, d := range ix.Disagreements() {
+				if d.Kind == "unknown_target" && d.Key == "direction" {
+					assert.NotContains(t, d.Schema, "system.network.direction", "the rule closes the chain")
+					assert.NotContains(t, d.Schema, "system.disk.direction", "the rule closes the chain")
+				}
+			}
 
 			// Chains collapse: net.peer.ip -> net.sock.peer.addr (schema) and
 			// registry net.peer.ip -> network.peer.address.

@@ -23,6 +23,7 @@ import (
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // MaxExamples is how many example locations each finding ID keeps per
@@ -63,11 +64,11 @@ type Finding struct {
 	// Top are the names reported most often (conformance report).
 	Top      []conformance.FindingName `json:"top"`
 	Examples []Example                 `json:"examples,omitempty"`
-	level    engine.Level
+	level    vocab.Level
 }
 
 // Lvl returns the finding's level.
-func (f *Finding) Lvl() engine.Level { return f.level }
+func (f *Finding) Lvl() vocab.Level { return f.level }
 
 // ServiceResult is one service's findings, most serious first.
 type ServiceResult struct {
@@ -118,7 +119,7 @@ type Checker struct {
 
 type exampleKey struct {
 	service string // the conformance report's entry (_missing, _other, ...)
-	finding engine.Finding
+	finding vocab.Finding
 }
 
 // New returns a checker of telemetry against ix.
@@ -137,7 +138,7 @@ func New(ix *registry.Index, opts Options) *Checker {
 }
 
 // Level is the engine's level of f, after overrides.
-func (c *Checker) Level(f engine.Finding) engine.Level { return c.e.Level(f) }
+func (c *Checker) Level(f vocab.Finding) vocab.Level { return c.e.Level(f) }
 
 // Traces checks a traces batch without changing it; input names where it
 // came from (file:line) in example locations.
@@ -194,11 +195,11 @@ func (c *Checker) Result() Result {
 	for _, s := range out.Document.Services {
 		sr := ServiceResult{Service: s.Service, Findings: []Finding{}}
 		for id, fr := range s.Findings {
-			fi, ok := engine.ParseFinding(id)
+			fi, ok := vocab.ParseFinding(id)
 			if !ok {
 				continue
 			}
-			l, ok := engine.ParseLevel(fr.Level)
+			l, ok := vocab.ParseLevel(fr.Level)
 			if !ok {
 				l = c.e.Level(fi)
 			}
@@ -231,7 +232,7 @@ type sink struct {
 
 type sinkKey struct {
 	service string
-	finding engine.Finding
+	finding vocab.Finding
 }
 
 // sinkNames are the names kept for one (service, finding) in one batch.
@@ -246,7 +247,7 @@ func (s *sinkNames) has(name string) bool {
 
 type sinkExample struct {
 	service string // service.name as received
-	finding engine.Finding
+	finding vocab.Finding
 	Example
 }
 

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Formats of Render.
@@ -86,7 +86,7 @@ func (f *Finding) names() string {
 }
 
 func summary(r *Result, failOn FailOn) string {
-	var counts [engine.NumLevels]int
+	var counts [vocab.NumLevels]int
 	for _, s := range r.Services {
 		for i := range s.Findings {
 			counts[s.Findings[i].level]++
@@ -97,7 +97,7 @@ func summary(r *Result, failOn FailOn) string {
 		verdict = "FAIL"
 	}
 	return fmt.Sprintf("%s (--fail-on %s): %d violation(s), %d improvement(s), %d information finding ID(s) in %d service(s)",
-		verdict, failOn, counts[engine.LevelViolation], counts[engine.LevelImprovement], counts[engine.LevelInformation], len(r.Services))
+		verdict, failOn, counts[vocab.LevelViolation], counts[vocab.LevelImprovement], counts[vocab.LevelInformation], len(r.Services))
 }
 
 func renderText(w io.Writer, r *Result, failOn FailOn) error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // This file aggregates the engine's findings: per service, counts by
@@ -22,9 +23,9 @@ const maxSignalsSeen = 1 << 14
 
 // findingsState is the report's finding aggregate; guarded by Report.mu.
 type findingsState struct {
-	levels       [engine.NumFindings]engine.Level
+	levels       [vocab.NumFindings]vocab.Level
 	levelsSet    bool
-	counts       [engine.NumFindings]int64
+	counts       [vocab.NumFindings]int64
 	nonRegMetric int64
 	nonRegEvent  int64
 	signals      map[signalKey]*signalCoverage
@@ -45,9 +46,9 @@ type signalCoverage struct {
 // serviceFindings is one service's finding aggregate, allocated on its
 // first finding.
 type serviceFindings struct {
-	counts [engine.NumFindings]int64
+	counts [vocab.NumFindings]int64
 	// names are the top names per finding and subject.
-	names [engine.NumFindings][engine.NumSubjects]*sketch
+	names [vocab.NumFindings][vocab.NumSubjects]*sketch
 }
 
 // addFindings merges a batch's findings and definition coverage; r.slots
@@ -84,13 +85,13 @@ func (r *Report) addFindings(b *engine.Batch) {
 	}
 	for i := range b.Findings {
 		f := &b.Findings[i]
-		if f.Finding >= engine.NumFindings || f.Subject >= engine.NumSubjects {
+		if f.Finding >= vocab.NumFindings || f.Subject >= vocab.NumSubjects {
 			continue
 		}
 		switch f.Finding {
-		case engine.FindingMissingMetric:
+		case vocab.FindingMissingMetric:
 			fs.nonRegMetric += f.Count
-		case engine.FindingMissingEvent:
+		case vocab.FindingMissingEvent:
 			fs.nonRegEvent += f.Count
 		default:
 		}
@@ -137,13 +138,13 @@ func (r *Report) findingsDoc(sf *serviceFindings) map[string]FindingReport {
 	if sf == nil {
 		return out
 	}
-	for f := range engine.NumFindings {
+	for f := range vocab.NumFindings {
 		n := sf.counts[f]
 		if n == 0 {
 			continue
 		}
 		fr := FindingReport{Level: r.level(f).String(), Count: n, Top: []FindingName{}}
-		for s := range engine.NumSubjects {
+		for s := range vocab.NumSubjects {
 			if sk := sf.names[f][s]; sk != nil {
 				for _, kc := range sk.top(r.topKeys) {
 					fr.Top = append(fr.Top, FindingName{Subject: s.String(), Name: kc.Key, Count: kc.Count, MaxError: kc.MaxError})
@@ -157,11 +158,11 @@ func (r *Report) findingsDoc(sf *serviceFindings) map[string]FindingReport {
 	return out
 }
 
-func (r *Report) level(f engine.Finding) engine.Level {
+func (r *Report) level(f vocab.Finding) vocab.Level {
 	if r.findings.levelsSet {
 		return r.findings.levels[f]
 	}
-	return engine.DefaultLevel(f)
+	return vocab.DefaultLevel(f)
 }
 
 // documentFindings fills the totals and the coverage of the definitions
@@ -171,7 +172,7 @@ func (r *Report) documentFindings(out *Document, ix *registry.Index) {
 	t := &out.Totals
 	t.AdviceTypeCounts = map[string]int64{}
 	t.AdviceLevelCounts = map[string]int64{}
-	for f := range engine.NumFindings {
+	for f := range vocab.NumFindings {
 		if n := fs.counts[f]; n > 0 {
 			t.AdviceTypeCounts[f.String()] = n
 			t.AdviceLevelCounts[r.level(f).String()] += n

@@ -1,6 +1,8 @@
 package conformance
 
-import "time"
+import (
+	"time"
+)
 
 // Document is the conformance report as JSON: the body of the
 // governance_registry extension's GET /conformance and of otelgov check
@@ -59,7 +61,7 @@ type FindingName struct {
 type DocumentLimits struct {
 	MaxServices  int `json:"max_services"`
 	TopKeys      int `json:"top_keys"`
-	MaxKeyLength int `json:"max_key_length"` // longer keys are cut to this many bytes (see Bound)
+	MaxKeyLength int `json:"max_key_length"` // longer keys are cut to this many bytes (see vocab.Bound)
 }
 
 // Totals are over all services, in the spirit of Weaver live-check

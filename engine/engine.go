@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // DeprecatedMode says what happens to a deprecated attribute key or metric
@@ -105,7 +106,7 @@ type Options struct {
 	Findings bool
 	// LevelOverrides replaces Weaver's level of the findings listed, as
 	// Weaver's finding_level_overrides does.
-	LevelOverrides map[Finding]Level
+	LevelOverrides map[vocab.Finding]vocab.Level
 	// DropUnexpected removes data-point attributes outside a registry
 	// metric's attribute set (a cardinality guard). Needs Findings.
 	DropUnexpected bool
@@ -132,7 +133,7 @@ type Engine struct {
 	allowPrefixes []string
 	include       []includeRule
 	closed        map[string]struct{} // ClosedEnums
-	levels        [NumFindings]Level
+	levels        [vocab.NumFindings]vocab.Level
 	// walkers are the idle walkers. Not a sync.Pool: the collector
 	// collects garbage often at line rate, every collection empties a
 	// sync.Pool, and a new walker costs about 20 KB of allocation and
@@ -181,10 +182,13 @@ func New(opts Options) *Engine {
 // Levels is the level of each finding under LevelOverrides: Weaver's
 // levels, with the overrides applied. Front-ends that label findings (the
 // processor's counters) use it, so that they and the engine agree.
-func (o *Options) Levels() [NumFindings]Level {
-	l := defaultLevels
+func (o *Options) Levels() [vocab.NumFindings]vocab.Level {
+	var l [vocab.NumFindings]vocab.Level
+	for f := range l {
+		l[f] = vocab.DefaultLevel(vocab.Finding(f))
+	}
 	for f, lv := range o.LevelOverrides {
-		if f < NumFindings && lv < NumLevels {
+		if f < vocab.NumFindings && lv < vocab.NumLevels {
 			l[f] = lv
 		}
 	}
@@ -192,11 +196,11 @@ func (o *Options) Levels() [NumFindings]Level {
 }
 
 // Level is the level of finding f under this engine's overrides.
-func (e *Engine) Level(f Finding) Level {
-	if f < NumFindings {
+func (e *Engine) Level(f vocab.Finding) vocab.Level {
+	if f < vocab.NumFindings {
 		return e.levels[f]
 	}
-	return LevelViolation
+	return vocab.LevelViolation
 }
 
 // Mutates reports whether the engine can change telemetry.

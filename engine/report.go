@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // reportTally fills the per-batch conformance Batch while the walk runs. It
@@ -14,9 +15,9 @@ type reportTally struct {
 	batch   Batch
 	// svc is the outcome tally of the current resource's service; it points
 	// into batch.Services, or at unused outside a governed resource.
-	svc    *[NumOutcomes]int64
+	svc    *[vocab.NumOutcomes]int64
 	svcIdx int
-	unused [NumOutcomes]int64
+	unused [vocab.NumOutcomes]int64
 
 	services map[string]int   // service.name -> index in batch.Services
 	keys     map[tallyKey]int // (service, key, kind) -> index in batch.Keys

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/otelgov/otelcol-governance/registry"
+import (
+	"github.com/otelgov/otelcol-governance/registry"
+
+	"github.com/otelgov/otelcol-governance/vocab"
+)
 
 // findingTally fills Batch.Findings and Batch.Signals while the walk runs
 // (only with Options.Report). Like the key tally, a direct-mapped cache in
@@ -16,8 +20,8 @@ type findingTally struct {
 
 type findingKey struct {
 	service int
-	finding Finding
-	subject Subject
+	finding vocab.Finding
+	subject vocab.Subject
 	name    string
 }
 
@@ -42,7 +46,7 @@ func (f *findingTally) reset() {
 }
 
 // finding counts one finding for the current service.
-func (r *reportTally) finding(fi Finding, subj Subject, name string) {
+func (r *reportTally) finding(fi vocab.Finding, subj vocab.Subject, name string) {
 	f := &r.findings
 	if !f.enabled {
 		return

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 type opKind uint8
@@ -27,7 +28,7 @@ type op struct {
 	// Value migrations (values.go).
 	mig  *registry.Migration
 	conv registry.Type // opRenameValue: convert to this type
-	out  Outcome       // opRenameValue: the outcome of a successful rename
+	out  vocab.Outcome // opRenameValue: the outcome of a successful rename
 }
 
 // coerced is a value converted to its declared type.
@@ -174,12 +175,12 @@ func (w *Walker) place(m pcommon.Map, newKey string, val pcommon.Value) {
 	switch {
 	case !exists:
 		val.MoveTo(dst)
-		w.count(OutcomeRenamed)
+		w.count(vocab.OutcomeRenamed)
 		return
 	case dst.Equal(val):
-		w.count(OutcomeRenamed)
+		w.count(vocab.OutcomeRenamed)
 	default:
-		w.count(OutcomeConflict)
+		w.count(vocab.OutcomeConflict)
 	}
 	// Let go of the dropped value.
 	w.empty.MoveTo(val)
@@ -227,9 +228,9 @@ func (w *Walker) copy(m pcommon.Map, oldKey, newKey string) {
 	}
 	if hasCur {
 		if cur.Equal(old) {
-			w.count(OutcomeCopied)
+			w.count(vocab.OutcomeCopied)
 		} else {
-			w.count(OutcomeConflict)
+			w.count(vocab.OutcomeConflict)
 		}
 		return
 	}
@@ -238,7 +239,7 @@ func (w *Walker) copy(m pcommon.Map, oldKey, newKey string) {
 	if old, ok := m.Get(oldKey); ok {
 		old.CopyTo(dst)
 	}
-	w.count(OutcomeCopied)
+	w.count(vocab.OutcomeCopied)
 }
 
 // maxExactInt is the largest magnitude a float64 holds exactly.

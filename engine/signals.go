@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // This file holds the signal conformance checks: each metric, log event and
@@ -50,8 +51,8 @@ type signalState struct {
 	service *registry.Signal
 
 	// svc is the finding tally of the current resource's service.
-	svc    *[NumFindings]int64
-	unused [NumFindings]int64
+	svc    *[vocab.NumFindings]int64
+	unused [vocab.NumFindings]int64
 	// sink is the context of Options.Sink (sink.go).
 	sink sinkState
 }
@@ -67,7 +68,7 @@ func (s *signalState) reset() {
 }
 
 // finding counts one finding of the current item.
-func (w *Walker) finding(f Finding, subj Subject, name string) {
+func (w *Walker) finding(f vocab.Finding, subj vocab.Subject, name string) {
 	if !w.e.opts.Findings {
 		return
 	}
@@ -82,9 +83,9 @@ func (w *Walker) finding(f Finding, subj Subject, name string) {
 // nameFindings reports the format findings of a name the registry does not
 // define: invalid_format, missing_namespace and, for attribute keys,
 // extends_namespace.
-func (w *Walker) nameFindings(name string, subj Subject) {
-	if !validName(name) {
-		w.finding(FindingInvalidFormat, subj, name)
+func (w *Walker) nameFindings(name string, subj vocab.Subject) {
+	if !vocab.ValidName(name) {
+		w.finding(vocab.FindingInvalidFormat, subj, name)
 	}
 	hasDot := false
 	for i := 0; i < len(name); i++ {
@@ -94,11 +95,11 @@ func (w *Walker) nameFindings(name string, subj Subject) {
 		}
 	}
 	if !hasDot {
-		w.finding(FindingMissingNamespace, subj, name)
+		w.finding(vocab.FindingMissingNamespace, subj, name)
 		return
 	}
-	if subj == SubjectKey && w.ix.ExtendsNamespace(name) {
-		w.finding(FindingExtendsNamespace, subj, name)
+	if subj == vocab.SubjectKey && w.ix.ExtendsNamespace(name) {
+		w.finding(vocab.FindingExtendsNamespace, subj, name)
 	}
 }
 
@@ -110,10 +111,10 @@ func (w *Walker) sigAttr(k string, a *registry.Attribute) bool {
 	s := &w.sig
 	if a != nil && !a.Placeholder {
 		if a.Template {
-			w.finding(FindingTemplateAttribute, SubjectKey, k)
+			w.finding(vocab.FindingTemplateAttribute, vocab.SubjectKey, k)
 		}
 		if a.Stability != registry.StabilityStable && a.Deprecation.Reason == registry.NotDeprecated {
-			w.finding(FindingNotStable, SubjectKey, k)
+			w.finding(vocab.FindingNotStable, vocab.SubjectKey, k)
 		}
 	}
 	if !s.active || (s.def == nil && !s.pending) {
@@ -142,9 +143,9 @@ func (w *Walker) sigAttr(k string, a *registry.Attribute) bool {
 	if s.resource {
 		return false
 	}
-	w.finding(FindingUnexpectedAttribute, SubjectKey, k)
+	w.finding(vocab.FindingUnexpectedAttribute, vocab.SubjectKey, k)
 	if s.guard {
-		w.drop(k, ReasonUnexpected)
+		w.drop(k, vocab.ReasonUnexpected)
 		return true
 	}
 	return false
@@ -154,12 +155,12 @@ func (w *Walker) sigAttr(k string, a *registry.Attribute) bool {
 // attribute; required first, the only level resources are checked for.
 var requirementFindings = [...]struct {
 	l registry.RequirementLevel
-	f Finding
+	f vocab.Finding
 }{
-	{registry.RequirementRequired, FindingRequiredAttributeNotPresent},
-	{registry.RequirementRecommended, FindingRecommendedAttributeNotPresent},
-	{registry.RequirementOptIn, FindingOptInAttributeNotPresent},
-	{registry.RequirementConditionallyRequired, FindingConditionallyRequiredAttributeNotPresent},
+	{registry.RequirementRequired, vocab.FindingRequiredAttributeNotPresent},
+	{registry.RequirementRecommended, vocab.FindingRecommendedAttributeNotPresent},
+	{registry.RequirementOptIn, vocab.FindingOptInAttributeNotPresent},
+	{registry.RequirementConditionallyRequired, vocab.FindingConditionallyRequiredAttributeNotPresent},
 }
 
 // requirements reports the definition's attributes the item lacks, and
@@ -178,9 +179,9 @@ func (w *Walker) requirements() {
 			s.svc[lv.f] += n
 			if names {
 				for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
-					w.report.finding(lv.f, SubjectKey, d.Attrs[p].Key)
+					w.report.finding(lv.f, vocab.SubjectKey, d.Attrs[p].Key)
 					if w.e.opts.Sink != nil {
-						w.emit(lv.f, SubjectKey, d.Attrs[p].Key)
+						w.emit(lv.f, vocab.SubjectKey, d.Attrs[p].Key)
 					}
 				}
 			}
@@ -246,15 +247,15 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 		if p := d.Position(s.pendA[i]); p >= 0 {
 			s.seen.Set(p)
 		} else {
-			w.finding(FindingUnexpectedAttribute, SubjectKey, s.pendK[i])
+			w.finding(vocab.FindingUnexpectedAttribute, vocab.SubjectKey, s.pendK[i])
 		}
 	}
 	clear(s.pendK[:n])
 	if d.HasKind && d.SpanKind != kind {
-		w.finding(FindingKindMismatch, SubjectSpan, d.ID)
+		w.finding(vocab.FindingKindMismatch, vocab.SubjectSpan, d.ID)
 	}
 	if d.Stability != registry.StabilityStable {
-		w.finding(FindingNotStable, SubjectSpan, d.ID)
+		w.finding(vocab.FindingNotStable, vocab.SubjectSpan, d.ID)
 	}
 	w.requirements()
 	s.def = nil
@@ -297,10 +298,10 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 		s.def = w.ix.EventSignal(name)
 		switch {
 		case s.def == nil:
-			w.finding(FindingMissingEvent, SubjectEvent, name)
-			w.nameFindings(name, SubjectEvent)
+			w.finding(vocab.FindingMissingEvent, vocab.SubjectEvent, name)
+			w.nameFindings(name, vocab.SubjectEvent)
 		case s.def.Stability != registry.StabilityStable:
-			w.finding(FindingNotStable, SubjectEvent, name)
+			w.finding(vocab.FindingNotStable, vocab.SubjectEvent, name)
 		}
 	}
 	s.active, s.seen = true, registry.AttrBits{}
@@ -324,24 +325,24 @@ func (w *Walker) sigMetric(m pmetric.Metric) {
 	w.sinkItem("metric", name, pointType(m.Type()))
 	d := w.ix.MetricSignal(name)
 	if d == nil {
-		w.finding(FindingMissingMetric, SubjectMetric, name)
-		w.nameFindings(name, SubjectMetric)
+		w.finding(vocab.FindingMissingMetric, vocab.SubjectMetric, name)
+		w.nameFindings(name, vocab.SubjectMetric)
 		return
 	}
 	md := d.Metric
 	if md.Placeholder || md.Deprecation.Reason != registry.NotDeprecated {
-		w.finding(FindingDeprecated, SubjectMetric, name)
+		w.finding(vocab.FindingDeprecated, vocab.SubjectMetric, name)
 	} else if d.Stability != registry.StabilityStable {
-		w.finding(FindingNotStable, SubjectMetric, name)
+		w.finding(vocab.FindingNotStable, vocab.SubjectMetric, name)
 	}
 	if md.Placeholder {
 		return
 	}
 	if !instrumentMatches(m, md.Instrument) {
-		w.finding(FindingUnexpectedInstrument, SubjectMetric, name)
+		w.finding(vocab.FindingUnexpectedInstrument, vocab.SubjectMetric, name)
 	}
 	if m.Unit() != md.Unit {
-		w.finding(FindingUnitMismatch, SubjectMetric, name)
+		w.finding(vocab.FindingUnitMismatch, vocab.SubjectMetric, name)
 	}
 	s.def = d
 	s.guard = w.mutate && w.e.opts.DropUnexpected

@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 func findingOptions() Options {
@@ -110,18 +112,18 @@ func walkSample(t *testing.T, opts Options, s sample) (*Counts, *Batch) {
 // name it is reported for) and one that does not.
 func TestFindings(t *testing.T) {
 	tests := []struct {
-		finding Finding
+		finding vocab.Finding
 		yes, no func(t *testing.T) sample
 		yesName string
 	}{
 		{
-			FindingMissingAttribute,
+			vocab.FindingMissingAttribute,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.foo": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"url.path": "/"}) },
 			"acme.foo",
 		},
 		{
-			FindingTemplateAttribute,
+			vocab.FindingTemplateAttribute,
 			func(t *testing.T) sample {
 				return logSample(t, "", map[string]any{"http.request.header.x-id": []any{"1"}})
 			},
@@ -129,7 +131,7 @@ func TestFindings(t *testing.T) {
 			"http.request.header.x-id",
 		},
 		{
-			FindingMissingMetric,
+			vocab.FindingMissingMetric,
 			func(t *testing.T) sample { return metricSample(t, "acme.queue.depth", "gauge", "1", nil) },
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
@@ -137,25 +139,25 @@ func TestFindings(t *testing.T) {
 			"acme.queue.depth",
 		},
 		{
-			FindingMissingEvent,
+			vocab.FindingMissingEvent,
 			func(t *testing.T) sample { return logSample(t, "acme.login", nil) },
 			func(t *testing.T) sample { return logSample(t, "exception", map[string]any{"exception.type": "E"}) },
 			"acme.login",
 		},
 		{
-			FindingDeprecated,
+			vocab.FindingDeprecated,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.method": "GET"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.request.method": "GET"}) },
 			"http.method",
 		},
 		{
-			FindingNotStable,
+			vocab.FindingNotStable,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"app.crash.id": "1"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"url.path": "/"}) },
 			"app.crash.id",
 		},
 		{
-			FindingTypeMismatch,
+			vocab.FindingTypeMismatch,
 			func(t *testing.T) sample {
 				return logSample(t, "", map[string]any{"http.response.status_code": "200"})
 			},
@@ -165,7 +167,7 @@ func TestFindings(t *testing.T) {
 			"http.response.status_code",
 		},
 		{
-			FindingUnexpectedInstrument,
+			vocab.FindingUnexpectedInstrument,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "gauge", "s", fullDuration())
 			},
@@ -175,7 +177,7 @@ func TestFindings(t *testing.T) {
 			"http.server.request.duration",
 		},
 		{
-			FindingUnitMismatch,
+			vocab.FindingUnitMismatch,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "ms", fullDuration())
 			},
@@ -185,13 +187,13 @@ func TestFindings(t *testing.T) {
 			"http.server.request.duration",
 		},
 		{
-			FindingUndefinedEnumVariant,
+			vocab.FindingUndefinedEnumVariant,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.request.method": "FETCH"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.request.method": "GET"}) },
 			"http.request.method",
 		},
 		{
-			FindingRequiredAttributeNotPresent,
+			vocab.FindingRequiredAttributeNotPresent,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", without(fullDuration(), "http.request.method"))
 			},
@@ -201,7 +203,7 @@ func TestFindings(t *testing.T) {
 			"http.request.method",
 		},
 		{
-			FindingRecommendedAttributeNotPresent,
+			vocab.FindingRecommendedAttributeNotPresent,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", without(fullDuration(), "network.protocol.version"))
 			},
@@ -211,7 +213,7 @@ func TestFindings(t *testing.T) {
 			"network.protocol.version",
 		},
 		{
-			FindingOptInAttributeNotPresent,
+			vocab.FindingOptInAttributeNotPresent,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", without(fullDuration(), "server.address"))
 			},
@@ -221,7 +223,7 @@ func TestFindings(t *testing.T) {
 			"server.address",
 		},
 		{
-			FindingConditionallyRequiredAttributeNotPresent,
+			vocab.FindingConditionallyRequiredAttributeNotPresent,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", without(fullDuration(), "http.route"))
 			},
@@ -231,7 +233,7 @@ func TestFindings(t *testing.T) {
 			"http.route",
 		},
 		{
-			FindingUnexpectedAttribute,
+			vocab.FindingUnexpectedAttribute,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", with(fullDuration(), "user.id", "u1"))
 			},
@@ -241,7 +243,7 @@ func TestFindings(t *testing.T) {
 			"user.id",
 		},
 		{
-			FindingKindMismatch,
+			vocab.FindingKindMismatch,
 			func(t *testing.T) sample {
 				return spanSample(t, ptrace.SpanKindInternal, map[string]any{"http.request.method": "GET", "url.scheme": "https"})
 			},
@@ -251,25 +253,25 @@ func TestFindings(t *testing.T) {
 			"span.http.server",
 		},
 		{
-			FindingInvalidFormat,
+			vocab.FindingInvalidFormat,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"Acme.Foo": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.foo": "x"}) },
 			"Acme.Foo",
 		},
 		{
-			FindingMissingNamespace,
+			vocab.FindingMissingNamespace,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"tenant": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.tenant": "x"}) },
 			"tenant",
 		},
 		{
-			FindingExtendsNamespace,
+			vocab.FindingExtendsNamespace,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.tenant": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.tenant": "x"}) },
 			"http.tenant",
 		},
 	}
-	covered := map[Finding]bool{}
+	covered := map[vocab.Finding]bool{}
 	for _, tt := range tests {
 		covered[tt.finding] = true
 		t.Run(tt.finding.String(), func(t *testing.T) {
@@ -293,7 +295,7 @@ func TestFindings(t *testing.T) {
 			assert.Zero(t, c.Findings[tt.finding], "findings off")
 		})
 	}
-	for f := range NumFindings {
+	for f := range vocab.NumFindings {
 		assert.True(t, covered[f], "no test for %s", f)
 	}
 }
@@ -302,32 +304,32 @@ func TestResourceServiceName(t *testing.T) {
 	td := ptrace.NewTraces()
 	td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	c, b := walkSample(t, findingOptions(), func(w *Walker) { w.Traces(td) })
-	assert.Equal(t, int64(1), c.Findings[FindingRequiredAttributeNotPresent])
+	assert.Equal(t, int64(1), c.Findings[vocab.FindingRequiredAttributeNotPresent])
 	require.Len(t, b.Findings, 1)
 	assert.Equal(t, "service.name", b.Findings[0].Name)
 
 	c, _ = walkSample(t, findingOptions(), spanSample(t, ptrace.SpanKindInternal, nil))
-	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent])
+	assert.Zero(t, c.Findings[vocab.FindingRequiredAttributeNotPresent])
 }
 
 func TestSpanFindingsE2EShape(t *testing.T) {
 	// The e2e span: claims HTTP server semantics under INTERNAL, no url.path.
 	c, b := walkSample(t, findingOptions(), spanSample(t, ptrace.SpanKindInternal,
 		map[string]any{"http.request.method": "GET", "url.scheme": "https", "acme.extra": "x"}))
-	assert.Equal(t, int64(1), c.Findings[FindingKindMismatch])
-	names := map[Finding][]string{}
+	assert.Equal(t, int64(1), c.Findings[vocab.FindingKindMismatch])
+	names := map[vocab.Finding][]string{}
 	for _, f := range b.Findings {
 		names[f.Finding] = append(names[f.Finding], f.Name)
 	}
-	assert.Contains(t, names[FindingRequiredAttributeNotPresent], "url.path")
-	assert.Contains(t, names[FindingUnexpectedAttribute], "acme.extra")
+	assert.Contains(t, names[vocab.FindingRequiredAttributeNotPresent], "url.path")
+	assert.Contains(t, names[vocab.FindingUnexpectedAttribute], "acme.extra")
 	require.Len(t, b.Signals, 1)
 	assert.Equal(t, "span.http.server", b.Signals[0].Signal.ID)
 	assert.Equal(t, 2, b.Signals[0].Seen.Count())
 
 	// An unmatched span gets key checks only.
 	c, _ = walkSample(t, findingOptions(), spanSample(t, ptrace.SpanKindInternal, map[string]any{"url.path": "/"}))
-	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent]+c.Findings[FindingUnexpectedAttribute]+c.Findings[FindingKindMismatch])
+	assert.Zero(t, c.Findings[vocab.FindingRequiredAttributeNotPresent]+c.Findings[vocab.FindingUnexpectedAttribute]+c.Findings[vocab.FindingKindMismatch])
 }
 
 func TestDeprecatedKeyCheckedAsTarget(t *testing.T) {
@@ -335,9 +337,9 @@ func TestDeprecatedKeyCheckedAsTarget(t *testing.T) {
 	// required attribute and is not unexpected.
 	c, _ := walkSample(t, findingOptions(), metricSample(t, "http.server.request.duration", "histogram", "s",
 		with(without(fullDuration(), "http.request.method"), "http.method", "GET")))
-	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent])
-	assert.Zero(t, c.Findings[FindingUnexpectedAttribute])
-	assert.Equal(t, int64(1), c.Findings[FindingDeprecated])
+	assert.Zero(t, c.Findings[vocab.FindingRequiredAttributeNotPresent])
+	assert.Zero(t, c.Findings[vocab.FindingUnexpectedAttribute])
+	assert.Equal(t, int64(1), c.Findings[vocab.FindingDeprecated])
 }
 
 func TestDropUnexpected(t *testing.T) {
@@ -361,8 +363,8 @@ func TestDropUnexpected(t *testing.T) {
 	w := e.Walker(ix, false)
 	w.Metrics(md)
 	c := w.Counts()
-	assert.Equal(t, int64(1), c.Drops[ReasonUnexpected])
-	assert.Equal(t, int64(1), c.Findings[FindingUnexpectedAttribute])
+	assert.Equal(t, int64(1), c.Drops[vocab.ReasonUnexpected])
+	assert.Equal(t, int64(1), c.Findings[vocab.FindingUnexpectedAttribute])
 	e.Release(w)
 	_, ok := dp.Attributes().Get("user.id")
 	assert.False(t, ok)
@@ -376,27 +378,27 @@ func TestDropUnexpected(t *testing.T) {
 	md2.MarkReadOnly()
 	w = e.Walker(ix, true)
 	w.Metrics(md2)
-	assert.Zero(t, w.Counts().Drops[ReasonUnexpected])
+	assert.Zero(t, w.Counts().Drops[vocab.ReasonUnexpected])
 	e.Release(w)
 }
 
 func TestLevelOverrides(t *testing.T) {
-	e := New(Options{LevelOverrides: map[Finding]Level{FindingUnexpectedAttribute: LevelViolation}})
-	assert.Equal(t, LevelViolation, e.Level(FindingUnexpectedAttribute))
-	assert.Equal(t, LevelInformation, e.Level(FindingOptInAttributeNotPresent))
-	assert.Equal(t, LevelImprovement, DefaultLevel(FindingUnexpectedAttribute))
+	e := New(Options{LevelOverrides: map[vocab.Finding]vocab.Level{vocab.FindingUnexpectedAttribute: vocab.LevelViolation}})
+	assert.Equal(t, vocab.LevelViolation, e.Level(vocab.FindingUnexpectedAttribute))
+	assert.Equal(t, vocab.LevelInformation, e.Level(vocab.FindingOptInAttributeNotPresent))
+	assert.Equal(t, vocab.LevelImprovement, vocab.DefaultLevel(vocab.FindingUnexpectedAttribute))
 }
 
 func TestFindingNames(t *testing.T) {
-	for f := range NumFindings {
-		got, ok := ParseFinding(f.String())
+	for f := range vocab.NumFindings {
+		got, ok := vocab.ParseFinding(f.String())
 		require.True(t, ok)
 		assert.Equal(t, f, got)
 	}
-	_, ok := ParseFinding("nope")
+	_, ok := vocab.ParseFinding("nope")
 	assert.False(t, ok)
-	for l := range NumLevels {
-		got, ok := ParseLevel(l.String())
+	for l := range vocab.NumLevels {
+		got, ok := vocab.ParseLevel(l.String())
 		require.True(t, ok)
 		assert.Equal(t, l, got)
 	}
@@ -407,7 +409,7 @@ func TestValidName(t *testing.T) {
 		"http.request.method": true, "a": true, "a1.b_c": true, "k8s.pod.uid": true,
 		"": false, "A": false, "1a": false, "a..b": false, "a._b": false, "a.": false, "a-b": false, "a.B": false,
 	} {
-		assert.Equal(t, want, validName(s), s)
+		assert.Equal(t, want, vocab.ValidName(s), s)
 	}
 }
 
@@ -478,21 +480,21 @@ func TestFindingSink(t *testing.T) {
 	opts.Sink = sink
 	walkSample(t, opts, metricSample(t, "http.server.request.duration", "histogram", "ms",
 		with(without(fullDuration(), "http.request.method"), "user.id", "u1")))
-	byID := map[Finding]FindingEvent{}
+	byID := map[vocab.Finding]FindingEvent{}
 	for _, ev := range sink.got {
 		byID[ev.Finding] = ev
 	}
-	um := byID[FindingUnitMismatch]
+	um := byID[vocab.FindingUnitMismatch]
 	want := FindingEvent{
-		Finding: FindingUnitMismatch, Level: LevelViolation, Subject: SubjectMetric,
+		Finding: vocab.FindingUnitMismatch, Level: vocab.LevelViolation, Subject: vocab.SubjectMetric,
 		Name: "http.server.request.duration", SampleType: "metric", SignalType: "metric",
 		SignalName: "http.server.request.duration", Service: "checkout",
 	}
 	assert.Equal(t, want, um)
-	req := byID[FindingRequiredAttributeNotPresent]
+	req := byID[vocab.FindingRequiredAttributeNotPresent]
 	assert.Equal(t, "http.request.method", req.Name)
 	assert.Equal(t, "histogram_data_point", req.SampleType)
-	assert.Equal(t, "user.id", byID[FindingUnexpectedAttribute].Name)
+	assert.Equal(t, "user.id", byID[vocab.FindingUnexpectedAttribute].Name)
 
 	// A refusal closes the sink for the rest of the batch.
 	limited := &recordingSink{limit: 1}
@@ -517,7 +519,7 @@ func TestFindingSinkScopeContext(t *testing.T) {
 	walkSample(t, opts, func(w *Walker) { w.Traces(td) })
 	var dep []FindingEvent
 	for _, ev := range sink.got {
-		if ev.Finding == FindingDeprecated {
+		if ev.Finding == vocab.FindingDeprecated {
 			dep = append(dep, ev)
 		}
 	}
@@ -542,13 +544,13 @@ func TestSpanEventChecks(t *testing.T) {
 	other.Attributes().PutStr("acme.key", "k")
 
 	c, b := walkSample(t, findingOptions(), func(w *Walker) { w.Traces(td) })
-	names := map[Finding][]string{}
+	names := map[vocab.Finding][]string{}
 	for _, f := range b.Findings {
 		names[f.Finding] = append(names[f.Finding], f.Name)
 	}
-	assert.ElementsMatch(t, []string{"exception.type", "exception.message"}, names[FindingConditionallyRequiredAttributeNotPresent])
-	assert.Equal(t, []string{"acme.note"}, names[FindingUnexpectedAttribute], "the free-text event is not checked")
-	assert.Zero(t, c.Findings[FindingMissingEvent])
+	assert.ElementsMatch(t, []string{"exception.type", "exception.message"}, names[vocab.FindingConditionallyRequiredAttributeNotPresent])
+	assert.Equal(t, []string{"acme.note"}, names[vocab.FindingUnexpectedAttribute], "the free-text event is not checked")
+	assert.Zero(t, c.Findings[vocab.FindingMissingEvent])
 	require.Len(t, b.Signals, 1)
 	assert.Equal(t, "exception", b.Signals[0].Signal.Name)
 }

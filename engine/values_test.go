@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 const (
@@ -40,7 +41,7 @@ func outcomes(c *Counts, l registry.Location) map[string]int64 {
 	out := map[string]int64{}
 	for o, n := range c.Attrs[l] {
 		if n != 0 {
-			out[Outcome(o).String()] = n
+			out[vocab.Outcome(o).String()] = n
 		}
 	}
 	return out

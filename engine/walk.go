@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 const serviceNameKey = "service.name"
@@ -20,7 +21,7 @@ type Walker struct {
 	mutate bool // the configuration mutates and the batch is writable
 
 	ctx    registry.Context
-	svc    *[NumOutcomes]int64 // tally of the current resource's service
+	svc    *[vocab.NumOutcomes]int64 // tally of the current resource's service
 	counts Counts
 
 	// ops are the changes found in the current map, applied after the scan:
@@ -36,7 +37,7 @@ type Walker struct {
 	// new keys without a copy; it grows to the most renames of one map.
 	moved  []pcommon.Value
 	empty  pcommon.Value // always empty; clears a moved value without allocating
-	unused [NumOutcomes]int64
+	unused [vocab.NumOutcomes]int64
 	// report feeds the registry extension's conformance report.
 	report reportTally
 	// mig is the value-migration state (values.go).
@@ -114,7 +115,7 @@ func (w *Walker) Report() *Batch {
 	return &w.report.batch
 }
 
-func (w *Walker) count(o Outcome) {
+func (w *Walker) count(o vocab.Outcome) {
 	w.counts.Attrs[w.ctx.Location][o]++
 	w.svc[o]++
 	w.report.svc[o]++
@@ -358,7 +359,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 			w.report.registryKey(r, w.ix)
 		}
 		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
-			w.count(OutcomeConformant)
+			w.count(vocab.OutcomeConformant)
 			return
 		}
 		w.value(k, v, w.ix.Attr(r))
@@ -374,7 +375,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	}
 	if t := a.Target(w.ctx); t != nil {
 		w.report.key(k, KeyDeprecated)
-		w.finding(FindingDeprecated, SubjectKey, k)
+		w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
 		if (a.Migration != nil || t.DeprecatedMembers != nil) && w.renameValue(k, v, a, t) {
 			return
 		}
@@ -386,11 +387,11 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		w.unknown(k)
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
-		w.finding(FindingDeprecated, SubjectKey, k)
+		w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
 		if a.Migration != nil && w.migrate(k, v, a) {
 			return
 		}
-		w.count(OutcomeDeprecatedKept)
+		w.count(vocab.OutcomeDeprecatedKept)
 	default:
 		w.value(k, v, a)
 	}
@@ -399,30 +400,30 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 func (w *Walker) unknown(k string) {
 	allowed := w.e.allowed(k)
 	if w.e.opts.Findings && !allowed {
-		w.finding(FindingMissingAttribute, SubjectKey, k)
-		w.nameFindings(k, SubjectKey)
+		w.finding(vocab.FindingMissingAttribute, vocab.SubjectKey, k)
+		w.nameFindings(k, vocab.SubjectKey)
 	}
 	switch {
 	case allowed:
-		w.count(OutcomeAllowed)
+		w.count(vocab.OutcomeAllowed)
 	case w.mutate && w.e.opts.Unknown == UnknownDrop:
 		w.report.key(k, KeyUnknown)
-		w.drop(k, ReasonUnknown)
+		w.drop(k, vocab.ReasonUnknown)
 	default:
 		w.report.key(k, KeyUnknown)
-		w.count(OutcomeUnknown)
+		w.count(vocab.OutcomeUnknown)
 	}
 }
 
-func (w *Walker) drop(k string, r DropReason) {
+func (w *Walker) drop(k string, r vocab.DropReason) {
 	w.queue(op{kind: opDrop, key: k})
 	w.counts.Drops[r]++
-	w.count(OutcomeDropped)
+	w.count(vocab.OutcomeDropped)
 }
 
 func (w *Walker) deprecated(k string, a, t *registry.Attribute) {
 	if !w.mutate || w.e.opts.Deprecated == DeprecatedOff {
-		w.count(OutcomeDeprecatedKept)
+		w.count(vocab.OutcomeDeprecatedKept)
 		return
 	}
 	newKey := t.Key
@@ -448,24 +449,24 @@ func (w *Walker) value(k string, v pcommon.Value, a *registry.Attribute) {
 }
 
 func (w *Walker) mismatch(k string, v pcommon.Value, want registry.Type) {
-	w.finding(FindingTypeMismatch, SubjectKey, k)
+	w.finding(vocab.FindingTypeMismatch, vocab.SubjectKey, k)
 	if !w.mutate {
-		w.count(OutcomeTypeMismatch)
+		w.count(vocab.OutcomeTypeMismatch)
 		return
 	}
 	switch w.e.opts.TypeMismatch {
 	case TypeMismatchDrop:
-		w.drop(k, ReasonTypeMismatch)
+		w.drop(k, vocab.ReasonTypeMismatch)
 		return
 	case TypeMismatchCoerce:
 		if c, ok := coerce(v, want); ok {
 			w.queue(op{kind: opCoerce, key: k, val: c})
-			w.count(OutcomeCoerced)
+			w.count(vocab.OutcomeCoerced)
 			return
 		}
 	case TypeMismatchKeep:
 	}
-	w.count(OutcomeTypeMismatch)
+	w.count(vocab.OutcomeTypeMismatch)
 }
 
 // scalarType maps scalar registry types to their pdata value type; every
@@ -525,34 +526,34 @@ func (w *Walker) metricName(ms pmetric.MetricSlice, m pmetric.Metric) {
 	md := w.ix.Metric(m.Name())
 	switch {
 	case md == nil:
-		w.counts.Names[OutcomeUnknown]++
+		w.counts.Names[vocab.OutcomeUnknown]++
 	case md.RenamedTo != "":
 		t := w.ix.Metric(md.RenamedTo)
 		if t == nil || !compatible(m, t) {
-			w.counts.Names[OutcomeIncompatible]++
+			w.counts.Names[vocab.OutcomeIncompatible]++
 			return
 		}
 		if !w.mutate {
-			w.counts.Names[OutcomeDeprecatedKept]++
+			w.counts.Names[vocab.OutcomeDeprecatedKept]++
 			return
 		}
 		switch w.e.opts.Deprecated {
 		case DeprecatedRename:
 			m.SetName(t.Name)
-			w.counts.Names[OutcomeRenamed]++
+			w.counts.Names[vocab.OutcomeRenamed]++
 			w.mig.rewrites++
 		case DeprecatedCopy:
 			c := ms.AppendEmpty()
 			m.CopyTo(c)
 			c.SetName(t.Name)
-			w.counts.Names[OutcomeCopied]++
+			w.counts.Names[vocab.OutcomeCopied]++
 		case DeprecatedOff:
-			w.counts.Names[OutcomeDeprecatedKept]++
+			w.counts.Names[vocab.OutcomeDeprecatedKept]++
 		}
 	case md.Deprecation.Reason != registry.NotDeprecated:
-		w.counts.Names[OutcomeDeprecatedKept]++
+		w.counts.Names[vocab.OutcomeDeprecatedKept]++
 	default:
-		w.counts.Names[OutcomeConformant]++
+		w.counts.Names[vocab.OutcomeConformant]++
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/otlpfile"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 type checkOptions struct {
@@ -85,11 +86,11 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage.`,
 // levels, wrapped for --help.
 func findingLevels() string {
 	var b strings.Builder
-	for l := range engine.NumLevels {
+	for l := range vocab.NumLevels {
 		line := fmt.Sprintf("  %-11s ", l)
 		first := true
-		for f := range engine.NumFindings {
-			if engine.DefaultLevel(f) != l {
+		for f := range vocab.NumFindings {
+			if vocab.DefaultLevel(f) != l {
 				continue
 			}
 			item := f.String()
@@ -114,7 +115,7 @@ func findingLevels() string {
 type checkSetup struct {
 	checker *checker.Checker
 	failOn  checker.FailOn
-	signal  otlpfile.Signal
+	signal  vocab.Kind
 	ix      *registry.Index
 	engine  engine.Options
 }
@@ -124,7 +125,7 @@ func (o *checkOptions) setup() (*checkSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	sig, err := otlpfile.ParseSignal(o.signal)
+	sig, err := parseKind(o.signal)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--signal: %w", err))
 	}
@@ -187,13 +188,13 @@ func openInput(stdin io.Reader, name string) (io.Reader, func() error, error) {
 	return f, f.Close, nil
 }
 
-func checkFile(stdin io.Reader, name string, c *checker.Checker, sig otlpfile.Signal, maxRecord int) error {
+func checkFile(stdin io.Reader, name string, c *checker.Checker, sig vocab.Kind, maxRecord int) error {
 	in, closeIn, err := openInput(stdin, name)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = closeIn() }()
-	r, err := otlpfile.NewReader(in, otlpfile.Options{Name: name, Signal: sig, MaxRecordBytes: maxRecord})
+	r, err := otlpfile.NewReader(in, otlpfile.Options{Name: name, Kind: sig, MaxRecordBytes: maxRecord})
 	if err != nil {
 		return err
 	}
@@ -207,14 +208,14 @@ func checkFile(stdin io.Reader, name string, c *checker.Checker, sig otlpfile.Si
 			return err
 		}
 		in := where(name, &rec)
-		switch rec.Signal {
-		case otlpfile.SignalTraces:
+		switch rec.Kind {
+		case vocab.KindTraces:
 			c.Traces(rec.Traces, in)
-		case otlpfile.SignalMetrics:
+		case vocab.KindMetrics:
 			c.Metrics(rec.Metrics, in)
-		case otlpfile.SignalLogs:
+		case vocab.KindLogs:
 			c.Logs(rec.Logs, in)
-		case otlpfile.SignalUnknown:
+		case vocab.KindUnknown:
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // registryFlags are the processor's registry section as flags:
@@ -135,7 +136,7 @@ func (e *engineFlags) options() (engine.Options, error) {
 			return o, badInput(fmt.Errorf("--level-override: %w", err))
 		}
 		if o.LevelOverrides == nil {
-			o.LevelOverrides = map[engine.Finding]engine.Level{}
+			o.LevelOverrides = map[vocab.Finding]vocab.Level{}
 		}
 		o.LevelOverrides[f] = l
 	}
@@ -174,4 +175,16 @@ func (r *reportFlags) parse() (checker.FailOn, conformance.Limits, error) {
 		return checker.FailOn{}, conformance.Limits{}, badInput(fmt.Errorf("--max-services and --top-keys must not be negative"))
 	}
 	return l, conformance.Limits{MaxServices: r.maxServices, TopKeys: r.topKeys}, nil
+}
+
+// parseKind parses --signal: traces, metrics, logs, or "" (detected).
+func parseKind(s string) (vocab.Kind, error) {
+	if s == "" {
+		return vocab.KindUnknown, nil
+	}
+	k, ok := vocab.ParseKind(s)
+	if !ok {
+		return vocab.KindUnknown, fmt.Errorf("unknown signal %q: want traces, metrics or logs", s)
+	}
+	return k, nil
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/otelgov/otelcol-governance/checker"
-	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/queries"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 type queriesOptions struct {
@@ -88,7 +88,7 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: note: %s:%d: %s\n", n.File, n.Line, n.Message)
 	}
 	// Every finding is a deprecated name: Weaver's deprecated finding.
-	if failOn.Fails(engine.DefaultLevel(engine.FindingDeprecated)) {
+	if failOn.Fails(vocab.DefaultLevel(vocab.FindingDeprecated)) {
 		for _, f := range res.Findings {
 			if !f.Rewritten {
 				return findings()

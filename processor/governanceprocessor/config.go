@@ -10,6 +10,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Sentinel errors returned by Validate; tests match them with errors.Is.
@@ -133,10 +134,10 @@ type findingLogsConfig struct {
 func (f *findingsConfig) Validate() error {
 	var errs []error
 	for id, level := range f.LevelOverrides {
-		if _, ok := engine.ParseFinding(id); !ok {
+		if _, ok := vocab.ParseFinding(id); !ok {
 			errs = append(errs, fmt.Errorf("level_overrides: %w %q", errUnknownFinding, id))
 		}
-		if _, ok := engine.ParseLevel(level); !ok {
+		if _, ok := vocab.ParseLevel(level); !ok {
 			errs = append(errs, fmt.Errorf("level_overrides: %q: %w %q, want violation, improvement or information", id, errUnknownLevel, level))
 		}
 	}
@@ -153,14 +154,14 @@ func (f *findingsConfig) Validate() error {
 }
 
 // levelOverrides returns the validated overrides in the engine's types.
-func (f *findingsConfig) levelOverrides() map[engine.Finding]engine.Level {
+func (f *findingsConfig) levelOverrides() map[vocab.Finding]vocab.Level {
 	if len(f.LevelOverrides) == 0 {
 		return nil
 	}
-	out := make(map[engine.Finding]engine.Level, len(f.LevelOverrides))
+	out := make(map[vocab.Finding]vocab.Level, len(f.LevelOverrides))
 	for id, level := range f.LevelOverrides {
-		fi, ok1 := engine.ParseFinding(id)
-		l, ok2 := engine.ParseLevel(level)
+		fi, ok1 := vocab.ParseFinding(id)
+		l, ok2 := vocab.ParseLevel(level)
 		if ok1 && ok2 {
 			out[fi] = l
 		}

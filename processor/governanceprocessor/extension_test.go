@@ -16,6 +16,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // fakeRegistry is a registryapi.Registry whose snapshot a test swaps, and
@@ -71,7 +72,7 @@ func TestExtensionLookupErrors(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces)
 			require.NoError(t, err)
 			err = g.start(context.Background(), tt.host)
 			require.ErrorIs(t, err, tt.want)
@@ -104,7 +105,7 @@ func TestExtensionSwapAndReport(t *testing.T) {
 	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces)
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, g.start(ctx, host))
@@ -138,17 +139,17 @@ func TestExtensionSwapAndReport(t *testing.T) {
 	require.Len(t, first.Services, 1)
 	assert.Equal(t, "checkout", first.Services[0].Service)
 	// service.name conformant; http.method renamed; shop.customer unknown.
-	assert.Equal(t, int64(1), first.Services[0].Outcomes[engine.OutcomeConformant])
-	assert.Equal(t, int64(1), first.Services[0].Outcomes[engine.OutcomeRenamed])
-	assert.Equal(t, int64(1), first.Services[0].Outcomes[engine.OutcomeUnknown])
+	assert.Equal(t, int64(1), first.Services[0].Outcomes[vocab.OutcomeConformant])
+	assert.Equal(t, int64(1), first.Services[0].Outcomes[vocab.OutcomeRenamed])
+	assert.Equal(t, int64(1), first.Services[0].Outcomes[vocab.OutcomeUnknown])
 	assert.ElementsMatch(t, []registryapi.KeyTally{
 		{Service: 0, Key: "service.name", Kind: engine.KeyRegistry, Count: 1},
 		{Service: 0, Key: "http.method", Kind: engine.KeyRegistry, Count: 1},
 		{Service: 0, Key: "http.method", Kind: engine.KeyDeprecated, Count: 1},
 		{Service: 0, Key: "shop.customer", Kind: engine.KeyUnknown, Count: 1},
 	}, first.Keys)
-	assert.Equal(t, int64(2), second.Services[0].Outcomes[engine.OutcomeRenamed])
-	assert.Zero(t, second.Services[0].Outcomes[engine.OutcomeUnknown])
+	assert.Equal(t, int64(2), second.Services[0].Outcomes[vocab.OutcomeRenamed])
+	assert.Zero(t, second.Services[0].Outcomes[vocab.OutcomeUnknown])
 }
 
 // countingRegistry is a registryapi.Registry whose Report only sums, so that
@@ -178,7 +179,7 @@ func TestZeroAllocsWithExtension(t *testing.T) {
 	require.NoError(t, err)
 	ext := &countingRegistry{snap: &registryapi.Snapshot{Index: def, Generation: 1}}
 	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
-	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces)
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, g.start(ctx, host))

@@ -5,11 +5,12 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // findingLevels is the level of each finding under the configuration's
 // overrides; nil when the signal checks are off.
-type findingLevels [engine.NumFindings]engine.Level
+type findingLevels [vocab.NumFindings]vocab.Level
 
 func levelsOf(opts *engine.Options) *findingLevels {
 	if !opts.Findings {
@@ -27,8 +28,8 @@ func newFindingCounters(base []attribute.KeyValue, levels *findingLevels, svc *a
 	if levels == nil {
 		return nil
 	}
-	c := make(findingCounters, engine.NumFindings)
-	for f := range engine.NumFindings {
+	c := make(findingCounters, vocab.NumFindings)
+	for f := range vocab.NumFindings {
 		kvs := []attribute.KeyValue{attribute.String("finding", f.String()), attribute.String("level", levels[f].String())}
 		if svc != nil {
 			kvs = append([]attribute.KeyValue{*svc}, kvs...)
@@ -39,7 +40,7 @@ func newFindingCounters(base []attribute.KeyValue, levels *findingLevels, svc *a
 }
 
 // add adds one batch's findings.
-func (c findingCounters) add(n *[engine.NumFindings]int64) {
+func (c findingCounters) add(n *[vocab.NumFindings]int64) {
 	for f := range c {
 		c[f].add(n[f])
 	}

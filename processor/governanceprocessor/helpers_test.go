@@ -8,10 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // newTestGovernor builds a processor instance the way the factory does.
-func newTestGovernor(tb testing.TB, cfg *config, sig signal, set component.TelemetrySettings) *governor {
+func newTestGovernor(tb testing.TB, cfg *config, sig vocab.Kind, set component.TelemetrySettings) *governor {
 	tb.Helper()
 	ix, err := cfg.Registry.load()
 	require.NoError(tb, err)

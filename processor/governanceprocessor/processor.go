@@ -16,6 +16,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // staticGeneration is the registry generation of a registry loaded once at
@@ -27,7 +28,7 @@ const staticGeneration = 1
 // lifecycle.
 type governor struct {
 	cfg    *config
-	sig    signal
+	sig    vocab.Kind
 	tel    *telemetry
 	logger *zap.Logger
 	engine *engine.Engine
@@ -60,7 +61,7 @@ type snapshot struct {
 	src        *registryapi.Snapshot // the extension's snapshot; nil when static
 }
 
-func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, sig signal) (*governor, error) {
+func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, sig vocab.Kind) (*governor, error) {
 	opts := cfg.engineOptions()
 	tel, err := newTelemetry(set, id, sig, cfg.ServiceLimit, levelsOf(&opts))
 	if err != nil {

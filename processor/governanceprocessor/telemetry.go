@@ -12,37 +12,10 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/registry"
-)
-
-// signal is the pipeline signal of one processor instance.
-type signal uint8
-
-const (
-	signalTraces signal = iota
-	signalMetrics
-	signalLogs
-)
-
-func (s signal) String() string {
-	switch s {
-	case signalTraces:
-		return "traces"
-	case signalMetrics:
-		return "metrics"
-	case signalLogs:
-		return "logs"
-	}
-	return "unknown"
-}
-
-// Fixed per-service slots; named services follow.
-const (
-	serviceOther   = "_other"   // services beyond service_limit
-	serviceMissing = "_missing" // resources without a string service.name
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // telemetry wraps the generated TelemetryBuilder. The per-batch counters are
@@ -58,9 +31,9 @@ type telemetry struct {
 	tb   *metadata.TelemetryBuilder
 	base []attribute.KeyValue // processor and otel.signal, on every series
 
-	attrs    [engine.NumLocations][engine.NumOutcomes]counter
-	drops    [engine.NumReasons]counter
-	names    [engine.NumOutcomes]counter
+	attrs    [engine.NumLocations][vocab.NumOutcomes]counter
+	drops    [vocab.NumReasons]counter
+	names    [vocab.NumOutcomes]counter
 	overflow counter
 	schema   [engine.NumSchemaLevels]counter
 	services *serviceTable
@@ -98,7 +71,7 @@ const (
 	signalKey    = "otel.signal"
 )
 
-func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, serviceLimit int, levels *findingLevels) (*telemetry, error) {
+func newTelemetry(set component.TelemetrySettings, id component.ID, sig vocab.Kind, serviceLimit int, levels *findingLevels) (*telemetry, error) {
 	tb, err := metadata.NewTelemetryBuilder(set)
 	if err != nil {
 		return nil, fmt.Errorf("create telemetry: %w", err)
@@ -114,14 +87,14 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, 
 	}
 	for l := registry.LocationResource; l <= registry.LocationLog; l++ {
 		loc := attribute.String("location", l.String())
-		for o := range engine.NumOutcomes {
+		for o := range vocab.NumOutcomes {
 			t.attrs[l][o].opts = observeOpts(base, loc, attribute.String("outcome", o.String()))
 		}
 	}
-	for r := range engine.NumReasons {
+	for r := range vocab.NumReasons {
 		t.drops[r].opts = observeOpts(base, attribute.String("reason", r.String()))
 	}
-	for o := range engine.NumOutcomes {
+	for o := range vocab.NumOutcomes {
 		t.names[o].opts = observeOpts(base, attribute.String("outcome", o.String()))
 	}
 	t.overflow.opts = observeOpts(base)
@@ -226,7 +199,7 @@ func (t *telemetry) shutdown() {
 // serviceSlot is one service.name series per outcome, and per finding when
 // the signal checks are on.
 type serviceSlot struct {
-	counts   [engine.NumOutcomes]counter
+	counts   [vocab.NumOutcomes]counter
 	findings findingCounters
 }
 
@@ -234,7 +207,7 @@ func newServiceSlot(base []attribute.KeyValue, name string, levels *findingLevel
 	s := &serviceSlot{}
 	svc := attribute.String("service.name", name)
 	s.findings = newFindingCounters(base, levels, &svc)
-	for o := range engine.NumOutcomes {
+	for o := range vocab.NumOutcomes {
 		s.counts[o].opts = observeOpts(base, svc, attribute.String("outcome", o.String()))
 	}
 	return s
@@ -248,8 +221,8 @@ const (
 
 // serviceTable bounds the cardinality of the per-service metric: the first
 // limit distinct names get their own series, later ones share "_other". It
-// also bounds each label value: a name is cut to conformance.MaxKeyLength
-// bytes and made valid UTF-8 (conformance.Bound), the same bound as the
+// also bounds each label value: a name is cut to vocab.MaxKeyLength
+// bytes and made valid UTF-8 (vocab.Bound), the same bound as the
 // conformance report, so that one client sending a huge or malformed
 // service.name cannot bloat every scrape. Names equal after bounding share a
 // series. It is the engine's ServiceSlots.
@@ -273,8 +246,8 @@ func newServiceTable(base []attribute.KeyValue, limit int, levels *findingLevels
 		levels: levels,
 		index:  make(map[string]int, min(limit, 1024)),
 		slots: []*serviceSlot{
-			slotOther:   newServiceSlot(base, serviceOther, levels),
-			slotMissing: newServiceSlot(base, serviceMissing, levels),
+			slotOther:   newServiceSlot(base, vocab.ServiceOther, levels),
+			slotMissing: newServiceSlot(base, vocab.ServiceMissing, levels),
 		},
 	}
 }
@@ -285,7 +258,7 @@ func (*serviceTable) Missing() int { return slotMissing }
 // Slot returns the slot of a service name; overflow reports that the name
 // was folded into "_other". Only a name seen for the first time allocates.
 func (st *serviceTable) Slot(name string) (slot int, overflow bool) {
-	label, changed := conformance.Bound(name)
+	label, changed := vocab.Bound(name)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if changed {

@@ -13,19 +13,20 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // site is one place an attribute map sits in one signal.
 type site struct {
 	name string
-	sig  signal
+	sig  vocab.Kind
 	loc  registry.Location
 	// build returns a batch and the map under test inside it.
 	build func() (any, pcommon.Map)
 }
 
 func traceSite(name string, loc registry.Location, pick func(ptrace.Span, ptrace.ResourceSpans, ptrace.ScopeSpans) pcommon.Map) site {
-	return site{name: "traces/" + name, sig: signalTraces, loc: loc, build: func() (any, pcommon.Map) {
+	return site{name: "traces/" + name, sig: vocab.KindTraces, loc: loc, build: func() (any, pcommon.Map) {
 		td := ptrace.NewTraces()
 		rs := td.ResourceSpans().AppendEmpty()
 		ss := rs.ScopeSpans().AppendEmpty()
@@ -43,7 +44,7 @@ func metricSite(name string, pick func(pmetric.Metric) pcommon.Map) site {
 	case "scope":
 		loc = registry.LocationScope
 	}
-	return site{name: "metrics/" + name, sig: signalMetrics, loc: loc, build: func() (any, pcommon.Map) {
+	return site{name: "metrics/" + name, sig: vocab.KindMetrics, loc: loc, build: func() (any, pcommon.Map) {
 		md := pmetric.NewMetrics()
 		rm := md.ResourceMetrics().AppendEmpty()
 		sm := rm.ScopeMetrics().AppendEmpty()
@@ -62,7 +63,7 @@ func metricSite(name string, pick func(pmetric.Metric) pcommon.Map) site {
 }
 
 func logSite(name string, loc registry.Location, pick func(plog.LogRecord, plog.ResourceLogs, plog.ScopeLogs) pcommon.Map) site {
-	return site{name: "logs/" + name, sig: signalLogs, loc: loc, build: func() (any, pcommon.Map) {
+	return site{name: "logs/" + name, sig: vocab.KindLogs, loc: loc, build: func() (any, pcommon.Map) {
 		ld := plog.NewLogs()
 		rl := ld.ResourceLogs().AppendEmpty()
 		sl := rl.ScopeLogs().AppendEmpty()
@@ -152,7 +153,7 @@ func outcomes(c engine.Counts) map[string]int64 {
 	for l := range c.Attrs {
 		for o, n := range c.Attrs[l] {
 			if n > 0 {
-				out[engine.Outcome(o).String()] += n
+				out[vocab.Outcome(o).String()] += n
 			}
 		}
 	}
@@ -337,8 +338,8 @@ func TestOutcomesEverySite(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := withConfig(tt.cfg)
-			gs := map[signal]*governor{}
-			for _, s := range []signal{signalTraces, signalMetrics, signalLogs} {
+			gs := map[vocab.Kind]*governor{}
+			for _, s := range []vocab.Kind{vocab.KindTraces, vocab.KindMetrics, vocab.KindLogs} {
 				gs[s] = newTestGovernor(t, cfg, s, nopTelemetry())
 			}
 			for _, st := range allSites {
@@ -422,7 +423,7 @@ func TestContextualRenames(t *testing.T) {
 			outs: map[string]int64{"unknown": 1},
 		},
 	}
-	g := newTestGovernor(t, withConfig(orgRegistry), signalTraces, nopTelemetry())
+	g := newTestGovernor(t, withConfig(orgRegistry), vocab.KindTraces, nopTelemetry())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			td := ptrace.NewTraces()
@@ -537,7 +538,7 @@ func TestMetricRenames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newTestGovernor(t, withConfig(tt.cfg), signalMetrics, nopTelemetry())
+			g := newTestGovernor(t, withConfig(tt.cfg), vocab.KindMetrics, nopTelemetry())
 			md := pmetric.NewMetrics()
 			m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
 			m.SetName(tt.metric.name)
@@ -555,7 +556,7 @@ func TestMetricRenames(t *testing.T) {
 			names := map[string]int64{}
 			for o, n := range c.Names {
 				if n > 0 {
-					names[engine.Outcome(o).String()] = n
+					names[vocab.Outcome(o).String()] = n
 				}
 			}
 			assert.Equal(t, tt.nameOuts, names)
@@ -566,7 +567,7 @@ func TestMetricRenames(t *testing.T) {
 // TestMetricCopy keeps the deprecated metric and adds a copy under the
 // current name.
 func TestMetricCopy(t *testing.T) {
-	g := newTestGovernor(t, withConfig(func(c *config) { c.Deprecated = engine.DeprecatedCopy }), signalMetrics, nopTelemetry())
+	g := newTestGovernor(t, withConfig(func(c *config) { c.Deprecated = engine.DeprecatedCopy }), vocab.KindMetrics, nopTelemetry())
 	md := pmetric.NewMetrics()
 	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
 	m := ms.AppendEmpty()
@@ -582,14 +583,14 @@ func TestMetricCopy(t *testing.T) {
 	want := map[string]any{"state": "idle", "db.client.connection.state": "idle"}
 	assert.Equal(t, want, ms.At(0).Sum().DataPoints().At(0).Attributes().AsRaw())
 	assert.Equal(t, want, ms.At(1).Sum().DataPoints().At(0).Attributes().AsRaw())
-	assert.Equal(t, int64(1), c.Names[engine.OutcomeCopied])
+	assert.Equal(t, int64(1), c.Names[vocab.OutcomeCopied])
 }
 
 // TestIncludeResources governs only the listed services.
 func TestIncludeResources(t *testing.T) {
 	g := newTestGovernor(t, withConfig(func(c *config) {
 		c.IncludeResources = map[string][]string{"service.name": {"checkout"}}
-	}), signalTraces, nopTelemetry())
+	}), vocab.KindTraces, nopTelemetry())
 	td := ptrace.NewTraces()
 	for _, svc := range []string{"checkout", "payment"} {
 		rs := td.ResourceSpans().AppendEmpty()
@@ -610,7 +611,7 @@ func TestReadOnlyData(t *testing.T) {
 	g := newTestGovernor(t, withConfig(func(c *config) {
 		c.Unknown = engine.UnknownDrop
 		c.TypeMismatch = engine.TypeMismatchCoerce
-	}), signalTraces, nopTelemetry())
+	}), vocab.KindTraces, nopTelemetry())
 	td := genTraces(3, attrMix{Deprecated: 2, Unknown: 2})
 	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().PutStr("server.port", "80")
 	before := ptrace.NewTraces()
@@ -628,7 +629,7 @@ func TestReadOnlyData(t *testing.T) {
 // TestKeyCachePositions varies the key at one map position from item to
 // item: the positional cache must never answer for a different key.
 func TestKeyCachePositions(t *testing.T) {
-	g := newTestGovernor(t, defaultTestConfig(), signalTraces, nopTelemetry())
+	g := newTestGovernor(t, defaultTestConfig(), vocab.KindTraces, nopTelemetry())
 	td := ptrace.NewTraces()
 	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
 	keys := []string{"http.method", "acme.x", "server.address", "", "http.methox", "http.method", "server.port"}

@@ -126,7 +126,7 @@ type exampleKey struct {
 func New(ix *registry.Index, opts Options) *Checker {
 	s := &sink{}
 	eo := opts.Engine
-	eo.Findings, eo.Report, eo.Sink = true, true, s
+	eo.Findings, eo.Detail, eo.Sink = true, true, s
 	eo.Services = nil
 	return &Checker{
 		e:        engine.New(eo),
@@ -173,7 +173,7 @@ func (c *Checker) walk(signal, input string, run func(*engine.Walker)) {
 	c.sink.begin(signal, input)
 	w := c.e.Walker(c.ix, true)
 	run(w)
-	c.report.Add(w.Report(), time.Now())
+	c.report.Add(w.Batch(), time.Now())
 	c.e.Release(w)
 	for i := range c.sink.batch {
 		ex := &c.sink.batch[i]

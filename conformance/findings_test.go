@@ -20,13 +20,13 @@ func walkBatch(t *testing.T, ix *registry.Index, walk func(w *engine.Walker)) *e
 	e := engine.New(engine.Options{
 		Deprecated: engine.DeprecatedRename, Unknown: engine.UnknownKeep,
 		TypeMismatch: engine.TypeMismatchKeep, EnumViolation: engine.EnumViolationKeep,
-		Report: true, Findings: true,
+		Detail: true, Findings: true,
 		LevelOverrides: map[vocab.Finding]vocab.Level{vocab.FindingUnexpectedAttribute: vocab.LevelViolation},
 	})
 	w := e.Walker(ix, true)
 	t.Cleanup(func() { e.Release(w) })
 	walk(w)
-	return w.Report()
+	return w.Batch()
 }
 
 func TestReportFindings(t *testing.T) {

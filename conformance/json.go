@@ -41,10 +41,17 @@ type SignalReport struct {
 
 // FindingReport is one finding ID's count in one service, with the names
 // it was reported for most often.
+//
+// Each finding is counted at the level the engine that reported it applied
+// (Weaver's, or a processor's findings::level_overrides). Where processors
+// with different overrides feed one report, Levels splits Count by level
+// and Level is the most severe level counted.
 type FindingReport struct {
-	Level string        `json:"level"`
-	Count int64         `json:"count"`
-	Top   []FindingName `json:"top"`
+	Level string `json:"level"`
+	Count int64  `json:"count"`
+	// Levels counts the finding by the level it was reported at.
+	Levels map[string]int64 `json:"levels"`
+	Top    []FindingName    `json:"top"`
 }
 
 // FindingName is one name of a finding's top-N list. Subject says what the

@@ -143,10 +143,16 @@ func (r *Report) Add(b *engine.Batch, now time.Time) (overflow int64) {
 }
 
 // service returns the entry of a service name, adding it while there is
-// room; over reports that the name was folded into "_other".
+// room; over reports that the name was folded into "_other". The name is
+// the engine's service identity (engine.ServiceID.Name): already bounded,
+// and vocab.ServiceOther or vocab.ServiceMissing for a processor's reserved
+// slots, which file under the report's own.
 func (r *Report) service(name string) (sr *serviceReport, over bool) {
-	if name == "" {
+	switch name {
+	case "", vocab.ServiceMissing:
 		return r.missing, false
+	case vocab.ServiceOther:
+		return r.other, true
 	}
 	name = bound(name)
 	if sr, ok := r.services[name]; ok {
@@ -165,8 +171,11 @@ func (r *Report) service(name string) (sr *serviceReport, over bool) {
 // entry of its own. Front-ends that keep per-service data next to the report
 // (otelgov's example locations) file it under the same entry after Add.
 func (r *Report) Entry(service string) string {
-	if service == "" {
+	switch service {
+	case "", vocab.ServiceMissing:
 		return vocab.ServiceMissing
+	case vocab.ServiceOther:
+		return vocab.ServiceOther
 	}
 	name, _ := vocab.Bound(service)
 	r.mu.Lock()

@@ -162,23 +162,25 @@ func (w *Walker) renameAll(m pcommon.Map) {
 		if n == found {
 			break // not in the map (cannot happen: the scan queued it)
 		}
-		w.place(m, o.target, w.moved[n])
+		w.place(m, o.target, w.moved[n], vocab.OutcomeRenamed)
 		n++
 	}
 }
 
 // place puts a renamed key's value, held in val, under newKey, with the
 // collision policy of renames: an existing newKey keeps its value (renamed
-// when equal, conflict otherwise) and val is let go.
-func (w *Walker) place(m pcommon.Map, newKey string, val pcommon.Value) {
+// when equal, conflict otherwise) and val is let go. renamed is the outcome
+// counted when the value lands (renamed, or a value migration's own
+// outcome); a collision is a conflict whatever the rename was.
+func (w *Walker) place(m pcommon.Map, newKey string, val pcommon.Value, renamed vocab.Outcome) {
 	dst, exists := m.GetOrPutEmpty(newKey)
 	switch {
 	case !exists:
 		val.MoveTo(dst)
-		w.count(vocab.OutcomeRenamed)
+		w.count(renamed)
 		return
 	case dst.Equal(val):
-		w.count(vocab.OutcomeRenamed)
+		w.count(renamed)
 	default:
 		w.count(vocab.OutcomeConflict)
 	}
@@ -186,9 +188,10 @@ func (w *Walker) place(m pcommon.Map, newKey string, val pcommon.Value) {
 	w.empty.MoveTo(val)
 }
 
-// rename renames one key, as renameAll does for all of them; value
-// migrations use it after changing the value in place.
-func (w *Walker) rename(m pcommon.Map, oldKey, newKey string) {
+// rename renames one key, as renameAll does for all of them, counting
+// renamed when the value lands; value migrations use it after changing the
+// value in place.
+func (w *Walker) rename(m pcommon.Map, oldKey, newKey string, renamed vocab.Outcome) {
 	old, ok := m.Get(oldKey)
 	if !ok {
 		return
@@ -199,7 +202,7 @@ func (w *Walker) rename(m pcommon.Map, oldKey, newKey string) {
 	val := w.moved[0]
 	old.MoveTo(val)
 	m.Remove(oldKey)
-	w.place(m, newKey, val)
+	w.place(m, newKey, val, renamed)
 }
 
 // find looks up the first entries of two keys in one pass over m.

@@ -50,9 +50,6 @@ type signalState struct {
 	ix      *registry.Index
 	service *registry.Signal
 
-	// svc is the finding tally of the current resource's service.
-	svc    *[vocab.NumFindings]int64
-	unused [vocab.NumFindings]int64
 	// sink is the context of Options.Sink (sink.go).
 	sink sinkState
 }
@@ -63,7 +60,6 @@ func (s *signalState) reset() {
 	clear(s.pendA[:s.nPend])
 	s.nPend = 0
 	s.ix, s.service = nil, nil
-	s.svc = &s.unused
 	s.sink.reset()
 }
 
@@ -72,9 +68,8 @@ func (w *Walker) finding(f vocab.Finding, subj vocab.Subject, name string) {
 	if !w.e.opts.Findings {
 		return
 	}
-	w.counts.Findings[f]++
-	w.sig.svc[f]++
-	w.report.finding(f, subj, name)
+	w.svc.Findings[f]++
+	w.report.finding(f, w.e.levels[f], subj, name)
 	if w.e.opts.Sink != nil {
 		w.emit(f, subj, name)
 	}
@@ -175,11 +170,10 @@ func (w *Walker) requirements() {
 		if n := int64(missing.Count()); n > 0 {
 			// Counted in bulk; the positions are walked only when a
 			// report needs the names.
-			w.counts.Findings[lv.f] += n
-			s.svc[lv.f] += n
+			w.svc.Findings[lv.f] += n
 			if names {
 				for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
-					w.report.finding(lv.f, vocab.SubjectKey, d.Attrs[p].Key)
+					w.report.finding(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key)
 					if w.e.opts.Sink != nil {
 						w.emit(lv.f, vocab.SubjectKey, d.Attrs[p].Key)
 					}

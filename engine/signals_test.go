@@ -16,7 +16,7 @@ import (
 func findingOptions() Options {
 	o := defaultOptions()
 	o.Findings = true
-	o.Report = true
+	o.Detail = true
 	return o
 }
 
@@ -99,13 +99,13 @@ func with(m map[string]any, k string, v any) map[string]any {
 	return m
 }
 
-func walkSample(t *testing.T, opts Options, s sample) (*Counts, *Batch) {
+func walkSample(t *testing.T, opts Options, s sample) (counts, *Batch) {
 	t.Helper()
 	e, ix := newTestEngine(t, opts)
 	w := e.Walker(ix, false)
 	t.Cleanup(func() { e.Release(w) })
 	s(w)
-	return w.Counts(), w.Report()
+	return countsOf(w.Batch()), w.Batch()
 }
 
 // TestFindings has, for every finding, a sample that produces it (with the
@@ -362,7 +362,7 @@ func TestDropUnexpected(t *testing.T) {
 	assert.True(t, e.Mutates())
 	w := e.Walker(ix, false)
 	w.Metrics(md)
-	c := w.Counts()
+	c := countsOf(w.Batch())
 	assert.Equal(t, int64(1), c.Drops[vocab.ReasonUnexpected])
 	assert.Equal(t, int64(1), c.Findings[vocab.FindingUnexpectedAttribute])
 	e.Release(w)
@@ -378,7 +378,7 @@ func TestDropUnexpected(t *testing.T) {
 	md2.MarkReadOnly()
 	w = e.Walker(ix, true)
 	w.Metrics(md2)
-	assert.Zero(t, w.Counts().Drops[vocab.ReasonUnexpected])
+	assert.Zero(t, countsOf(w.Batch()).Drops[vocab.ReasonUnexpected])
 	e.Release(w)
 }
 
@@ -449,7 +449,7 @@ func TestZeroAllocsSignals(t *testing.T) {
 			run := func() {
 				w := e.Walker(ix, true)
 				s(w)
-				_ = w.Report()
+				_ = w.Batch()
 				e.Release(w)
 			}
 			run()

@@ -272,13 +272,7 @@ func (w *Walker) applyValue(m pcommon.Map, o *op) {
 		} else {
 			o.val.set(old)
 		}
-		c := &w.counts.Attrs[w.ctx.Location]
-		before := c[vocab.OutcomeRenamed]
-		w.rename(m, o.key, o.target)
-		if c[vocab.OutcomeRenamed] > before {
-			w.uncount(vocab.OutcomeRenamed)
-			w.count(o.out)
-		}
+		w.rename(m, o.key, o.target, o.out)
 	case opCopyValue:
 		_, existed := m.Get(o.target)
 		w.copy(m, o.key, o.target)
@@ -303,11 +297,10 @@ func (w *Walker) applyValue(m pcommon.Map, o *op) {
 }
 
 // uncount takes back one count of o, for an outcome that a later step
-// refines (a rename that also mapped the value).
+// refines (a merge recounts the keys the scan kept as deprecated_kept).
 func (w *Walker) uncount(o vocab.Outcome) {
-	w.counts.Attrs[w.ctx.Location][o]--
-	w.svc[o]--
-	w.report.svc[o]--
+	w.tally.Attrs[w.ctx.Location][o]--
+	w.svc.Outcomes[o]--
 	w.mig.rewrites -= rewriteOutcome[o]
 }
 
@@ -472,5 +465,5 @@ func schemaURL[T schemaURLer](w *Walker, x T, before int, level SchemaLevel) {
 		return
 	}
 	x.SetSchemaUrl(u)
-	w.counts.SchemaURLs[level]++
+	w.tally.SchemaURLs[level]++
 }

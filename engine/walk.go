@@ -20,9 +20,16 @@ type Walker struct {
 	ix     *registry.Index
 	mutate bool // the configuration mutates and the batch is writable
 
-	ctx    registry.Context
-	svc    *[vocab.NumOutcomes]int64 // tally of the current resource's service
-	counts Counts
+	ctx registry.Context
+	// tally is the batch's one tally (Batch).
+	tally Batch
+	// svc is the tally of the current resource's service: it points into
+	// tally.Services, or at noService outside a governed resource.
+	svc       *ServiceTally
+	noService ServiceTally
+	// services files resources by bounded service.name when the engine has
+	// no ServiceSlots: name -> index in tally.Services.
+	services map[string]int
 
 	// ops are the changes found in the current map, applied after the scan:
 	// pdata has no stable iteration under mutation.
@@ -35,10 +42,9 @@ type Walker struct {
 	keys [NumLocations]keyCache
 	// moved carries the values of renamed keys from their old keys to their
 	// new keys without a copy; it grows to the most renames of one map.
-	moved  []pcommon.Value
-	empty  pcommon.Value // always empty; clears a moved value without allocating
-	unused [vocab.NumOutcomes]int64
-	// report feeds the registry extension's conformance report.
+	moved []pcommon.Value
+	empty pcommon.Value // always empty; clears a moved value without allocating
+	// report fills the tally's detail (Options.Detail).
 	report reportTally
 	// mig is the value-migration state (values.go).
 	mig migState
@@ -51,10 +57,13 @@ func newWalker(e *Engine) *Walker {
 		e:      e,
 		ops:    make([]op, 0, 16),
 		empty:  pcommon.NewValueEmpty(),
-		report: newReportTally(e.opts.Report),
+		report: newReportTally(e.opts.Detail),
 	}
-	w.svc = &w.unused
-	w.sig.svc = &w.sig.unused
+	w.report.batch = &w.tally
+	w.svc = &w.noService
+	if e.opts.Services == nil {
+		w.services = make(map[string]int, 8)
+	}
 	return w
 }
 
@@ -93,9 +102,10 @@ func (w *Walker) reset() {
 		clear(c.refs[:c.used])
 		c.used = 0
 	}
-	w.counts.reset()
+	w.tally.reset()
+	clear(w.services)
 	w.ops = w.ops[:0]
-	w.svc = &w.unused
+	w.svc, w.noService = &w.noService, ServiceTally{}
 	w.ctx = registry.Context{}
 	w.ix = nil
 	w.report.reset()
@@ -103,23 +113,63 @@ func (w *Walker) reset() {
 	w.sig.reset()
 }
 
-// Counts returns the tally of the batch walked so far. It belongs to the
+// Batch returns the tally of the batch walked so far. It belongs to the
 // walker: read it before Release.
-func (w *Walker) Counts() *Counts { return &w.counts }
-
-// Report returns the batch's per-service, per-key tally (empty unless
-// Options.Report is set). It belongs to the walker: read it before Release.
-func (w *Walker) Report() *Batch {
+func (w *Walker) Batch() *Batch {
 	w.report.flush()
-	w.report.batch.Levels = w.e.levels
-	return &w.report.batch
+	return &w.tally
 }
 
+// count counts one attribute's outcome, by location and for its service.
 func (w *Walker) count(o vocab.Outcome) {
-	w.counts.Attrs[w.ctx.Location][o]++
-	w.svc[o]++
-	w.report.svc[o]++
+	w.tally.Attrs[w.ctx.Location][o]++
+	w.svc.Outcomes[o]++
 	w.mig.rewrites += rewriteOutcome[o]
+}
+
+// serviceID is the service identity of a resource: the front-end's
+// ServiceSlots, or the bounded name.
+func (w *Walker) serviceID(name string, hasName bool) ServiceID {
+	slots := w.e.opts.Services
+	switch {
+	case slots != nil && hasName:
+		return slots.Slot(name)
+	case slots != nil:
+		return slots.Missing()
+	case hasName:
+		b, _ := vocab.Bound(name)
+		return ServiceID{Slot: -1, Name: b}
+	}
+	return ServiceID{Slot: -1, Name: vocab.ServiceMissing}
+}
+
+// service selects the tally of a service identity, adding it on first use.
+func (w *Walker) service(id ServiceID) {
+	if id.Overflow {
+		w.tally.Overflow++
+	}
+	ss := w.tally.Services
+	i := -1
+	if w.services == nil {
+		for j := range ss {
+			if ss[j].Slot == id.Slot {
+				i = j
+				break
+			}
+		}
+	} else if j, ok := w.services[id.Name]; ok {
+		i = j
+	}
+	if i < 0 {
+		i = len(ss)
+		if w.services != nil {
+			id.Slot = i
+			w.services[id.Name] = i
+		}
+		w.tally.Services = append(ss, ServiceTally{Slot: id.Slot, Service: id.Name})
+	}
+	w.svc = &w.tally.Services[i]
+	w.report.svcIdx = i
 }
 
 // resource starts a resource: it applies include_resources, selects the
@@ -130,25 +180,13 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 	if len(w.e.include) > 0 && !w.e.included(attrs) {
 		return false
 	}
-	// service.name is looked up once per resource, for the service slots,
-	// the report and the finding sink.
+	// service.name is looked up once per resource, and the service identity
+	// computed once, for every sink of the tally and the finding sink.
 	name, hasName := "", false
 	if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
 		name, hasName = v.Str(), true
 	}
-	if slots := w.e.opts.Services; slots != nil {
-		slot := slots.Missing()
-		if hasName {
-			var overflow bool
-			slot, overflow = slots.Slot(name)
-			if overflow {
-				w.counts.Overflow++
-			}
-		}
-		w.svc = w.counts.service(slot)
-		w.sig.svc = w.counts.serviceFindings(slot)
-	}
-	w.report.resource(name)
+	w.service(w.serviceID(name, hasName))
 	w.ctx = registry.Context{Location: registry.LocationResource}
 	w.sigResource(name)
 	w.attrs(attrs)
@@ -417,7 +455,7 @@ func (w *Walker) unknown(k string) {
 
 func (w *Walker) drop(k string, r vocab.DropReason) {
 	w.queue(op{kind: opDrop, key: k})
-	w.counts.Drops[r]++
+	w.tally.Drops[r]++
 	w.count(vocab.OutcomeDropped)
 }
 
@@ -526,34 +564,34 @@ func (w *Walker) metricName(ms pmetric.MetricSlice, m pmetric.Metric) {
 	md := w.ix.Metric(m.Name())
 	switch {
 	case md == nil:
-		w.counts.Names[vocab.OutcomeUnknown]++
+		w.tally.Names[vocab.OutcomeUnknown]++
 	case md.RenamedTo != "":
 		t := w.ix.Metric(md.RenamedTo)
 		if t == nil || !compatible(m, t) {
-			w.counts.Names[vocab.OutcomeIncompatible]++
+			w.tally.Names[vocab.OutcomeIncompatible]++
 			return
 		}
 		if !w.mutate {
-			w.counts.Names[vocab.OutcomeDeprecatedKept]++
+			w.tally.Names[vocab.OutcomeDeprecatedKept]++
 			return
 		}
 		switch w.e.opts.Deprecated {
 		case DeprecatedRename:
 			m.SetName(t.Name)
-			w.counts.Names[vocab.OutcomeRenamed]++
+			w.tally.Names[vocab.OutcomeRenamed]++
 			w.mig.rewrites++
 		case DeprecatedCopy:
 			c := ms.AppendEmpty()
 			m.CopyTo(c)
 			c.SetName(t.Name)
-			w.counts.Names[vocab.OutcomeCopied]++
+			w.tally.Names[vocab.OutcomeCopied]++
 		case DeprecatedOff:
-			w.counts.Names[vocab.OutcomeDeprecatedKept]++
+			w.tally.Names[vocab.OutcomeDeprecatedKept]++
 		}
 	case md.Deprecation.Reason != registry.NotDeprecated:
-		w.counts.Names[vocab.OutcomeDeprecatedKept]++
+		w.tally.Names[vocab.OutcomeDeprecatedKept]++
 	default:
-		w.counts.Names[vocab.OutcomeConformant]++
+		w.tally.Names[vocab.OutcomeConformant]++
 	}
 }
 

@@ -215,7 +215,7 @@ func checkFile(stdin io.Reader, name string, c *checker.Checker, sig vocab.Kind,
 			c.Metrics(rec.Metrics, in)
 		case vocab.KindLogs:
 			c.Logs(rec.Logs, in)
-		case vocab.KindUnknown:
+		case vocab.KindUnknown, vocab.NumKinds:
 		}
 	}
 }

@@ -114,9 +114,9 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 			wk.Metrics(rec.Metrics)
 		case vocab.KindLogs:
 			wk.Logs(rec.Logs)
-		case vocab.KindUnknown:
+		case vocab.KindUnknown, vocab.NumKinds:
 		}
-		c := wk.Counts()
+		c := wk.Batch()
 		for l := range c.Attrs {
 			renamed += c.Attrs[l][vocab.OutcomeRenamed]
 			copied += c.Attrs[l][vocab.OutcomeCopied]

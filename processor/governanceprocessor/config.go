@@ -332,7 +332,7 @@ func (cfg *config) engineOptions() engine.Options {
 		AllowKeys:        cfg.Allow.Keys,
 		AllowPrefixes:    cfg.Allow.Prefixes,
 		IncludeResources: cfg.IncludeResources,
-		Report:           cfg.Registry.Extension != nil,
+		Detail:           cfg.Registry.Extension != nil,
 		ClosedEnums:      cfg.ClosedEnums,
 		Findings:         cfg.Findings.Enabled,
 		LevelOverrides:   cfg.Findings.levelOverrides(),

@@ -122,14 +122,7 @@ func (f *factory) newGovernor(set processor.Settings, cfg component.Config, sig 
 	if err != nil {
 		return nil, err
 	}
-	g, err := newGovernor(set.TelemetrySettings, set.ID, pCfg, ix, sig)
-	if err != nil {
-		return nil, err
-	}
-	if fl := f.findingLog(set.ID, pCfg); fl != nil {
-		g.setFindingLog(fl)
-	}
-	return g, nil
+	return newGovernor(set.TelemetrySettings, set.ID, pCfg, ix, sig, f.findingLog(set.ID, pCfg))
 }
 
 func capabilities(cfg component.Config) processorhelper.Option {

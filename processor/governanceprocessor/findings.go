@@ -12,11 +12,16 @@ import (
 // overrides; nil when the signal checks are off.
 type findingLevels [vocab.NumFindings]vocab.Level
 
-func levelsOf(opts *engine.Options) *findingLevels {
-	if !opts.Findings {
+// levelsOf asks the engine, the one place that applies level overrides,
+// for the level each finding is counted at.
+func levelsOf(e *engine.Engine, findings bool) *findingLevels {
+	if !findings {
 		return nil
 	}
-	l := findingLevels(opts.Levels())
+	var l findingLevels
+	for f := range l {
+		l[f] = e.Level(vocab.Finding(f))
+	}
 	return &l
 }
 

@@ -17,7 +17,7 @@ func newTestGovernor(tb testing.TB, cfg *config, sig vocab.Kind, set component.T
 	tb.Helper()
 	ix, err := cfg.Registry.load()
 	require.NoError(tb, err)
-	g, err := newGovernor(set, component.MustNewID("governance"), cfg, ix, sig)
+	g, err := newGovernor(set, component.MustNewID("governance"), cfg, ix, sig, nil)
 	require.NoError(tb, err)
 	return g
 }

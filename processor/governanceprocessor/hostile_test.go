@@ -94,14 +94,16 @@ func TestHostileInputBounded(t *testing.T) {
 // TestServiceTableBound checks the table directly: a name is bounded before
 // it is looked up or stored, so the table never holds more than the bound.
 func TestServiceTableBound(t *testing.T) {
-	st := newServiceTable(nil, 10, nil)
+	st := newServiceTable(10)
+	st.init(nil, nil)
 	mb := strings.Repeat("x", 1<<20)
-	a, over := st.Slot(mb)
-	require.False(t, over)
-	b, _ := st.Slot(mb + "tail")
+	a := st.Slot(mb)
+	require.False(t, a.Overflow)
+	assert.Equal(t, mb[:vocab.MaxKeyLength], a.Name, "the identity carries the bounded name")
+	b := st.Slot(mb + "tail")
 	assert.Equal(t, a, b, "names equal after the bound share a slot")
-	c, _ := st.Slot("")
-	assert.NotEqual(t, a, c, "an empty name is a service of its own")
+	c := st.Slot("")
+	assert.NotEqual(t, a.Slot, c.Slot, "an empty name is a service of its own")
 	for name := range st.index {
 		assert.LessOrEqual(t, len(name), vocab.MaxKeyLength)
 	}

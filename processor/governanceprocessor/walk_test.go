@@ -127,7 +127,7 @@ var allSites = []site{
 }
 
 // walkBatch runs one walk and returns the batch's tally.
-func walkBatch(g *governor, batch any) engine.Counts {
+func walkBatch(g *governor, batch any) engine.Batch {
 	var w *engine.Walker
 	ix := g.snap.Load().ix
 	switch b := batch.(type) {
@@ -141,14 +141,15 @@ func walkBatch(g *governor, batch any) engine.Counts {
 		w = g.engine.Walker(ix, b.IsReadOnly())
 		w.Logs(b)
 	}
-	c := *w.Counts()
-	c.Services = append([]engine.ServiceCount(nil), c.Services...)
+	c := *w.Batch()
+	c.Services = append([]engine.ServiceTally(nil), c.Services...)
+	c.Keys, c.Findings, c.Signals = nil, nil, nil
 	g.engine.Release(w)
 	return c
 }
 
 // outcomes sums a tally over locations, by outcome name, leaving out zeros.
-func outcomes(c engine.Counts) map[string]int64 {
+func outcomes(c engine.Batch) map[string]int64 {
 	out := map[string]int64{}
 	for l := range c.Attrs {
 		for o, n := range c.Attrs[l] {

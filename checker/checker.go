@@ -56,14 +56,16 @@ type Example struct {
 }
 
 // Finding is one finding ID in one service, as the conformance report
-// aggregates it, with the engine's example locations.
+// aggregates it, with the engine's example locations. The text, markdown
+// and junit renderers print it; --format json prints the report's document
+// and the examples (JSONResult).
 type Finding struct {
-	ID    string `json:"id"`
-	Level string `json:"level"`
-	Count int64  `json:"count"`
+	ID    string
+	Level string
+	Count int64
 	// Top are the names reported most often (conformance report).
-	Top      []conformance.FindingName `json:"top"`
-	Examples []Example                 `json:"examples,omitempty"`
+	Top      []conformance.FindingName
+	Examples []Example
 	level    vocab.Level
 }
 
@@ -72,8 +74,8 @@ func (f *Finding) Lvl() vocab.Level { return f.level }
 
 // ServiceResult is one service's findings, most serious first.
 type ServiceResult struct {
-	Service  string    `json:"service"`
-	Findings []Finding `json:"findings"`
+	Service  string
+	Findings []Finding
 }
 
 // Items counts what was checked.
@@ -195,16 +197,9 @@ func (c *Checker) Result() Result {
 	for _, s := range out.Document.Services {
 		sr := ServiceResult{Service: s.Service, Findings: []Finding{}}
 		for id, fr := range s.Findings {
-			fi, ok := vocab.ParseFinding(id)
-			if !ok {
-				continue
-			}
-			l, ok := vocab.ParseLevel(fr.Level)
-			if !ok {
-				l = c.e.Level(fi)
-			}
+			fi, l := fr.Finding(), fr.Severity()
 			sr.Findings = append(sr.Findings, Finding{
-				ID: id, Level: l.String(), Count: fr.Count, Top: fr.Top, level: l,
+				ID: id, Level: fr.Level, Count: fr.Count, Top: fr.Top, level: l,
 				Examples: slices.Clone(c.examples[exampleKey{service: s.Service, finding: fi}]),
 			})
 		}

@@ -196,13 +196,22 @@ func TestRender(t *testing.T) {
 
 	var js bytes.Buffer
 	require.NoError(t, Render(&js, FormatJSON, &r, failOn))
-	var doc conformance.Document
-	dec := json.NewDecoder(&js)
+	raw := js.Bytes()
+	var doc JSONResult
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&doc))
 	require.Len(t, doc.Services, 1)
 	assert.Equal(t, "checkout", doc.Services[0].Service)
 	assert.Equal(t, "violation", doc.Services[0].Findings["deprecated"].Level)
+	assert.Equal(t, r.Items, doc.Items)
+	require.NotEmpty(t, doc.Examples["checkout"]["deprecated"], "the example locations are in the JSON")
+	assert.Equal(t, Example{Signal: "traces", SignalType: "span", SignalName: "GET /api/cart", Subject: "key", Name: "http.method", Input: "in.jsonl:1"},
+		doc.Examples["checkout"]["deprecated"][0])
+	// A /conformance reader reads the same document, ignoring the additions.
+	var conf conformance.Document
+	require.NoError(t, json.Unmarshal(raw, &conf))
+	assert.Equal(t, doc.Totals, conf.Totals)
 
 	var ju bytes.Buffer
 	require.NoError(t, Render(&ju, FormatJUnit, &r, FailOn{Level: vocab.LevelImprovement}))

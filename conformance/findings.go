@@ -140,7 +140,11 @@ func (r *Report) findingsDoc(sf *serviceFindings) map[string]FindingReport {
 		if n == 0 {
 			continue
 		}
-		fr := FindingReport{Level: sf.counts.level(f).String(), Count: n, Levels: levelMap(&sf.counts[f]), Top: []FindingName{}}
+		lv := sf.counts.level(f)
+		fr := FindingReport{
+			Level: lv.String(), Count: n, Levels: levelMap(&sf.counts[f]), Top: []FindingName{},
+			finding: f, level: lv,
+		}
 		for s := range vocab.NumSubjects {
 			if sk := sf.names[f][s]; sk != nil {
 				for _, kc := range sk.top(r.topKeys) {

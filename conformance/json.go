@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"time"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Document is the conformance report as JSON: the body of the
@@ -52,7 +54,16 @@ type FindingReport struct {
 	// Levels counts the finding by the level it was reported at.
 	Levels map[string]int64 `json:"levels"`
 	Top    []FindingName    `json:"top"`
+
+	finding vocab.Finding // the entry's key, typed
+	level   vocab.Level   // Level, typed
 }
+
+// Finding is the finding ID the entry counts, typed (the map key names it).
+func (f *FindingReport) Finding() vocab.Finding { return f.finding }
+
+// Severity is Level, typed: the most severe level the finding was counted at.
+func (f *FindingReport) Severity() vocab.Level { return f.level }
 
 // FindingName is one name of a finding's top-N list. Subject says what the
 // name is: key (an attribute key), metric, event or span (a span
@@ -87,7 +98,10 @@ type Totals struct {
 	RegistryCoverage float64 `json:"registry_coverage"`
 	// Services is how many services have their own entry.
 	Services int `json:"services"`
-	// ServicesOverflow counts batch tallies counted under "_other".
+	// ServicesOverflow counts batch service tallies counted under
+	// "_other": services beyond max_services, and the processors' own
+	// "_other" slots (services beyond their service_limit, one tally per
+	// batch).
 	ServicesOverflow int64 `json:"services_overflow"`
 	// TotalAdvisories counts every finding, as Weaver's statistics do.
 	TotalAdvisories int64 `json:"total_advisories"`

@@ -391,8 +391,11 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	}
 	if r.Plain() {
 		// The common case: a current key that no rule renames and no enum
-		// constrains, decided from the Ref alone. A scalar of the right
-		// type is conformant without reading the *Attribute.
+		// constrains. Its outcome is decided from the Ref alone: a scalar
+		// of the right type is conformant without reading the *Attribute
+		// here. With Options.Findings on (the default), sigAttr above has
+		// already read ix.Attr(r) for the key's findings; the Ref saves the
+		// rest of the classification, not that read.
 		if w.report.enabled {
 			w.report.registryKey(r, w.ix)
 		}

@@ -45,9 +45,10 @@ Inputs: the collector file exporter's JSON lines (traces, metrics and logs
 mixed), otlpjsonfile-style JSON, binary protobuf (4-byte or varint length
 prefix, or one message), each optionally gzip-compressed. "-" reads stdin.
 
---format json is the /conformance document of the registry extension; text,
-markdown and junit (a test case per finding ID per service) render the same
-data.
+--format json is the /conformance document of the registry extension, with
+two more top-level fields: "items" (what was checked) and "examples" (per
+service and finding ID, the example locations); text, markdown and junit (a
+test case per finding ID per service) render the same data.
 
 With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop or
 SIGTERM, then prints the report.

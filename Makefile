@@ -43,8 +43,9 @@ $(OTELGOV): $(GO_SOURCES)
 run: build
 	$(COLLECTOR) --config distribution/config.yaml
 
-## test: the whole suite: unit tests, then end-to-end tests against the built binary
-test: test-deps test-unit test-e2e
+## test: the whole suite: the linter (with the import rules), unit tests, then end-to-end tests against the built binary
+test: lint
+	$(MAKE) test-deps test-unit test-e2e
 
 # Debian packages the tests run for real: prometheus (remote-write receiver) and
 # promtool (alert rules), skopeo (reads the image tarball), CA certificates

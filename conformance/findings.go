@@ -30,7 +30,7 @@ type findingsState struct {
 }
 
 type signalKey struct {
-	kind registry.SignalKind
+	kind registry.GroupKind
 	name string
 }
 
@@ -190,15 +190,15 @@ func (r *Report) documentFindings(out *Document, ix *registry.Index) {
 	t.SeenNonRegistryEvents = fs.nonRegEvent
 	out.Metrics, out.Events, out.Spans = []SignalReport{}, []SignalReport{}, []SignalReport{}
 	for k, c := range fs.signals {
-		var d *registry.Signal
+		var d *registry.Group
 		switch k.kind {
-		case registry.SignalMetric:
-			d = ix.MetricSignal(k.name)
-		case registry.SignalEvent:
-			d = ix.EventSignal(k.name)
-		case registry.SignalSpan:
-			d = ix.SpanSignal(k.name)
-		case registry.SignalEntity:
+		case registry.GroupMetric:
+			d = ix.MetricGroup(k.name)
+		case registry.GroupEvent:
+			d = ix.EventGroup(k.name)
+		case registry.GroupSpan:
+			d = ix.SpanGroup(k.name)
+		case registry.GroupEntity:
 		}
 		if d == nil {
 			continue // not in the registry in force any more
@@ -213,15 +213,15 @@ func (r *Report) documentFindings(out *Document, ix *registry.Index) {
 			sr.Coverage = float64(len(sr.SeenAttributes)) / float64(sr.Attributes)
 		}
 		switch k.kind {
-		case registry.SignalMetric:
+		case registry.GroupMetric:
 			out.Metrics = append(out.Metrics, sr)
 			t.SeenRegistryMetrics++
-		case registry.SignalEvent:
+		case registry.GroupEvent:
 			out.Events = append(out.Events, sr)
 			t.SeenRegistryEvents++
-		case registry.SignalSpan:
+		case registry.GroupSpan:
 			out.Spans = append(out.Spans, sr)
-		case registry.SignalEntity:
+		case registry.GroupEntity:
 		}
 	}
 	for _, l := range []*[]SignalReport{&out.Metrics, &out.Events, &out.Spans} {

@@ -13,8 +13,8 @@ type findingTally struct {
 	enabled bool
 	index   map[findingKey]int // -> index in Batch.Findings
 	recent  [recentSize]recentFinding
-	signals map[*registry.Signal]int // -> index in Batch.Signals
-	lastSig *registry.Signal
+	signals map[*registry.Group]int // -> index in Batch.Signals
+	lastSig *registry.Group
 	lastIdx int
 }
 
@@ -35,7 +35,7 @@ func newFindingTally() findingTally {
 	return findingTally{
 		enabled: true,
 		index:   make(map[findingKey]int, 64),
-		signals: make(map[*registry.Signal]int, 16),
+		signals: make(map[*registry.Group]int, 16),
 	}
 }
 
@@ -72,7 +72,7 @@ func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subje
 }
 
 // signal notes one item checked against d, carrying the attributes seen.
-func (r *reportTally) signal(d *registry.Signal, seen *registry.AttrBits) {
+func (r *reportTally) signal(d *registry.Group, seen *registry.AttrBits) {
 	f := &r.findings
 	if !f.enabled {
 		return

@@ -27,7 +27,7 @@ const maxPendingSpanAttrs = 64
 type signalState struct {
 	// def is the definition the current item is checked against; nil
 	// outside an item or for items without one.
-	def *registry.Signal
+	def *registry.Group
 	// active: the attribute map being walked is the item's own (not an
 	// exemplar's, a span event's or a link's).
 	active bool
@@ -48,7 +48,7 @@ type signalState struct {
 
 	// Per-registry cache: the service entity of ix.
 	ix      *registry.Index
-	service *registry.Signal
+	service *registry.Group
 
 	// sink is the context of Options.Sink (sink.go).
 	sink sinkState
@@ -194,7 +194,7 @@ func (w *Walker) requirements() {
 func (s *signalState) refresh(ix *registry.Index) {
 	if s.ix != ix {
 		s.ix = ix
-		s.service = ix.EntitySignal("service")
+		s.service = ix.EntityGroup("service")
 	}
 }
 
@@ -265,7 +265,7 @@ func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
 		w.attrs(ev.Attributes())
 		return
 	}
-	d := w.ix.EventSignal(ev.Name())
+	d := w.ix.EventGroup(ev.Name())
 	if d == nil {
 		w.attrs(ev.Attributes())
 		return
@@ -289,7 +289,7 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 	s.def = nil
 	w.sinkItem("log", lr.EventName(), "")
 	if name := lr.EventName(); name != "" {
-		s.def = w.ix.EventSignal(name)
+		s.def = w.ix.EventGroup(name)
 		switch {
 		case s.def == nil:
 			w.finding(vocab.FindingMissingEvent, vocab.SubjectEvent, name)
@@ -317,7 +317,7 @@ func (w *Walker) sigMetric(m pmetric.Metric) {
 	}
 	name := m.Name()
 	w.sinkItem("metric", name, pointType(m.Type()))
-	d := w.ix.MetricSignal(name)
+	d := w.ix.MetricGroup(name)
 	if d == nil {
 		w.finding(vocab.FindingMissingMetric, vocab.SubjectMetric, name)
 		w.nameFindings(name, vocab.SubjectMetric)

@@ -104,7 +104,7 @@ type FindingTally struct {
 // SignalTally is one registry definition's use in one batch: how many
 // items it checked and which of its attributes they carried.
 type SignalTally struct {
-	Signal *registry.Signal
+	Signal *registry.Group
 	Count  int64
 	Seen   registry.AttrBits
 }

@@ -1,30 +1,12 @@
 package registry
 
 import (
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// TestEmbeddedUpToDate regenerates embedded_gen.go from the shared data and
-// diffs it with the committed file.
-func TestEmbeddedUpToDate(t *testing.T) {
-	dir := requireShared(t)
-	want, err := GenerateEmbedded(dir)
-	require.NoError(t, err)
-	got, err := os.ReadFile("embedded_gen.go")
-	require.NoError(t, err)
-	if string(got) != string(want) {
-		t.Fatalf("embedded_gen.go is stale: run `go run ./cmd/registrygen -semconv %s -out registry/embedded_gen.go` from the repository root", dir)
-	}
-	// Deterministic: a second run gives the same bytes.
-	again, err := GenerateEmbedded(dir)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), string(again))
-}
 
 // TestEmbeddedEqualsFreshLoad compares the embedded default with a fresh
 // load of the shared data: digest and every resolved entry.

@@ -2,6 +2,9 @@ package registry
 
 import (
 	"testing"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
+	"github.com/otelgov/otelcol-governance/internal/registry/load"
 )
 
 // The seeds run as ordinary tests in CI; `go test -fuzz FuzzModelFile
@@ -41,15 +44,15 @@ func FuzzModelFile(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d := &defs{}
-		if err := parseModelFile("fuzz.yaml", data, d); err != nil {
+		d := &def.Defs{}
+		if err := load.ParseModelFile("fuzz.yaml", data, d); err != nil {
 			if len(d.Attributes) > 0 && d.Attributes[len(d.Attributes)-1].Key == "" {
 				t.Fatalf("empty key defined before error: %v", err)
 			}
 			return
 		}
 		for _, a := range d.Attributes {
-			if a.Key == "" || validKey(a.Key) != nil {
+			if a.Key == "" || load.ValidKey(a.Key) != nil {
 				t.Fatalf("invalid key %q accepted", a.Key)
 			}
 			if a.Type == TypeUnknown {
@@ -68,46 +71,6 @@ func FuzzModelFile(f *testing.F) {
 				t.Fatalf("defined key %q not found", a.Key)
 			}
 			_ = ix.Lookup(a.Key).Target(Context{Location: LocationSpan})
-		}
-	})
-}
-
-func FuzzRulesFile(f *testing.F) {
-	f.Add(shippedRules)
-	f.Add([]byte("file_format: otelgov.rules/1\nrules:\n  - key: a\n    replace_registry: true\n"))
-	f.Add([]byte("file_format: otelgov.rules/1\nrules:\n  - key: a\n    renames:\n      - to: b\n        metrics: [m]\n        spans: [s]\n"))
-	f.Add([]byte("rules: 3\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		rules, err := parseRulesFile("fuzz.yaml", data)
-		if err != nil {
-			return
-		}
-		for _, r := range rules {
-			if r.Key == "" {
-				t.Fatal("rule without key accepted")
-			}
-			for _, rr := range r.Renames {
-				if rr.To == "" {
-					t.Fatal("rename without target accepted")
-				}
-			}
-		}
-	})
-}
-
-func FuzzSchemaFile(f *testing.F) {
-	f.Add([]byte("file_format: 1.1.0\nversions:\n  1.2.0:\n    metrics:\n      changes:\n        - rename_metrics: {a: b}\n        - rename_attributes:\n            attribute_map: {c: d}\n            apply_to_metrics: [a]\n  1.1.0:\n    spans:\n      changes:\n        - rename_attributes:\n            attribute_map: {e: f}\n            apply_to_spans: [GET]\n"))
-	f.Add([]byte("file_format: 1.0.0\nversions:\n  1.0.0:\n"))
-	f.Add([]byte("versions: []\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		d := &defs{}
-		if err := parseSchemaFile("fuzz", data, d); err != nil {
-			return
-		}
-		for _, s := range d.SchemaRenames {
-			if s.From == "" || s.To == "" {
-				t.Fatal("empty rename accepted")
-			}
 		}
 	})
 }

@@ -1,12 +1,8 @@
 package registry
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
 )
 
 // Index is the resolved, immutable registry. All methods are safe for
@@ -22,9 +18,9 @@ type Index struct {
 	digest        string
 	stats         Stats
 	disagreements []Disagreement
-	// signals holds the metric, event, span and entity definitions and the
-	// span matchers (signals.go).
-	signals signalIndex
+	// groups holds the metric, event, span and entity definitions and the
+	// span matchers (groups.go).
+	groups groupIndex
 }
 
 // Stats counts what an Index holds.
@@ -47,7 +43,7 @@ type Stats struct {
 	SchemaMetricRenames     int // rename_metrics entries loaded from the schema file
 	Rules                   int // rules-file entries
 	Disagreements           int
-	// Value vocabulary (values.go, load_members.go).
+	// Value vocabulary (resolve_values.go).
 	DeprecatedMembers int // deprecated enum members
 	ValueMigrations   int // keys with a rules-file value migration
 }
@@ -70,104 +66,6 @@ type Disagreement struct {
 
 func (d Disagreement) String() string {
 	return fmt.Sprintf("%s %s: registry: %s; schema: %s; resolution: %s (%s)", d.Kind, d.Key, d.Registry, d.Schema, d.Resolution, d.Where)
-}
-
-func (r *resolver) build() (*Index, error) {
-	ix := &Index{
-		metrics:   r.metrics,
-		sources:   map[string][]string{},
-		schemaURL: r.in.schemaURL,
-	}
-	for _, k := range sortedKeys(r.attrs) {
-		ix.attrs = append(ix.attrs, r.attrs[k])
-	}
-	for _, k := range sortedKeys(r.metrics) {
-		ix.metricList = append(ix.metricList, r.metrics[k])
-	}
-	// The table has fewer than 4 slots per attribute, and a Ref holds a
-	// slot in 32-refSlotShift bits.
-	if maxAttrs := 1 << (32 - refSlotShift - 2); len(ix.attrs) > maxAttrs {
-		return nil, fmt.Errorf("%w: %d attributes, at most %d", ErrInvalid, len(ix.attrs), maxAttrs)
-	}
-	ix.table = newTable(ix.attrs)
-	ix.prefixes = newPrefixTable(ix.attrs)
-
-	st := &ix.stats
-	for _, a := range ix.attrs {
-		if a.Placeholder {
-			st.Placeholders++
-		} else {
-			st.Known++
-		}
-		if a.Template {
-			st.Templates++
-		}
-		if a.EnumStrings != nil || a.EnumInts != nil {
-			st.Enums++
-		}
-		st.DeprecatedMembers += len(a.DeprecatedMembers)
-		if a.Migration != nil {
-			st.ValueMigrations++
-		}
-		switch a.Deprecation.Reason {
-		case NotDeprecated:
-		case DeprecatedRenamed:
-			st.DeprecatedRenamed++
-		case DeprecatedObsoleted:
-			st.DeprecatedObsoleted++
-		case DeprecatedUncategorized:
-			st.DeprecatedUncategorized++
-		case DeprecatedUnspecified:
-			st.DeprecatedUnspecified++
-		}
-		if a.Renamed() {
-			st.Renames++
-			if a.Contextual() {
-				st.ContextualRenames++
-			}
-		}
-		var targets []string
-		for _, rr := range a.rename.rules {
-			if rr.target != nil && !slices.Contains(targets, rr.target.Key) {
-				targets = append(targets, rr.target.Key)
-			}
-		}
-		for _, t := range targets {
-			ix.sources[t] = append(ix.sources[t], a.Key)
-		}
-	}
-	for _, s := range ix.sources {
-		if len(s) > 1 {
-			st.ManyToOneTargets++
-		}
-	}
-	for _, m := range ix.metricList {
-		if !m.Placeholder {
-			st.Metrics++
-		}
-		if m.RenamedTo != "" {
-			st.MetricRenames++
-		}
-	}
-	if r.in.schema != nil {
-		st.SchemaAttributeRenames = len(r.in.schema.SchemaRenames)
-		st.SchemaMetricRenames = len(r.in.schema.MetricRenames)
-	}
-	st.Rules = len(r.in.rules)
-	sort.SliceStable(r.disagree, func(i, j int) bool {
-		a, b := r.disagree[i], r.disagree[j]
-		if a.Key != b.Key {
-			return a.Key < b.Key
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Schema < b.Schema
-	})
-	ix.disagreements = slices.CompactFunc(r.disagree, func(a, b Disagreement) bool { return a == b })
-	st.Disagreements = len(ix.disagreements)
-	ix.digest = ix.computeDigest()
-	return ix, nil
 }
 
 // Lookup returns the exact entry for key, else the longest template whose key
@@ -200,10 +98,10 @@ func (ix *Index) Attr(r Ref) *Attribute {
 }
 
 // Metric returns the metric definition for name, or nil if unknown. It
-// probes the metric signal table, which holds every metric, and does not
+// probes the metric group table, which holds every metric, and does not
 // allocate.
 func (ix *Index) Metric(name string) *Metric {
-	if s := ix.signals.metrics.get(name); s != nil {
+	if s := ix.groups.metrics.get(name); s != nil {
 		return s.Metric
 	}
 	return nil
@@ -235,83 +133,3 @@ func (ix *Index) Attributes() []*Attribute { return slices.Clone(ix.attrs) }
 
 // Metrics returns every metric (placeholders included), sorted by name.
 func (ix *Index) Metrics() []*Metric { return slices.Clone(ix.metricList) }
-
-// canonical writes the resolved content in a stable text form: one line per
-// attribute, rename rule, metric and disagreement. File names are excluded.
-func (ix *Index) canonical() []byte {
-	b := make([]byte, 0, 256*1024)
-	str := func(s string) { b = strconv.AppendQuote(b, s) }
-	num := func(n int64) { b = strconv.AppendInt(b, n, 10) }
-	b = append(b, "schema_url "...)
-	str(ix.schemaURL)
-	b = append(b, '\n')
-	for _, a := range ix.attrs {
-		b = append(b, "attr "...)
-		str(a.Key)
-		b = append(b, ' ')
-		num(int64(a.Type))
-		b = append(b, ' ')
-		b = strconv.AppendBool(b, a.Template)
-		b = append(b, ' ')
-		num(int64(a.Stability))
-		b = append(b, ' ')
-		b = strconv.AppendBool(b, a.Placeholder)
-		b = append(b, " s["...)
-		for _, e := range a.EnumStrings {
-			str(e)
-			b = append(b, ',')
-		}
-		b = append(b, "] i["...)
-		for _, e := range a.EnumInts {
-			num(e)
-			b = append(b, ',')
-		}
-		b = append(b, "] dep "...)
-		num(int64(a.Deprecation.Reason))
-		b = append(b, ' ')
-		str(a.Deprecation.RenamedTo)
-		b = append(b, ' ')
-		str(a.Deprecation.Note)
-		b = append(b, '\n')
-		b = appendValuesCanonical(b, a)
-		for _, rr := range a.rename.rules {
-			b = append(b, "  rename "...)
-			b = append(b, rr.scope.String()...)
-			b = append(b, " -> "...)
-			if rr.target != nil {
-				b = append(b, rr.target.Key...)
-			} else {
-				b = append(b, '-')
-			}
-			b = append(b, '\n')
-		}
-	}
-	for _, m := range ix.metricList {
-		b = append(b, "metric "...)
-		for _, f := range []string{m.Name, m.Instrument, m.Unit, m.Deprecation.RenamedTo, m.Deprecation.Note, m.RenamedTo} {
-			str(f)
-			b = append(b, ' ')
-		}
-		num(int64(m.Stability))
-		b = append(b, ' ')
-		num(int64(m.Deprecation.Reason))
-		b = append(b, ' ')
-		b = strconv.AppendBool(b, m.Placeholder)
-		b = append(b, '\n')
-	}
-	b = ix.appendSignals(b)
-	for _, d := range ix.disagreements {
-		b = append(b, "disagreement"...)
-		for _, f := range []string{d.Kind, d.Key, d.Registry, d.Schema, d.Resolution} {
-			b = append(b, ' ')
-			str(f)
-		}
-		b = append(b, '\n')
-	}
-	return b
-}
-
-func (ix *Index) computeDigest() string {
-	sum := sha256.Sum256(ix.canonical())
-	return hex.EncodeToString(sum[:])
-}

@@ -1,13 +1,11 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/otelgov/otelcol-governance/internal/registry/load"
 )
 
 // Sources says what Load reads. The semantic conventions come from the
@@ -24,9 +22,6 @@ type Sources struct {
 	// checkout of another version.
 	SkipShippedRules bool
 }
-
-// ErrSources is returned when Sources is contradictory or empty.
-var ErrSources = errors.New("invalid registry sources")
 
 var (
 	defaultOnce  sync.Once
@@ -65,7 +60,7 @@ func Load(src Sources) (*Index, error) {
 		in.schema, in.schemaURL, in.schemaFile = d, d.SchemaURL, d.SchemaFile
 		haveSemconv = true
 	case src.SemconvDir != "":
-		d, err := loadSemconv(src.SemconvDir)
+		d, err := load.LoadSemconv(src.SemconvDir)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +76,7 @@ func Load(src Sources) (*Index, error) {
 	}
 	orgURL := false
 	for _, p := range src.OrgRegistries {
-		reg, err := loadOrgRegistry(p)
+		reg, err := load.LoadOrgRegistry(p)
 		if err != nil {
 			return nil, fmt.Errorf("organisation registry %s: %w", p, err)
 		}
@@ -92,14 +87,14 @@ func Load(src Sources) (*Index, error) {
 		if reg.Manifest != nil {
 			name = reg.Manifest.Name
 			// The first manifest declaring schema_base_url names the schema.
-			if u := reg.Manifest.schemaURL(); u != "" && !orgURL {
+			if u := reg.Manifest.SchemaURL(); u != "" && !orgURL {
 				in.schemaURL, orgURL = u, true
 			}
 		}
 		in.layers = append(in.layers, layer{name: name, defs: reg.Defs})
 	}
 	for _, p := range src.RulesFiles {
-		rules, matchers, err := loadRulesFile(p)
+		rules, matchers, err := load.LoadRulesFile(p)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +102,7 @@ func Load(src Sources) (*Index, error) {
 		in.matchers = append(in.matchers, matchers...)
 	}
 	if haveSemconv && !src.SkipShippedRules {
-		rules, matchers, err := parseRulesFileAll(shippedRulesName, shippedRules)
+		rules, matchers, err := load.ParseRules(shippedRulesName, shippedRules)
 		if err != nil {
 			return nil, fmt.Errorf("shipped rules: %w", err)
 		}
@@ -115,73 +110,4 @@ func Load(src Sources) (*Index, error) {
 		in.matchers = append(in.matchers, matchers...)
 	}
 	return resolve(in)
-}
-
-// loadSemconv loads a semantic-conventions checkout: model/ (required) and
-// the newest schema file in schemas/ (optional). File names are relative to
-// root.
-func loadSemconv(root string) (*defs, error) {
-	model := filepath.Join(root, "model")
-	if st, err := os.Stat(model); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%w: semconv_dir %s has no model directory", ErrSources, root)
-	}
-	d, err := loadModelDir(model, true)
-	if err != nil {
-		return nil, err
-	}
-	for i := range d.Attributes {
-		d.Attributes[i].File = "model/" + d.Attributes[i].File
-	}
-	for i := range d.Metrics {
-		d.Metrics[i].File = "model/" + d.Metrics[i].File
-	}
-	for i := range d.Refs {
-		d.Refs[i].File = "model/" + d.Refs[i].File
-	}
-	for i := range d.Groups {
-		d.Groups[i].File = "model/" + d.Groups[i].File
-	}
-	sf, err := latestSchemaFile(filepath.Join(root, "schemas"))
-	if err != nil {
-		return nil, err
-	}
-	if sf != "" {
-		rel, _ := filepath.Rel(root, sf)
-		if err := loadSchemaFile(sf, filepath.ToSlash(rel), d); err != nil {
-			return nil, err
-		}
-	}
-	if d.SchemaURL == "" {
-		d.SchemaURL, err = manifestSchemaURL(model)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
-}
-
-// manifestSchemaURL reads schema_url from the model's manifest.yaml, if any.
-func manifestSchemaURL(model string) (string, error) {
-	p := filepath.Join(model, "manifest.yaml")
-	data, err := os.ReadFile(p)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return "", nil
-		}
-		return "", fmt.Errorf("reading model manifest: %w", err)
-	}
-	f := yfile{name: p}
-	root, err := f.parse(data)
-	if err != nil || root == nil {
-		return "", err
-	}
-	url := ""
-	err = f.fields(root, "", func(key string, _, v *yaml.Node) error {
-		if key == "schema_url" {
-			url, err = f.str(v, key)
-			return err
-		}
-		return nil
-	})
-	return url, err
 }

@@ -9,16 +9,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// sharedSemconv is ../shared/semconv/v1.44.0 relative to the repository root.
+// sharedSemconv is ../shared/semconv/v1.44.0 relative to the repository
+// root; $SEMCONV_DIR (as in the Makefile) overrides it.
 var sharedSemconv = filepath.Join("..", "..", "shared", "semconv", "v1.44.0")
 
 // requireShared skips when the shared semantic-conventions data is absent.
 func requireShared(t testing.TB) string {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(sharedSemconv, "model")); err != nil {
-		t.Skipf("shared semconv data absent (%s): %v", sharedSemconv, err)
+	dir := sharedSemconv
+	if d := os.Getenv("SEMCONV_DIR"); d != "" {
+		dir = d
 	}
-	return sharedSemconv
+	if _, err := os.Stat(filepath.Join(dir, "model")); err != nil {
+		t.Skipf("shared semconv data absent (%s; set SEMCONV_DIR): %v", dir, err)
+	}
+	return dir
 }
 
 func freshLoad(t testing.TB) *Index {

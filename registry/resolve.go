@@ -6,13 +6,16 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
+	"github.com/otelgov/otelcol-governance/internal/registry/load"
 )
 
 // layer is one registry's definitions: the semantic conventions, one
 // organisation registry, or one of its local dependencies.
 type layer struct {
 	name     string // for messages: "semconv", "acme", ...
-	defs     *defs
+	defs     *def.Defs
 	embedded bool // definitions came from embedded_gen.go
 }
 
@@ -20,13 +23,13 @@ type layer struct {
 type input struct {
 	layers []layer
 	// rules in precedence order: earlier rules files win.
-	rules     []ruleDef
+	rules     []def.Rule
 	schemaURL string
 	// schemaFile names the schema file the renames came from.
 	schemaFile string
-	schema     *defs // schema renames (SchemaRenames, MetricRenames)
+	schema     *def.Defs // schema renames (SchemaRenames, MetricRenames)
 	// matchers are the rules files' span matchers, in precedence order.
-	matchers []matcherDef
+	matchers []def.Matcher
 }
 
 // origin says where a raw rename came from.
@@ -49,7 +52,7 @@ type rawRename struct {
 type resolver struct {
 	in       *input
 	attrs    map[string]*Attribute
-	defsOf   map[string]attrDef
+	defsOf   map[string]def.Attr
 	raw      map[string][]rawRename
 	metrics  map[string]*Metric
 	disagree []Disagreement
@@ -75,7 +78,7 @@ func resolve(in *input) (*Index, error) {
 	r := &resolver{
 		in:      in,
 		attrs:   map[string]*Attribute{},
-		defsOf:  map[string]attrDef{},
+		defsOf:  map[string]def.Attr{},
 		raw:     map[string][]rawRename{},
 		metrics: map[string]*Metric{},
 	}
@@ -104,13 +107,13 @@ func resolve(in *input) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.buildSignals(ix); err != nil {
+	if err := r.buildGroups(ix); err != nil {
 		return nil, err
 	}
 	return ix, nil
 }
 
-func sameAttr(a, b attrDef) bool {
+func sameAttr(a, b def.Attr) bool {
 	return a.Type == b.Type && a.Template == b.Template && a.Stability == b.Stability &&
 		slices.Equal(a.EnumStrings, b.EnumStrings) && slices.Equal(a.EnumInts, b.EnumInts) &&
 		a.Deprecation == b.Deprecation && slices.Equal(a.DeprecatedMembers, b.DeprecatedMembers)
@@ -118,7 +121,7 @@ func sameAttr(a, b attrDef) bool {
 
 func (r *resolver) mergeAttributes() error {
 	type seen struct {
-		def   attrDef
+		def   def.Attr
 		layer int
 		where string
 	}
@@ -170,7 +173,7 @@ func (r *resolver) mergeAttributes() error {
 
 func (r *resolver) mergeMetrics() error {
 	type seen struct {
-		def   metricDef
+		def   def.Metric
 		layer int
 		where string
 	}
@@ -235,7 +238,7 @@ func (r *resolver) resolveMetrics() error {
 	if r.in.schema != nil {
 		// Newest version first: the latest statement about a name wins.
 		mr := slices.Clone(r.in.schema.MetricRenames)
-		sort.SliceStable(mr, func(i, j int) bool { return versionLess(mr[j].Version, mr[i].Version) })
+		sort.SliceStable(mr, func(i, j int) bool { return load.VersionLess(mr[j].Version, mr[i].Version) })
 		seen := map[string]bool{}
 		for _, x := range mr {
 			if seen[x.From] {
@@ -339,19 +342,19 @@ func (r *resolver) metricScope(names []string) []string {
 func sectionScope(section string) scope {
 	s := scope{kinds: allSpanKinds}
 	switch section {
-	case sectionAll:
+	case def.SectionAll:
 		s.locs = allLocations
-	case sectionResources:
+	case def.SectionResources:
 		s.locs = 1 << LocationResource
-	case sectionSpans:
+	case def.SectionSpans:
 		// Span links have no section of their own in file_format 1.1.0;
 		// their attributes describe a span, so they follow spans.
 		s.locs = 1<<LocationSpan | 1<<LocationSpanLink
-	case sectionSpanEvents:
+	case def.SectionSpanEvents:
 		s.locs = 1 << LocationSpanEvent
-	case sectionMetrics:
+	case def.SectionMetrics:
 		s.locs = 1 << LocationDataPoint
-	case sectionLogs:
+	case def.SectionLogs:
 		s.locs = 1 << LocationLog
 	}
 	return s
@@ -427,11 +430,11 @@ func (r *resolver) collectRenames() error {
 		return nil
 	}
 	srs := slices.Clone(r.in.schema.SchemaRenames)
-	spec := func(s schemaRename) int {
+	spec := func(s def.SchemaRename) int {
 		switch {
 		case len(s.Metrics) > 0 || len(s.Spans) > 0:
 			return 2
-		case s.Section != sectionAll:
+		case s.Section != def.SectionAll:
 			return 1
 		}
 		return 0
@@ -440,7 +443,7 @@ func (r *resolver) collectRenames() error {
 		if a, b := spec(srs[i]), spec(srs[j]); a != b {
 			return a > b
 		}
-		return versionLess(srs[j].Version, srs[i].Version)
+		return load.VersionLess(srs[j].Version, srs[i].Version)
 	})
 	for _, s := range srs {
 		w := where(r.in.schemaFile, s.Line)
@@ -472,7 +475,7 @@ func (r *resolver) registryFinal(key string) string {
 
 // schemaVsRegistry records a schema-file rename of a key the registry has a
 // verdict on. The registry wins; agreeing statements are not listed.
-func (r *resolver) schemaVsRegistry(s schemaRename, d attrDef, sc scope, w string) {
+func (r *resolver) schemaVsRegistry(s def.SchemaRename, d def.Attr, sc scope, w string) {
 	schemaFinal := r.registryFinal(s.To)
 	says := fmt.Sprintf("%s -> %s in %s (%s)", s.From, s.To, sc, s.Version)
 	if schemaFinal != s.To {

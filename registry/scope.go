@@ -3,10 +3,12 @@ package registry
 import (
 	"slices"
 	"strings"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 )
 
 const (
-	allLocations uint8 = 1<<numLocations - 1
+	allLocations uint8 = 1<<def.NumLocations - 1
 	allSpanKinds uint8 = 1<<(SpanKindConsumer+1) - 1
 	spanLocs     uint8 = 1<<LocationSpan | 1<<LocationSpanEvent | 1<<LocationSpanLink
 )
@@ -76,7 +78,7 @@ func namesCover(a, b []string) bool {
 
 // matches reports whether ctx lies in s. It does not allocate.
 func (s *scope) matches(ctx *Context) bool {
-	if ctx.Location >= numLocations || s.locs&(1<<ctx.Location) == 0 {
+	if ctx.Location >= def.NumLocations || s.locs&(1<<ctx.Location) == 0 {
 		return false
 	}
 	if ctx.SpanKind > SpanKindConsumer || s.kinds&(1<<ctx.SpanKind) == 0 {
@@ -142,7 +144,7 @@ func (s scope) String() string {
 		b.WriteString("*")
 	} else {
 		first := true
-		for l := range numLocations {
+		for l := range def.NumLocations {
 			if s.locs&(1<<l) != 0 {
 				if !first {
 					b.WriteByte(',')
@@ -172,16 +174,6 @@ func (s scope) String() string {
 		b.WriteString(" spans=" + strings.Join(s.spans, ","))
 	}
 	return b.String()
-}
-
-// String returns the lower-case name used in rules files ("client").
-func (k SpanKind) String() string {
-	for name, v := range spanKindNames {
-		if v == k {
-			return name
-		}
-	}
-	return "unknown"
 }
 
 // renameRule is one resolved, scoped rename: in contexts matching scope the
@@ -225,88 +217,4 @@ func newRenameSet(rules []renameRule) renameSet {
 		}
 	}
 	return rs
-}
-
-// Target returns the final (chain-collapsed) rename target of a in ctx, or
-// nil if a keeps its name there. It does not allocate. Templates only rename
-// to templates: for a key matched by template a, the new key is
-// Target(ctx).Key + key[len(a.Key):] (e.g. container.labels.app ->
-// container.label.app).
-func (a *Attribute) Target(ctx Context) *Attribute {
-	if a == nil {
-		return nil
-	}
-	rs := &a.rename
-	if rs.byMetric {
-		var bloom uint64
-		if ctx.Location == LocationDataPoint {
-			bloom = metricBloom(ctx.MetricName)
-		}
-		for i := range rs.rules {
-			r := &rs.rules[i]
-			if r.scope.metrics != nil && rs.blooms[i]&bloom != bloom {
-				continue // definitely not in the rule's metric list
-			}
-			if r.scope.matches(&ctx) {
-				return r.target
-			}
-		}
-		return nil
-	}
-	for i := range rs.rules {
-		r := &rs.rules[i]
-		if r.scope.matches(&ctx) {
-			return r.target
-		}
-	}
-	return nil
-}
-
-// Renamed reports whether a has a rename target in at least one context.
-func (a *Attribute) Renamed() bool {
-	if a == nil {
-		return false
-	}
-	for _, r := range a.rename.rules {
-		if r.target != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// Contextual reports whether a's rename target depends on the context.
-func (a *Attribute) Contextual() bool {
-	if a == nil || len(a.rename.rules) == 0 {
-		return false
-	}
-	return len(a.rename.rules) > 1 || a.rename.rules[0].scope.locs != allLocations ||
-		a.rename.rules[0].scope.kinds != allSpanKinds || a.rename.rules[0].scope.metrics != nil ||
-		a.rename.rules[0].scope.spans != nil
-}
-
-// AllowsString reports enum membership of v; true when a is not a string enum.
-func (a *Attribute) AllowsString(v string) bool {
-	if a == nil || a.EnumStrings == nil {
-		return true
-	}
-	for _, s := range a.EnumStrings {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
-// AllowsInt reports enum membership of v; true when a is not an int enum.
-func (a *Attribute) AllowsInt(v int64) bool {
-	if a == nil || a.EnumInts == nil {
-		return true
-	}
-	for _, n := range a.EnumInts {
-		if n == v {
-			return true
-		}
-	}
-	return false
 }

@@ -181,7 +181,6 @@ const (
 	refDeprecated  Ref = 1 << 6
 	refEnum        Ref = 1 << 7
 	refRenamed     Ref = 1 << 8 // some rule gives a rename target in some context
-	refTemplate    Ref = 1 << 9
 	// refNotPlain: any of these bits sends the walk past the fast path.
 	refNotPlain  = refPlaceholder | refDeprecated | refEnum | refRenamed
 	refSlotShift = 12
@@ -197,9 +196,6 @@ func (r Ref) Type() Type { return Type(r & refTypeMask) }
 // enum: its value only needs its type checked. Placeholders, deprecated
 // keys, enums and keys some rule renames are not plain.
 func (r Ref) Plain() bool { return r&(refFound|refNotPlain) == refFound }
-
-// Template reports a template entry.
-func (r Ref) Template() bool { return r&refTemplate != 0 }
 
 // Slot is a small integer unique to the entry within its Index, for
 // direct-mapped caches keyed by entry.
@@ -219,39 +215,36 @@ func refOf(a *Attribute, slot int) Ref {
 	if a.Renamed() {
 		r |= refRenamed
 	}
-	if a.Template {
-		r |= refTemplate
-	}
 	return r
 }
 
-// groupSlots is the number of entries of one table group.
-const groupSlots = 8
+// bucketSlots is the number of entries of one table bucket.
+const bucketSlots = 8
 
-// group is one cache line of the table: the fingerprints of eight slots,
+// bucket is one cache line of the table: the fingerprints of eight slots,
 // then their Refs, then where their keys are. A lookup reads the
-// fingerprints of the key's home group as one word; a miss almost always
+// fingerprints of the key's home bucket as one word; a miss almost always
 // ends there, in this one line. A hit compares the key bytes, which sit
 // contiguously in table.keys: a second line.
-type group struct {
-	ctrl [groupSlots]uint8  // 0: empty; else 0x80 | 7 bits of the hash
-	refs [groupSlots]Ref    // the entries' Refs
-	keys [groupSlots]uint32 // offset<<8 | length in table.keys; length 255: see attrs
-	_    [8]byte            // pad to 64 bytes
+type bucket struct {
+	ctrl [bucketSlots]uint8  // 0: empty; else 0x80 | 7 bits of the hash
+	refs [bucketSlots]Ref    // the entries' Refs
+	keys [bucketSlots]uint32 // offset<<8 | length in table.keys; length 255: see attrs
+	_    [8]byte             // pad to 64 bytes
 }
 
 // table is the registry's exact-key table: a Swiss-table-like open
-// addressing over cache-line groups, built once and never modified. The
+// addressing over cache-line buckets, built once and never modified. The
 // full *Attribute of a slot lives in attrs, which the hot path never reads.
-// The load factor is at most one half, so a key's home group nearly always
+// The load factor is at most one half, so a key's home bucket nearly always
 // has a free slot, which ends a miss.
 type table struct {
-	groups []group
-	mask   uint64 // len(groups)-1
-	seed   uint64
-	keys   string       // every key, back to back
-	attrs  []*Attribute // by slot: group*8 + position
-	// maxProbe is the longest probe sequence (in groups) of any stored key.
+	buckets []bucket
+	mask    uint64 // len(buckets)-1
+	seed    uint64
+	keys    string       // every key, back to back
+	attrs   []*Attribute // by slot: bucket*8 + position
+	// maxProbe is the longest probe sequence (in buckets) of any stored key.
 	maxProbe int
 }
 
@@ -260,8 +253,8 @@ const (
 	hi8 = 0x8080808080808080
 )
 
-// ctrlWord reads a group's eight control bytes as one word.
-func (g *group) ctrlWord() uint64 {
+// ctrlWord reads a bucket's eight control bytes as one word.
+func (g *bucket) ctrlWord() uint64 {
 	c := &g.ctrl
 	return uint64(c[0]) | uint64(c[1])<<8 | uint64(c[2])<<16 | uint64(c[3])<<24 |
 		uint64(c[4])<<32 | uint64(c[5])<<40 | uint64(c[6])<<48 | uint64(c[7])<<56
@@ -269,7 +262,7 @@ func (g *group) ctrlWord() uint64 {
 
 func newTable(attrs []*Attribute) table {
 	n := 1
-	for n*groupSlots < 2*len(attrs) {
+	for n*bucketSlots < 2*len(attrs) {
 		n <<= 1
 	}
 	t := table{mask: uint64(n - 1)} //nolint:gosec // n is a positive power of two
@@ -286,23 +279,23 @@ func newTable(attrs []*Attribute) table {
 	t.keys = string(keys)
 	best := -1
 	for seed := range uint64(32) {
-		groups := make([]group, n)
-		slots := make([]*Attribute, n*groupSlots)
+		buckets := make([]bucket, n)
+		slots := make([]*Attribute, n*bucketSlots)
 		worst := 0
 		for i, a := range attrs {
 			h := hashKey(a.Key, seed)
 			g := h & t.mask
 			p := 1
-			for groups[g].ctrl[groupSlots-1] != 0 {
+			for buckets[g].ctrl[bucketSlots-1] != 0 {
 				g = (g + 1) & t.mask
 				p++
 			}
-			gr := &groups[g]
+			gr := &buckets[g]
 			j := 0
 			for gr.ctrl[j] != 0 {
 				j++
 			}
-			slot := int(g)*groupSlots + j //nolint:gosec // g < n
+			slot := int(g)*bucketSlots + j //nolint:gosec // g < n
 			gr.ctrl[j] = 0x80 | uint8(h>>57)
 			gr.refs[j] = refOf(a, slot)
 			gr.keys[j] = offs[i]
@@ -310,7 +303,7 @@ func newTable(attrs []*Attribute) table {
 			worst = max(worst, p)
 		}
 		if best < 0 || worst < best {
-			best, t.groups, t.attrs, t.seed = worst, groups, slots, seed
+			best, t.buckets, t.attrs, t.seed = worst, buckets, slots, seed
 		}
 		if worst <= 1 {
 			break
@@ -330,25 +323,25 @@ func newTable(attrs []*Attribute) table {
 // get returns the Ref of key, or 0. It reads no *Attribute and does not
 // allocate.
 func (t *table) get(key string) Ref {
-	if len(t.groups) == 0 {
+	if len(t.buckets) == 0 {
 		return 0
 	}
 	h := hashKey(key, t.seed)
 	fp := uint64(0x80|uint8(h>>57)) * lo8
 	g := h & t.mask
 	for range t.maxProbe {
-		gr := &t.groups[g]
+		gr := &t.buckets[g]
 		w := gr.ctrlWord()
 		x := w ^ fp
 		for m := (x - lo8) &^ x & hi8; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m) >> 3
-			k := gr.keys[j&(groupSlots-1)]
+			k := gr.keys[j&(bucketSlots-1)]
 			off, l := int(k>>8), int(k&0xFF)
 			if l == len(key) && t.keys[off:off+l] == key {
-				return gr.refs[j&(groupSlots-1)]
+				return gr.refs[j&(bucketSlots-1)]
 			}
-			if l == 255 && t.attrs[int(g)*groupSlots+j].Key == key { //nolint:gosec // g < len(groups)
-				return gr.refs[j&(groupSlots-1)]
+			if l == 255 && t.attrs[int(g)*bucketSlots+j].Key == key { //nolint:gosec // g < len(buckets)
+				return gr.refs[j&(bucketSlots-1)]
 			}
 		}
 		if (w-lo8)&^w&hi8 != 0 {

@@ -28,7 +28,7 @@ func modelEnums(t *testing.T) map[string][]modelMember {
 	out := map[string][]modelMember{}
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && isYAML(p) {
+		if err == nil && !d.IsDir() && (filepath.Ext(p) == ".yaml" || filepath.Ext(p) == ".yml") {
 			files = append(files, p)
 		}
 		return err
@@ -238,10 +238,10 @@ func TestShippedSplits(t *testing.T) {
 	want := map[string][]Assign{}
 	for _, m := range enums["http.flavor"] {
 		if v, ok := strings.CutPrefix(m.Brief, "HTTP/"); ok {
-			want[m.Value] = []Assign{{"network.protocol.name", "http"}, {"network.protocol.version", v}}
+			want[m.Value] = []Assign{{Key: "network.protocol.name", Value: "http"}, {Key: "network.protocol.version", Value: v}}
 		}
 	}
-	want["SPDY"] = []Assign{{"network.protocol.name", "spdy"}}
+	want["SPDY"] = []Assign{{Key: "network.protocol.name", Value: "spdy"}}
 	require.Len(t, want, 5)
 	assert.Equal(t, want, flavor.Split.Cases)
 	assert.NotContains(t, flavor.Split.Cases, "QUIC")
@@ -249,9 +249,9 @@ func TestShippedSplits(t *testing.T) {
 	family := ix.Lookup("net.sock.family").Migration
 	require.NotNil(t, family)
 	assert.Equal(t, map[string][]Assign{
-		"inet":  {{"network.type", "ipv4"}},
-		"inet6": {{"network.type", "ipv6"}},
-		"unix":  {{"network.transport", "unix"}},
+		"inet":  {{Key: "network.type", Value: "ipv4"}},
+		"inet6": {{Key: "network.type", Value: "ipv6"}},
+		"unix":  {{Key: "network.transport", Value: "unix"}},
 	}, family.Split.Cases)
 	for _, m := range enums["net.sock.family"] {
 		assert.Contains(t, family.Split.Cases, m.Value, "every member of net.sock.family has a case")

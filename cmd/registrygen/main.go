@@ -14,8 +14,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-
-	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // defaultSemconvDir is relative to the repository root, where `make generate`
@@ -44,7 +42,7 @@ func run(args []string) error {
 	if dir == "" {
 		dir = defaultSemconvDir
 	}
-	src, err := registry.GenerateEmbedded(dir)
+	src, err := generate(dir)
 	if err != nil {
 		return fmt.Errorf("generating from %s: %w", dir, err)
 	}

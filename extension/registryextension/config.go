@@ -1,6 +1,7 @@
 package registryextension // import "github.com/otelgov/otelcol-governance/extension/registryextension"
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -55,8 +56,23 @@ type Config struct {
 	// Report bounds the conformance report.
 	Report ReportConfig `mapstructure:"report"`
 
+	// validated is the registry Validate resolved, for Start to take over
+	// (`otelcol` validates the configuration right before it starts the
+	// components, so the registry is resolved once per start). Validate
+	// writes it and Start reads it, one after the other on the collector's
+	// start goroutine: no lock.
+	validated *validatedRegistry
+
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// validatedRegistry is an index with the fingerprint of the files it was
+// loaded from, taken before loading: Start uses the index only while the
+// files still have that fingerprint.
+type validatedRegistry struct {
+	ix  *registry.Index
+	sum [sha256.Size]byte
 }
 
 // ReportConfig bounds the memory of the conformance report.
@@ -107,9 +123,15 @@ func (cfg *Config) Validate() error {
 	for i, p := range cfg.RulesFiles {
 		pathsOK = check(fmt.Sprintf("rules_files[%d]", i), p) && pathsOK
 	}
+	cfg.validated = nil
 	if pathsOK {
-		if _, err := cfg.load(); err != nil {
+		_, sum, ferr := fingerprint(cfg.watched())
+		ix, err := cfg.load()
+		switch {
+		case err != nil:
 			errs = append(errs, fmt.Errorf("%w: %w", errRegistryLoad, err))
+		case ferr == nil:
+			cfg.validated = &validatedRegistry{ix: ix, sum: sum}
 		}
 	}
 	return errors.Join(errs...)
@@ -134,6 +156,17 @@ func (cfg *Config) sources() registry.Sources {
 		OrgRegistries: cfg.OrgRegistries,
 		RulesFiles:    cfg.RulesFiles,
 	}
+}
+
+// takeValidated returns the index Validate resolved if the files still have
+// the fingerprint sum, and forgets it either way (a reload must not find it).
+func (cfg *Config) takeValidated(sum [sha256.Size]byte) *registry.Index {
+	v := cfg.validated
+	cfg.validated = nil
+	if v == nil || v.sum != sum {
+		return nil
+	}
+	return v.ix
 }
 
 // load resolves the configured sources into one index.

@@ -67,6 +67,9 @@ func TestLoadConfig(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			c := cfg.(*Config)
+			require.NotNil(t, c.validated, "Validate keeps the registry it resolved for Start")
+			c.validated = nil
 			assert.Equal(t, tt.expected, cfg)
 		})
 	}

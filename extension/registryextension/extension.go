@@ -91,17 +91,20 @@ func (e *registryExtension) Report(b *registryapi.Batch) {
 	}
 }
 
-// Start loads the registry (a failure fails the collector's start: there is
-// no last good registry yet), then starts the HTTP endpoint and the poller.
+// Start takes over the registry Validate resolved, or loads it when the
+// files changed since or Validate did not run (a failure fails the
+// collector's start: there is no last good registry yet), then starts the HTTP endpoint and the poller.
 func (e *registryExtension) Start(ctx context.Context, host component.Host) error {
 	e.host = host
 	files, sum, err := fingerprint(e.cfg.watched())
 	if err != nil {
 		return err
 	}
-	ix, err := e.cfg.load()
-	if err != nil {
-		return err
+	ix := e.cfg.takeValidated(sum)
+	if ix == nil {
+		if ix, err = e.cfg.load(); err != nil {
+			return err
+		}
 	}
 	now := time.Now()
 	e.mu.Lock()

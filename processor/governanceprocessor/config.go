@@ -196,6 +196,13 @@ type registryConfig struct {
 	// RulesFiles are extra context-rule files. Default: empty.
 	RulesFiles []string `mapstructure:"rules_files"`
 
+	// validated is the registry Validate resolved, which load returns
+	// (`otelcol` validates the configuration right before it creates the
+	// components, so the registry is resolved once per start). Validate
+	// writes it before the factory reads it, on the collector's start
+	// goroutine: no lock.
+	validated *registry.Index
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
@@ -303,14 +310,26 @@ func (r *registryConfig) Validate() error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	if _, err := r.load(); err != nil {
+	r.validated = nil
+	ix, err := r.resolve()
+	if err != nil {
 		return fmt.Errorf("%w: %w", errRegistryLoad, err)
 	}
+	r.validated = ix
 	return nil
 }
 
-// load resolves the configured sources into one index.
+// load returns the index Validate resolved, or resolves the sources when
+// Validate did not run (a configuration built in code).
 func (r *registryConfig) load() (*registry.Index, error) {
+	if r.validated != nil {
+		return r.validated, nil
+	}
+	return r.resolve()
+}
+
+// resolve resolves the configured sources into one index.
+func (r *registryConfig) resolve() (*registry.Index, error) {
 	if r.Embedded && r.SemconvDir == "" && len(r.OrgRegistries) == 0 && len(r.RulesFiles) == 0 {
 		return registry.Default()
 	}

@@ -86,6 +86,11 @@ func TestLoadConfig(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			c := cfg.(*config)
+			if c.Registry.Extension == nil {
+				require.NotNil(t, c.Registry.validated, "Validate keeps the registry it resolved for the factory")
+			}
+			c.Registry.validated = nil
 			assert.Equal(t, tt.expected, cfg)
 		})
 	}

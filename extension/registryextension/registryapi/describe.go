@@ -34,8 +34,8 @@ func Describe(ix *registry.Index, generation int64, key, metricName, spanName st
 	out.Placeholder = a.Placeholder
 	out.Source = a.Source
 	if !a.Placeholder {
-		out.Type = typeName(a.Type)
-		out.Stability = stabilityName(a.Stability)
+		out.Type = a.Type.String()
+		out.Stability = a.Stability.String()
 		out.EnumStrings = slices.Clone(a.EnumStrings)
 		out.EnumInts = slices.Clone(a.EnumInts)
 	}
@@ -43,7 +43,7 @@ func Describe(ix *registry.Index, generation int64, key, metricName, spanName st
 	out.ValueMigration = valueMigration(a)
 	if a.Deprecation.Reason != registry.NotDeprecated {
 		out.Deprecated = &Deprecation{
-			Reason:    reasonName(a.Deprecation.Reason),
+			Reason:    a.Deprecation.Reason.String(),
 			RenamedTo: a.Deprecation.RenamedTo,
 			Note:      a.Deprecation.Note,
 		}
@@ -95,63 +95,6 @@ func currentName(a *registry.Attribute, key string, ctx registry.Context) (strin
 	return t.Key, true
 }
 
-func typeName(t registry.Type) string {
-	switch t {
-	case registry.TypeString:
-		return "string"
-	case registry.TypeInt:
-		return "int"
-	case registry.TypeDouble:
-		return "double"
-	case registry.TypeBoolean:
-		return "boolean"
-	case registry.TypeStringArray:
-		return "string[]"
-	case registry.TypeIntArray:
-		return "int[]"
-	case registry.TypeDoubleArray:
-		return "double[]"
-	case registry.TypeBooleanArray:
-		return "boolean[]"
-	case registry.TypeAny:
-		return "any"
-	case registry.TypeUnknown:
-	}
-	return "unknown"
-}
-
-func stabilityName(s registry.Stability) string {
-	switch s {
-	case registry.StabilityDevelopment:
-		return "development"
-	case registry.StabilityAlpha:
-		return "alpha"
-	case registry.StabilityBeta:
-		return "beta"
-	case registry.StabilityReleaseCandidate:
-		return "release_candidate"
-	case registry.StabilityStable:
-		return "stable"
-	case registry.StabilityUnspecified:
-	}
-	return "unspecified"
-}
-
-func reasonName(r registry.DeprecationReason) string {
-	switch r {
-	case registry.DeprecatedRenamed:
-		return "renamed"
-	case registry.DeprecatedObsoleted:
-		return "obsoleted"
-	case registry.DeprecatedUncategorized:
-		return "uncategorized"
-	case registry.DeprecatedUnspecified:
-		return "unspecified"
-	case registry.NotDeprecated:
-	}
-	return ""
-}
-
 // MetricInfo is what the registry says about one metric name.
 type MetricInfo struct {
 	Name  string `json:"name"`
@@ -183,11 +126,11 @@ func DescribeMetric(ix *registry.Index, name string) (MetricInfo, bool) {
 	if !m.Placeholder {
 		out.Instrument = m.Instrument
 		out.Unit = m.Unit
-		out.Stability = stabilityName(m.Stability)
+		out.Stability = m.Stability.String()
 	}
 	if m.Deprecation.Reason != registry.NotDeprecated {
 		out.Deprecated = &Deprecation{
-			Reason:    reasonName(m.Deprecation.Reason),
+			Reason:    m.Deprecation.Reason.String(),
 			RenamedTo: m.Deprecation.RenamedTo,
 			Note:      m.Deprecation.Note,
 		}

@@ -16,7 +16,7 @@ func deprecatedMembers(a *registry.Attribute) []DeprecatedMember {
 	out := make([]DeprecatedMember, 0, len(a.DeprecatedMembers))
 	for _, m := range a.DeprecatedMembers {
 		out = append(out, DeprecatedMember{
-			Value: m.Value, Reason: reasonName(m.Reason), RenamedTo: m.RenamedTo, Note: m.Note,
+			Value: m.Value, Reason: m.Reason.String(), RenamedTo: m.RenamedTo, Note: m.Note,
 		})
 	}
 	return out
@@ -57,11 +57,11 @@ func valueMigration(a *registry.Attribute) *ValueMigration {
 			out.Values[strconv.FormatInt(k, 10)] = v
 		}
 		if m.Convert != registry.TypeUnknown {
-			out.Convert = typeName(m.Convert)
+			out.Convert = m.Convert.String()
 		}
 	default:
 		out.Operation = "convert"
-		out.Convert = typeName(m.Convert)
+		out.Convert = m.Convert.String()
 		if m.ConvertTo != "" {
 			out.Targets = []string{m.ConvertTo}
 		}

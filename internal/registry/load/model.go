@@ -1,4 +1,4 @@
-package registry
+package load
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -28,7 +29,7 @@ const v2FileFormat = "definition/2"
 // and output are deterministic), except the manifest and the directories in
 // skip. rel names files relative to dir in definitions when true, else by
 // their full path.
-func loadModelDir(dir string, rel bool, skip ...string) (*defs, error) {
+func loadModelDir(dir string, rel bool, skip ...string) (*def.Defs, error) {
 	files, err := modelFiles(dir, skip...)
 	if err != nil {
 		return nil, err
@@ -74,9 +75,9 @@ func modelFiles(dir string, skip ...string) ([]string, error) {
 	return files, nil
 }
 
-// loadModelFiles parses files, found below dir, into one defs.
-func loadModelFiles(dir string, rel bool, files []string) (*defs, error) {
-	out := &defs{}
+// loadModelFiles parses files, found below dir, into one def.Defs.
+func loadModelFiles(dir string, rel bool, files []string) (*def.Defs, error) {
+	out := &def.Defs{}
 	for _, path := range files {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -88,7 +89,7 @@ func loadModelFiles(dir string, rel bool, files []string) (*defs, error) {
 				name = filepath.ToSlash(r)
 			}
 		}
-		if err := parseModelFile(name, data, out); err != nil {
+		if err := ParseModelFile(name, data, out); err != nil {
 			return nil, err
 		}
 	}
@@ -100,8 +101,8 @@ func isYAML(path string) bool {
 	return ext == ".yaml" || ext == ".yml"
 }
 
-// parseModelFile decodes one model file of either dialect into out.
-func parseModelFile(name string, data []byte, out *defs) error {
+// ParseModelFile decodes one model file of either dialect into out.
+func ParseModelFile(name string, data []byte, out *def.Defs) error {
 	f := yfile{name: name}
 	root, err := f.parse(data)
 	if err != nil || root == nil {
@@ -127,7 +128,7 @@ func parseModelFile(name string, data []byte, out *defs) error {
 	return f.errf(root, "file_format", "unsupported model file_format %q (want %q or none)", format, v2FileFormat)
 }
 
-func parseV1(f yfile, root *yaml.Node, out *defs) error {
+func parseV1(f yfile, root *yaml.Node, out *def.Defs) error {
 	return f.fields(root, "", func(key string, _, v *yaml.Node) error {
 		if key != "groups" {
 			return nil
@@ -138,11 +139,11 @@ func parseV1(f yfile, root *yaml.Node, out *defs) error {
 	})
 }
 
-func parseV1Group(f yfile, g *yaml.Node, out *defs) error {
+func parseV1Group(f yfile, g *yaml.Node, out *def.Defs) error {
 	var (
 		groupType, metricName, instrument, unit string
-		stability                               Stability
-		dep                                     Deprecation
+		stability                               def.Stability
+		dep                                     def.Deprecation
 		attrs                                   *yaml.Node
 	)
 	err := f.fields(g, "groups[]", func(key string, _, v *yaml.Node) error {
@@ -175,7 +176,7 @@ func parseV1Group(f yfile, g *yaml.Node, out *defs) error {
 		if metricName == "" {
 			return f.errf(g, "metric_name", "metric group without metric_name")
 		}
-		out.Metrics = append(out.Metrics, metricDef{
+		out.Metrics = append(out.Metrics, def.Metric{
 			Name: metricName, Instrument: instrument, Unit: unit,
 			Stability: stability, Deprecation: dep, File: f.name, Line: g.Line,
 		})
@@ -185,7 +186,7 @@ func parseV1Group(f yfile, g *yaml.Node, out *defs) error {
 	})
 }
 
-func parseV2(f yfile, root *yaml.Node, out *defs) error {
+func parseV2(f yfile, root *yaml.Node, out *def.Defs) error {
 	return f.fields(root, "", func(key string, _, v *yaml.Node) error {
 		switch key {
 		case "attributes":
@@ -219,8 +220,8 @@ func parseV2(f yfile, root *yaml.Node, out *defs) error {
 	})
 }
 
-func parseV2Metric(f yfile, m *yaml.Node, out *defs) error {
-	md := metricDef{File: f.name, Line: m.Line}
+func parseV2Metric(f yfile, m *yaml.Node, out *def.Defs) error {
+	md := def.Metric{File: f.name, Line: m.Line}
 	var attrs *yaml.Node
 	err := f.fields(m, "metrics[]", func(key string, _, v *yaml.Node) error {
 		var err error
@@ -254,9 +255,9 @@ func parseV2Metric(f yfile, m *yaml.Node, out *defs) error {
 
 // parseAttribute handles one item of an `attributes:` list: a definition
 // (idField is "id" in v1, "key" in v2) or a `ref:`; `ref_group:` is ignored.
-func parseAttribute(f yfile, a *yaml.Node, idField string, out *defs) error {
+func parseAttribute(f yfile, a *yaml.Node, idField string, out *def.Defs) error {
 	var (
-		d         = attrDef{File: f.name, Line: a.Line}
+		d         = def.Attr{File: f.name, Line: a.Line}
 		ref       string
 		typeNode  *yaml.Node
 		members   *yaml.Node
@@ -288,14 +289,14 @@ func parseAttribute(f yfile, a *yaml.Node, idField string, out *defs) error {
 	}
 	if !hasID {
 		if ref != "" {
-			out.Refs = append(out.Refs, attrRef{Key: ref, File: f.name, Line: a.Line})
+			out.Refs = append(out.Refs, def.AttrRef{Key: ref, File: f.name, Line: a.Line})
 		}
 		return nil
 	}
 	if d.Key == "" {
 		return f.errf(a, idField, "attribute with empty %s", idField)
 	}
-	if err := validKey(d.Key); err != nil {
+	if err := ValidKey(d.Key); err != nil {
 		return f.errf(a, d.Key, "%w", err)
 	}
 	if typeNode == nil {
@@ -318,8 +319,8 @@ func parseAttribute(f yfile, a *yaml.Node, idField string, out *defs) error {
 	return nil
 }
 
-// validKey rejects keys that could never be attribute names.
-func validKey(k string) error {
+// ValidKey rejects keys that could never be attribute names.
+func ValidKey(k string) error {
 	if strings.TrimSpace(k) != k || strings.ContainsAny(k, " \t\n") {
 		return errors.New("attribute key must not contain whitespace")
 	}
@@ -329,21 +330,9 @@ func validKey(k string) error {
 	return nil
 }
 
-var scalarTypes = map[string]Type{
-	"string":    TypeString,
-	"int":       TypeInt,
-	"double":    TypeDouble,
-	"boolean":   TypeBoolean,
-	"string[]":  TypeStringArray,
-	"int[]":     TypeIntArray,
-	"double[]":  TypeDoubleArray,
-	"boolean[]": TypeBooleanArray,
-	"any":       TypeAny,
-}
-
 // parseType decodes `type:`: a scalar type, template[<scalar>], or an enum
 // (v1: a mapping with members; v2: `type: enum` plus sibling `members:`).
-func parseType(f yfile, t, members *yaml.Node, d *attrDef) error {
+func parseType(f yfile, t, members *yaml.Node, d *def.Attr) error {
 	if t.Kind == yaml.MappingNode {
 		var mem *yaml.Node
 		err := f.fields(t, "type", func(key string, _, v *yaml.Node) error {
@@ -374,7 +363,7 @@ func parseType(f yfile, t, members *yaml.Node, d *attrDef) error {
 		d.Template = true
 		s = strings.TrimSuffix(inner, "]")
 	}
-	typ, ok := scalarTypes[s]
+	typ, ok := def.ParseType(s)
 	if !ok {
 		return f.errf(t, d.Key, "unknown attribute type %q", t.Value)
 	}
@@ -384,7 +373,7 @@ func parseType(f yfile, t, members *yaml.Node, d *attrDef) error {
 
 // parseMembers decodes enum members. All values must be strings (a string
 // enum) or all integers (an int enum).
-func parseMembers(f yfile, mem *yaml.Node, d *attrDef) error {
+func parseMembers(f yfile, mem *yaml.Node, d *def.Attr) error {
 	var strs []string
 	var ints []int64
 	var members []memberNode
@@ -426,47 +415,39 @@ func parseMembers(f yfile, mem *yaml.Node, d *attrDef) error {
 	case len(strs) > 0 && len(ints) > 0:
 		return f.errf(mem, d.Key, "enum mixes string and int member values")
 	case len(ints) > 0:
-		d.Type, d.EnumInts = TypeInt, ints
+		d.Type, d.EnumInts = def.TypeInt, ints
 	case len(strs) > 0:
-		d.Type, d.EnumStrings = TypeString, strs
+		d.Type, d.EnumStrings = def.TypeString, strs
 	default:
 		return f.errf(mem, d.Key, "enum without members")
 	}
 	return parseDeprecatedMembers(f, members, d)
 }
 
-func parseStability(f yfile, v *yaml.Node) (Stability, error) {
+func parseStability(f yfile, v *yaml.Node) (def.Stability, error) {
 	s, err := f.str(v, "stability")
 	if err != nil {
 		return 0, err
 	}
-	switch s {
-	case "":
-		return StabilityUnspecified, nil
-	case "development", "experimental":
-		return StabilityDevelopment, nil
-	case "alpha":
-		return StabilityAlpha, nil
-	case "beta":
-		return StabilityBeta, nil
-	case "release_candidate":
-		return StabilityReleaseCandidate, nil
-	case "stable":
-		return StabilityStable, nil
+	if s == "" {
+		return def.StabilityUnspecified, nil
+	}
+	if st, ok := def.ParseStability(s); ok {
+		return st, nil
 	}
 	return 0, f.errf(v, "stability", "unknown stability %q", s)
 }
 
 // parseDeprecation decodes `deprecated:`, either the structured form
 // {reason, renamed_to, note} or the legacy plain string (a note).
-func parseDeprecation(f yfile, v *yaml.Node) (Deprecation, error) {
-	var d Deprecation
+func parseDeprecation(f yfile, v *yaml.Node) (def.Deprecation, error) {
+	var d def.Deprecation
 	if v.Kind == yaml.ScalarNode {
 		note, err := f.str(v, "deprecated")
 		if err != nil {
 			return d, err
 		}
-		return Deprecation{Reason: DeprecatedUnspecified, Note: strings.TrimSpace(note)}, nil
+		return def.Deprecation{Reason: def.DeprecatedUnspecified, Note: strings.TrimSpace(note)}, nil
 	}
 	reason := ""
 	err := f.fields(v, "deprecated", func(key string, _, fv *yaml.Node) error {
@@ -486,22 +467,17 @@ func parseDeprecation(f yfile, v *yaml.Node) (Deprecation, error) {
 	if err != nil {
 		return d, err
 	}
-	switch reason {
-	case "renamed":
-		d.Reason = DeprecatedRenamed
-		if d.RenamedTo == "" {
-			return d, f.errf(v, "deprecated.renamed_to", "reason renamed without renamed_to")
-		}
-	case "obsoleted":
-		d.Reason = DeprecatedObsoleted
-	case "uncategorized":
-		d.Reason = DeprecatedUncategorized
-	case "unspecified", "":
-		d.Reason = DeprecatedUnspecified
-	default:
+	if reason == "" {
+		reason = def.DeprecatedUnspecified.String()
+	}
+	var ok bool
+	if d.Reason, ok = def.ParseDeprecationReason(reason); !ok {
 		return d, f.errf(v, "deprecated.reason", "unknown deprecation reason %q", reason)
 	}
-	if d.Reason != DeprecatedRenamed && d.RenamedTo != "" {
+	if d.Reason == def.DeprecatedRenamed && d.RenamedTo == "" {
+		return d, f.errf(v, "deprecated.renamed_to", "reason renamed without renamed_to")
+	}
+	if d.Reason != def.DeprecatedRenamed && d.RenamedTo != "" {
 		return d, f.errf(v, "deprecated.renamed_to", "renamed_to is only valid with reason renamed")
 	}
 	return d, nil

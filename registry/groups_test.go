@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func levelOf(t *testing.T, s *Signal, key string) RequirementLevel {
+func levelOf(t *testing.T, s *Group, key string) RequirementLevel {
 	t.Helper()
 	for i, a := range s.Attrs {
 		if a.Key == key {
@@ -24,11 +24,11 @@ func levelOf(t *testing.T, s *Signal, key string) RequirementLevel {
 	return 0
 }
 
-func TestSignalsEmbedded(t *testing.T) {
+func TestGroupsEmbedded(t *testing.T) {
 	ix, err := Default()
 	require.NoError(t, err)
 
-	m := ix.MetricSignal("http.server.request.duration")
+	m := ix.MetricGroup("http.server.request.duration")
 	require.NotNil(t, m)
 	assert.Equal(t, "histogram", m.Metric.Instrument)
 	assert.Equal(t, "s", m.Metric.Unit)
@@ -39,9 +39,9 @@ func TestSignalsEmbedded(t *testing.T) {
 	assert.Equal(t, RequirementOptIn, levelOf(t, m, "server.address"))
 	assert.Equal(t, -1, m.Position(ix.Lookup("user.id")))
 	assert.GreaterOrEqual(t, m.Position(ix.Lookup("http.request.method")), 0)
-	assert.Nil(t, ix.MetricSignal("no.such.metric"))
+	assert.Nil(t, ix.MetricGroup("no.such.metric"))
 
-	s := ix.SpanSignal("span.http.server")
+	s := ix.SpanGroup("span.http.server")
 	require.NotNil(t, s)
 	assert.True(t, s.HasKind)
 	assert.Equal(t, SpanKindServer, s.SpanKind)
@@ -52,23 +52,23 @@ func TestSignalsEmbedded(t *testing.T) {
 	assert.GreaterOrEqual(t, s.Position(ix.Lookup("http.request.header.x-id")), 0)
 
 	// v2 spans and refinements.
-	require.NotNil(t, ix.SpanSignal("span.faas.server"))
-	assert.Equal(t, RequirementRequired, levelOf(t, ix.SpanSignal("span.faas.server"), "faas.trigger"))
-	k := ix.SpanSignal("span.messaging.kafka.create.producer")
+	require.NotNil(t, ix.SpanGroup("span.faas.server"))
+	assert.Equal(t, RequirementRequired, levelOf(t, ix.SpanGroup("span.faas.server"), "faas.trigger"))
+	k := ix.SpanGroup("span.messaging.kafka.create.producer")
 	require.NotNil(t, k)
 	assert.Equal(t, RequirementRequired, levelOf(t, k, "messaging.system"))
 
-	e := ix.EventSignal("exception")
+	e := ix.EventGroup("exception")
 	require.NotNil(t, e)
 	assert.Equal(t, RequirementConditionallyRequired, levelOf(t, e, "exception.type"))
-	assert.Nil(t, ix.EventSignal("no.such.event"))
+	assert.Nil(t, ix.EventGroup("no.such.event"))
 
-	svc := ix.EntitySignal("service")
+	svc := ix.EntityGroup("service")
 	require.NotNil(t, svc)
 	assert.Equal(t, RequirementRequired, levelOf(t, svc, "service.name"))
 
-	for _, sig := range ix.Signals() {
-		assert.LessOrEqual(t, len(sig.Attrs), MaxSignalAttributes, sig.ID)
+	for _, sig := range ix.Groups() {
+		assert.LessOrEqual(t, len(sig.Attrs), MaxGroupAttributes, sig.ID)
 	}
 }
 
@@ -160,21 +160,21 @@ matchers:
 	})
 	ix, err := Load(Sources{Embedded: true, OrgRegistries: []string{dir + "/reg"}, RulesFiles: []string{dir + "/rules.yaml"}})
 	require.NoError(t, err)
-	s := ix.SpanSignal("span.acme.op")
+	s := ix.SpanGroup("span.acme.op")
 	require.NotNil(t, s)
 	assert.Equal(t, RequirementRequired, levelOf(t, s, "acme.tenant"))
 	got := ix.MatchSpan(SpanKindServer, ix.Lookup("acme.op").MatchBit())
 	require.NotNil(t, got)
 	assert.Equal(t, "span.acme.op", got.ID)
 	// User matchers come before the shipped ones.
-	assert.Equal(t, "span.acme.op", ix.SpanMatchers()[0].Signal.ID)
+	assert.Equal(t, "span.acme.op", ix.SpanMatchers()[0].Group.ID)
 
 	def, err := Default()
 	require.NoError(t, err)
 	assert.NotEqual(t, def.Digest(), ix.Digest())
 }
 
-func TestSignalErrors(t *testing.T) {
+func TestGroupErrors(t *testing.T) {
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -252,7 +252,7 @@ func TestAttrBits(t *testing.T) {
 	assert.True(t, b.Empty())
 	b.Set(0)
 	b.Set(70)
-	b.Set(MaxSignalAttributes) // ignored
+	b.Set(MaxGroupAttributes) // ignored
 	assert.Equal(t, 2, b.Count())
 	assert.Equal(t, 0, b.Next(0))
 	assert.Equal(t, 70, b.Next(1))
@@ -268,21 +268,21 @@ func TestAttrBits(t *testing.T) {
 func TestLargeDefinition(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("groups:\n  - id: registry.big\n    type: attribute_group\n    attributes:\n")
-	for i := range MaxSignalAttributes + 20 {
+	for i := range MaxGroupAttributes + 20 {
 		fmt.Fprintf(&b, "      - id: big.a%03d\n        type: string\n        stability: development\n", i)
 	}
 	b.WriteString("  - id: span.big\n    type: span\n    span_kind: internal\n    extends: registry.big\n")
 	dir := writeFiles(t, map[string]string{"big.yaml": b.String()})
 	ix, err := Load(Sources{OrgRegistries: []string{dir}})
 	require.NoError(t, err)
-	s := ix.SpanSignal("span.big")
+	s := ix.SpanGroup("span.big")
 	require.NotNil(t, s)
-	require.Len(t, s.Attrs, MaxSignalAttributes+20)
+	require.Len(t, s.Attrs, MaxGroupAttributes+20)
 	// Every attribute belongs to it; presence is tracked for the first
-	// MaxSignalAttributes only.
-	last := fmt.Sprintf("big.a%03d", MaxSignalAttributes+19)
-	assert.Equal(t, MaxSignalAttributes+19, s.Position(ix.Lookup(last)))
-	assert.Equal(t, MaxSignalAttributes, s.Levels[RequirementRecommended].Count())
+	// MaxGroupAttributes only.
+	last := fmt.Sprintf("big.a%03d", MaxGroupAttributes+19)
+	assert.Equal(t, MaxGroupAttributes+19, s.Position(ix.Lookup(last)))
+	assert.Equal(t, MaxGroupAttributes, s.Levels[RequirementRecommended].Count())
 }
 
 func TestNameSet(t *testing.T) {
@@ -303,7 +303,7 @@ func TestNameSet(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.ExtendsNamespace("http.request.foo.bar") }))
 }
 
-func TestMetricThroughSignalTable(t *testing.T) {
+func TestMetricThroughGroupTable(t *testing.T) {
 	ix, err := Default()
 	require.NoError(t, err)
 	for _, m := range ix.Metrics() {

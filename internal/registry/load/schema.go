@@ -1,4 +1,4 @@
-package registry
+package load
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -16,7 +17,7 @@ const schemaFileFormatPrefix = "1."
 
 // loadSchemaFile reads one OpenTelemetry schema file (file_format 1.x) and
 // appends its attribute and metric renames to out, oldest version first.
-func loadSchemaFile(path, name string, out *defs) error {
+func loadSchemaFile(path, name string, out *def.Defs) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading schema file: %w", err)
@@ -29,7 +30,7 @@ func loadSchemaFile(path, name string, out *defs) error {
 // (attribute_map, with apply_to_spans / apply_to_metrics) and, in metrics,
 // rename_metrics. Other transformations (rename_events, split, ...) carry no
 // attribute renames and are ignored.
-func parseSchemaFile(name string, data []byte, out *defs) error {
+func parseSchemaFile(name string, data []byte, out *def.Defs) error {
 	f := yfile{name: name}
 	root, err := f.parse(data)
 	if err != nil {
@@ -71,7 +72,7 @@ func parseSchemaFile(name string, data []byte, out *defs) error {
 		return f.errf(root, "file_format", "unsupported schema file_format %q (want 1.x)", format)
 	}
 	sort.SliceStable(versions, func(i, j int) bool {
-		return versionLess(versions[i].version, versions[j].version)
+		return VersionLess(versions[i].version, versions[j].version)
 	})
 	if out.SchemaURL == "" {
 		out.SchemaURL = url
@@ -80,7 +81,7 @@ func parseSchemaFile(name string, data []byte, out *defs) error {
 	for _, vn := range versions {
 		err := f.fields(vn.node, "versions."+vn.version, func(section string, k, sv *yaml.Node) error {
 			switch section {
-			case sectionAll, sectionResources, sectionSpans, sectionSpanEvents, sectionMetrics, sectionLogs:
+			case def.SectionAll, def.SectionResources, def.SectionSpans, def.SectionSpanEvents, def.SectionMetrics, def.SectionLogs:
 			default:
 				return f.errf(k, "versions."+vn.version, "unknown schema section %q", section)
 			}
@@ -100,7 +101,7 @@ func parseSchemaFile(name string, data []byte, out *defs) error {
 	return nil
 }
 
-func parseSchemaChange(f yfile, version, section string, ch *yaml.Node, out *defs) error {
+func parseSchemaChange(f yfile, version, section string, ch *yaml.Node, out *def.Defs) error {
 	return f.fields(ch, section+".changes[]", func(key string, _, v *yaml.Node) error {
 		switch key {
 		case "rename_attributes":
@@ -138,20 +139,20 @@ func parseSchemaChange(f yfile, version, section string, ch *yaml.Node, out *def
 			if err != nil {
 				return err
 			}
-			if spansN != nil && section != sectionSpans && section != sectionSpanEvents {
+			if spansN != nil && section != def.SectionSpans && section != def.SectionSpanEvents {
 				return f.errf(spansN, "apply_to_spans", "only valid in the spans and span_events sections")
 			}
-			if metricN != nil && section != sectionMetrics {
+			if metricN != nil && section != def.SectionMetrics {
 				return f.errf(metricN, "apply_to_metrics", "only valid in the metrics section")
 			}
 			for i, p := range pairs {
-				out.SchemaRenames = append(out.SchemaRenames, schemaRename{
+				out.SchemaRenames = append(out.SchemaRenames, def.SchemaRename{
 					Version: version, Section: section, From: p[0], To: p[1],
 					Spans: spans, Metrics: metrics, Line: lines[i],
 				})
 			}
 		case "rename_metrics":
-			if section != sectionMetrics {
+			if section != def.SectionMetrics {
 				return f.errf(v, key, "only valid in the metrics section")
 			}
 			return f.fields(v, key, func(from string, kn, tv *yaml.Node) error {
@@ -162,7 +163,7 @@ func parseSchemaChange(f yfile, version, section string, ch *yaml.Node, out *def
 				if from == "" || to == "" {
 					return f.errf(kn, key, "empty metric name")
 				}
-				out.MetricRenames = append(out.MetricRenames, metricRename{Version: version, From: from, To: to, Line: kn.Line})
+				out.MetricRenames = append(out.MetricRenames, def.MetricRename{Version: version, From: from, To: to, Line: kn.Line})
 				return nil
 			})
 		}
@@ -184,7 +185,9 @@ func parseVersion(v string) ([]int, error) {
 	return out, nil
 }
 
-func versionLess(a, b string) bool {
+// VersionLess orders schema versions numerically ("1.9.0" < "1.10.0"); an
+// unparsable part compares as missing.
+func VersionLess(a, b string) bool {
 	va, _ := parseVersion(a)
 	vb, _ := parseVersion(b)
 	for i := 0; i < len(va) && i < len(vb); i++ {
@@ -213,7 +216,7 @@ func latestSchemaFile(dir string) (string, error) {
 		if _, err := parseVersion(e.Name()); err != nil {
 			continue
 		}
-		if best == "" || versionLess(best, e.Name()) {
+		if best == "" || VersionLess(best, e.Name()) {
 			best = e.Name()
 		}
 	}

@@ -1,4 +1,4 @@
-package registry
+package load
 
 import (
 	"errors"
@@ -7,14 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
 )
 
 // manifestName is the Weaver registry manifest file name.
 const manifestName = "registry_manifest.yaml"
 
-// manifest is the part of a Weaver registry_manifest.yaml this package uses.
-type manifest struct {
+// Manifest is the part of a Weaver registry_manifest.yaml this package uses.
+type Manifest struct {
 	Name           string
 	SemconvVersion string // semconv_version (or version)
 	SchemaBaseURL  string // schema_base_url (or repository_url)
@@ -28,7 +29,7 @@ type dependency struct {
 	Line         int
 }
 
-func parseManifest(name string, data []byte) (*manifest, error) {
+func parseManifest(name string, data []byte) (*Manifest, error) {
 	f := yfile{name: name}
 	root, err := f.parse(data)
 	if err != nil {
@@ -37,7 +38,7 @@ func parseManifest(name string, data []byte) (*manifest, error) {
 	if root == nil {
 		return nil, f.errf(nil, "", "empty registry manifest")
 	}
-	m := &manifest{File: name}
+	m := &Manifest{File: name}
 	err = f.fields(root, "", func(key string, _, v *yaml.Node) error {
 		var err error
 		switch key {
@@ -81,8 +82,8 @@ func parseManifest(name string, data []byte) (*manifest, error) {
 	return m, nil
 }
 
-// schemaURL is the manifest's schema URL: schema_base_url + semconv_version.
-func (m *manifest) schemaURL() string {
+// SchemaURL is the manifest's schema URL: schema_base_url + semconv_version.
+func (m *Manifest) SchemaURL() string {
 	if m.SchemaBaseURL == "" {
 		return ""
 	}
@@ -103,18 +104,18 @@ func isRemote(p string) bool {
 // or at an empty directory, is an error, not an empty registry.
 var ErrNoRegistryFile = errors.New("no registry file (*.yaml or *.yml; hidden entries such as ..data are skipped)")
 
-// orgRegistry is one loaded organisation registry.
-type orgRegistry struct {
-	Manifest *manifest // nil for a plain directory or file of YAML
-	Defs     *defs
+// OrgRegistry is one loaded organisation registry.
+type OrgRegistry struct {
+	Manifest *Manifest // nil for a plain directory or file of YAML
+	Defs     *def.Defs
 	// Deps are the definitions of local dependencies (registry_path), each
 	// treated as its own registry for conflict checks.
-	Deps []*defs
+	Deps []*def.Defs
 }
 
-// loadOrgRegistry loads a registry_manifest.yaml, a directory holding one,
+// LoadOrgRegistry loads a registry_manifest.yaml, a directory holding one,
 // a directory of plain model YAML, or a single model YAML file.
-func loadOrgRegistry(path string) (*orgRegistry, error) {
+func LoadOrgRegistry(path string) (*OrgRegistry, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("organisation registry: %w", err)
@@ -133,13 +134,13 @@ func loadOrgRegistry(path string) (*orgRegistry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("organisation registry: %w", err)
 		}
-		d := &defs{}
-		if err := parseModelFile(path, data, d); err != nil {
+		d := &def.Defs{}
+		if err := ParseModelFile(path, data, d); err != nil {
 			return nil, err
 		}
-		return &orgRegistry{Defs: d}, nil
+		return &OrgRegistry{Defs: d}, nil
 	}
-	reg := &orgRegistry{}
+	reg := &OrgRegistry{}
 	var depDirs []string
 	nFiles := 0
 	if manifestPath != "" {

@@ -1,62 +1,37 @@
-package registry
+package load
 
 import (
-	_ "embed"
 	"fmt"
 	"os"
 
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
 )
 
 // Rules-file formats: /1 declares renames only; /2 adds value migrations
-// (values, convert, split, merge, move; see values.go) and span matchers.
+// (values, convert, split, merge, move; see migration.go) and span matchers.
 // Both are read.
 const (
 	rulesFileFormat   = "otelgov.rules/2"
 	rulesFileFormatV1 = "otelgov.rules/1"
 )
 
-// shippedRulesName names the embedded rules file in messages.
-const shippedRulesName = "registry/rules/semconv.yaml"
-
-//go:embed rules/semconv.yaml
-var shippedRules []byte
-
-// loadRulesFile reads one rules file from disk.
-func loadRulesFile(path string) ([]ruleDef, []matcherDef, error) {
+// LoadRulesFile reads one rules file from disk.
+func LoadRulesFile(path string) ([]def.Rule, []def.Matcher, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading rules file: %w", err)
 	}
-	return parseRulesFileAll(path, data)
+	return ParseRules(path, data)
 }
 
-// parseRulesFile decodes a rules file's rules; see parseRulesFileAll.
-func parseRulesFile(name string, data []byte) ([]ruleDef, error) {
-	rules, _, err := parseRulesFileAll(name, data)
+// parseRulesFile decodes a rules file's rules; see ParseRules.
+func parseRulesFile(name string, data []byte) ([]def.Rule, error) {
+	rules, _, err := ParseRules(name, data)
 	return rules, err
 }
 
-var locationNames = map[string]Location{
-	"resource":   LocationResource,
-	"scope":      LocationScope,
-	"span":       LocationSpan,
-	"span_event": LocationSpanEvent,
-	"span_link":  LocationSpanLink,
-	"data_point": LocationDataPoint,
-	"log":        LocationLog,
-}
-
-var spanKindNames = map[string]SpanKind{
-	"unspecified": SpanKindUnspecified,
-	"internal":    SpanKindInternal,
-	"server":      SpanKindServer,
-	"client":      SpanKindClient,
-	"producer":    SpanKindProducer,
-	"consumer":    SpanKindConsumer,
-}
-
-// parseRulesFileAll decodes a rules file:
+// ParseRules decodes a rules file:
 //
 //	file_format: otelgov.rules/2   # or otelgov.rules/1, without matchers
 //	rules:
@@ -73,7 +48,7 @@ var spanKindNames = map[string]SpanKind{
 //	    span_kinds: [server]         # optional; default any kind
 //	    present: [http.request.method]
 //	    absent: [url.full]           # optional
-func parseRulesFileAll(name string, data []byte) ([]ruleDef, []matcherDef, error) {
+func ParseRules(name string, data []byte) ([]def.Rule, []def.Matcher, error) {
 	f := yfile{name: name}
 	root, err := f.parse(data)
 	if err != nil {
@@ -84,8 +59,8 @@ func parseRulesFileAll(name string, data []byte) ([]ruleDef, []matcherDef, error
 	}
 	var (
 		format      string
-		rules       []ruleDef
-		matchers    []matcherDef
+		rules       []def.Rule
+		matchers    []def.Matcher
 		matchersKey *yaml.Node
 	)
 	err = f.fields(root, "", func(key string, k, v *yaml.Node) error {
@@ -137,18 +112,8 @@ func parseRulesFileAll(name string, data []byte) ([]ruleDef, []matcherDef, error
 	return rules, matchers, nil
 }
 
-// matcherDef is one span matcher of a rules file.
-type matcherDef struct {
-	Span      string
-	SpanKinds []SpanKind
-	Present   []string
-	Absent    []string
-	File      string
-	Line      int
-}
-
-func parseMatcher(f yfile, n *yaml.Node) (matcherDef, error) {
-	md := matcherDef{File: f.name, Line: n.Line}
+func parseMatcher(f yfile, n *yaml.Node) (def.Matcher, error) {
+	md := def.Matcher{File: f.name, Line: n.Line}
 	err := f.fields(n, "matchers[]", func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
@@ -177,8 +142,8 @@ func parseMatcher(f yfile, n *yaml.Node) (matcherDef, error) {
 	return md, nil
 }
 
-func parseRule(f yfile, r *yaml.Node) (ruleDef, error) {
-	rd := ruleDef{File: f.name, Line: r.Line}
+func parseRule(f yfile, r *yaml.Node) (def.Rule, error) {
+	rd := def.Rule{File: f.name, Line: r.Line}
 	err := f.fields(r, "rules[]", func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
@@ -208,7 +173,7 @@ func parseRule(f yfile, r *yaml.Node) (ruleDef, error) {
 	if rd.Key == "" {
 		return rd, f.errf(r, "key", "rule without key")
 	}
-	if err := validKey(rd.Key); err != nil {
+	if err := ValidKey(rd.Key); err != nil {
 		return rd, f.errf(r, "key", "%w", err)
 	}
 	if len(rd.Renames) == 0 && !rd.ReplaceRegistry && rd.Migration == nil {
@@ -217,8 +182,8 @@ func parseRule(f yfile, r *yaml.Node) (ruleDef, error) {
 	return rd, nil
 }
 
-func parseRuleRename(f yfile, n *yaml.Node) (ruleRename, error) {
-	rr := ruleRename{Line: n.Line}
+func parseRuleRename(f yfile, n *yaml.Node) (def.RuleRename, error) {
+	rr := def.RuleRename{Line: n.Line}
 	err := f.fields(n, "renames[]", func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
@@ -230,7 +195,7 @@ func parseRuleRename(f yfile, n *yaml.Node) (ruleRename, error) {
 				if err != nil {
 					return err
 				}
-				loc, ok := locationNames[s]
+				loc, ok := def.ParseLocation(s)
 				if !ok {
 					return f.errf(it, key, "unknown location %q", s)
 				}
@@ -256,34 +221,34 @@ func parseRuleRename(f yfile, n *yaml.Node) (ruleRename, error) {
 	}
 	if len(rr.Metrics) > 0 {
 		for _, l := range rr.Locations {
-			if l != LocationDataPoint {
+			if l != def.LocationDataPoint {
 				return rr, f.errf(n, "metrics", "metrics scope requires locations [data_point], got %s", l)
 			}
 		}
-		rr.Locations = []Location{LocationDataPoint}
+		rr.Locations = []def.Location{def.LocationDataPoint}
 	}
 	if len(rr.Spans) > 0 {
 		for _, l := range rr.Locations {
-			if l != LocationSpan && l != LocationSpanEvent && l != LocationSpanLink {
+			if l != def.LocationSpan && l != def.LocationSpanEvent && l != def.LocationSpanLink {
 				return rr, f.errf(n, "spans", "spans scope requires span locations, got %s", l)
 			}
 		}
 		if len(rr.Locations) == 0 {
-			rr.Locations = []Location{LocationSpan}
+			rr.Locations = []def.Location{def.LocationSpan}
 		}
 	}
 	return rr, nil
 }
 
 // spanKindList decodes a list of span kind names.
-func spanKindList(f yfile, v *yaml.Node, key string) ([]SpanKind, error) {
-	var out []SpanKind
+func spanKindList(f yfile, v *yaml.Node, key string) ([]def.SpanKind, error) {
+	var out []def.SpanKind
 	err := f.items(v, key, func(_ int, it *yaml.Node) error {
 		s, err := f.str(it, key)
 		if err != nil {
 			return err
 		}
-		sk, ok := spanKindNames[s]
+		sk, ok := def.ParseSpanKind(s)
 		if !ok {
 			return f.errf(it, key, "unknown span kind %q", s)
 		}

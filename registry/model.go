@@ -3,59 +3,14 @@
 // resolves them, and indexes the result into one immutable Index that the
 // governance processor queries on its hot path without allocating.
 //
-// This file is the contract that consumers (processor, extension, tools) code
-// against. Everything in it is stable; the loaders and the index internals
-// live next to it.
+// The package holds the public model (this file, enums.go, group.go,
+// migration.go, attribute.go) and the Index (index.go and its tables), which
+// consumers code against, plus Load and the resolver that builds the Index
+// (load.go, resolve*.go, build.go, digest.go). Reading files is
+// internal/registry/load's job, into the definitions of
+// internal/registry/def; cmd/registrygen writes the embedded default
+// (embedded_gen.go) from a semantic-conventions checkout.
 package registry // import "github.com/otelgov/otelcol-governance/registry"
-
-// Location says where an attribute map sits in the telemetry. Context rules and
-// schema-file sections are scoped by it.
-type Location uint8
-
-const (
-	LocationResource Location = iota
-	LocationScope
-	LocationSpan
-	LocationSpanEvent
-	LocationSpanLink
-	LocationDataPoint // metric data point (and its exemplars)
-	LocationLog
-	numLocations
-)
-
-// String returns the lower-case name used in metrics and YAML ("span_event").
-func (l Location) String() string {
-	switch l {
-	case LocationResource:
-		return "resource"
-	case LocationScope:
-		return "scope"
-	case LocationSpan:
-		return "span"
-	case LocationSpanEvent:
-		return "span_event"
-	case LocationSpanLink:
-		return "span_link"
-	case LocationDataPoint:
-		return "data_point"
-	case LocationLog:
-		return "log"
-	default:
-		return "unknown"
-	}
-}
-
-// SpanKind mirrors ptrace.SpanKind numbering, so a caller converts with a cast.
-type SpanKind uint8
-
-const (
-	SpanKindUnspecified SpanKind = 0
-	SpanKindInternal    SpanKind = 1
-	SpanKindServer      SpanKind = 2
-	SpanKindClient      SpanKind = 3
-	SpanKindProducer    SpanKind = 4
-	SpanKindConsumer    SpanKind = 5
-)
 
 // Context is what a rename may depend on. It is passed by value on the hot path.
 type Context struct {
@@ -69,52 +24,6 @@ type Context struct {
 	// spans: (rules files) read it; leave it empty when unknown, and such
 	// renames then do not apply.
 	SpanName string
-}
-
-// Type is an attribute's declared value type.
-type Type uint8
-
-const (
-	TypeUnknown Type = iota // not declared (e.g. unknown key)
-	TypeString
-	TypeInt
-	TypeDouble
-	TypeBoolean
-	TypeStringArray
-	TypeIntArray
-	TypeDoubleArray
-	TypeBooleanArray
-	TypeAny // "any" in the v2 model: no type check
-)
-
-// Stability of a definition.
-type Stability uint8
-
-const (
-	StabilityUnspecified Stability = iota
-	StabilityDevelopment
-	StabilityAlpha
-	StabilityBeta
-	StabilityReleaseCandidate
-	StabilityStable
-)
-
-// DeprecationReason mirrors the Weaver model's deprecated.reason.
-type DeprecationReason uint8
-
-const (
-	NotDeprecated DeprecationReason = iota
-	DeprecatedRenamed
-	DeprecatedObsoleted
-	DeprecatedUncategorized
-	DeprecatedUnspecified
-)
-
-// Deprecation as written in the model.
-type Deprecation struct {
-	Reason    DeprecationReason
-	RenamedTo string // as declared, before chain collapsing
-	Note      string
 }
 
 // Attribute is one resolved registry entry. Treat it as read-only.
@@ -145,10 +54,10 @@ type Attribute struct {
 	Placeholder bool
 
 	rename renameSet // resolved per-context rename targets
-	// sigID is the entry's position in the Index, the key of the signal
+	// ordinal is the entry's position in the Index, the key of the group
 	// definitions' position tables; matchBit is its bit in span matchers
 	// plus one (0: no matcher names it).
-	sigID    int32
+	ordinal  int32
 	matchBit uint8
 	ref      Ref // this entry's Ref in its Index
 }

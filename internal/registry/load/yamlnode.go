@@ -1,4 +1,8 @@
-package registry
+// Package load reads registry, schema and rules files into definitions
+// (internal/registry/def): the semantic-conventions model in both dialects,
+// organisation registries (Weaver manifests and their local dependencies),
+// schema files and rules files. Every error names the file and line.
+package load
 
 import (
 	"errors"

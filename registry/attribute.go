@@ -1,0 +1,101 @@
+package registry
+
+// The Attribute's queries: what a key is renamed to in a context, and
+// which values its enum allows. None allocates.
+
+// Target returns the final (chain-collapsed) rename target of a in ctx, or
+// nil if a keeps its name there. It does not allocate. Templates only rename
+// to templates: for a key matched by template a, the new key is
+// Target(ctx).Key + key[len(a.Key):] (e.g. container.labels.app ->
+// container.label.app).
+func (a *Attribute) Target(ctx Context) *Attribute {
+	if a == nil {
+		return nil
+	}
+	rs := &a.rename
+	if rs.byMetric {
+		var bloom uint64
+		if ctx.Location == LocationDataPoint {
+			bloom = metricBloom(ctx.MetricName)
+		}
+		for i := range rs.rules {
+			r := &rs.rules[i]
+			if r.scope.metrics != nil && rs.blooms[i]&bloom != bloom {
+				continue // definitely not in the rule's metric list
+			}
+			if r.scope.matches(&ctx) {
+				return r.target
+			}
+		}
+		return nil
+	}
+	for i := range rs.rules {
+		r := &rs.rules[i]
+		if r.scope.matches(&ctx) {
+			return r.target
+		}
+	}
+	return nil
+}
+
+// Renamed reports whether a has a rename target in at least one context.
+func (a *Attribute) Renamed() bool {
+	if a == nil {
+		return false
+	}
+	for _, r := range a.rename.rules {
+		if r.target != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Contextual reports whether a's rename target depends on the context.
+func (a *Attribute) Contextual() bool {
+	if a == nil || len(a.rename.rules) == 0 {
+		return false
+	}
+	return len(a.rename.rules) > 1 || a.rename.rules[0].scope.locs != allLocations ||
+		a.rename.rules[0].scope.kinds != allSpanKinds || a.rename.rules[0].scope.metrics != nil ||
+		a.rename.rules[0].scope.spans != nil
+}
+
+// AllowsString reports enum membership of v; true when a is not a string enum.
+func (a *Attribute) AllowsString(v string) bool {
+	if a == nil || a.EnumStrings == nil {
+		return true
+	}
+	for _, s := range a.EnumStrings {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsInt reports enum membership of v; true when a is not an int enum.
+func (a *Attribute) AllowsInt(v int64) bool {
+	if a == nil || a.EnumInts == nil {
+		return true
+	}
+	for _, n := range a.EnumInts {
+		if n == v {
+			return true
+		}
+	}
+	return false
+}
+
+// CurrentMember returns the value a deprecated member of a's string enum is
+// renamed to, and true; false when v is not such a member or the rename is a
+// no-op (two ids sharing one value). It does not allocate.
+func (a *Attribute) CurrentMember(v string) (string, bool) {
+	for i := range a.DeprecatedMembers {
+		m := &a.DeprecatedMembers[i]
+		if m.Value == v && m.RenamedTo != "" && m.RenamedTo != v {
+			return m.RenamedTo, true
+		}
+	}
+	return "", false
+}

@@ -98,7 +98,7 @@ func (r *Record) Items() int {
 		return r.Metrics.DataPointCount()
 	case vocab.KindLogs:
 		return r.Logs.LogRecordCount()
-	case vocab.KindUnknown:
+	case vocab.KindUnknown, vocab.NumKinds:
 	}
 	return 0
 }
@@ -485,7 +485,7 @@ func decodeJSON(b []byte) (Record, bool, error) {
 		rec.Metrics, err = (&pmetric.JSONUnmarshaler{}).UnmarshalMetrics(b)
 	case vocab.KindLogs:
 		rec.Logs, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(b)
-	case vocab.KindUnknown:
+	case vocab.KindUnknown, vocab.NumKinds:
 		return Record{}, false, nil
 	}
 	if err != nil {
@@ -548,7 +548,7 @@ func decodeProto(b []byte, sig vocab.Kind, name string) (Record, vocab.Kind, err
 			rec.Metrics, err = (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(b)
 		case vocab.KindLogs:
 			rec.Logs, err = (&plog.ProtoUnmarshaler{}).UnmarshalLogs(b)
-		case vocab.KindUnknown:
+		case vocab.KindUnknown, vocab.NumKinds:
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("as %s: %w", s, err))

@@ -91,7 +91,7 @@ func marshal(rec *Record, asJSON bool) ([]byte, error) {
 			return (&plog.JSONMarshaler{}).MarshalLogs(rec.Logs)
 		}
 		return (&plog.ProtoMarshaler{}).MarshalLogs(rec.Logs)
-	case vocab.KindUnknown:
+	case vocab.KindUnknown, vocab.NumKinds:
 	}
 	return nil, errors.New("record without a signal")
 }

@@ -324,6 +324,7 @@ func contextTarget(a *registry.Attribute, sig Signal, kind ptrace.SpanKind) *reg
 		return a.Target(registry.Context{Location: registry.LocationLog})
 	case Metrics:
 		return a.Target(registry.Context{Location: registry.LocationDataPoint, MetricName: MetricName})
+	case vocab.KindUnknown, vocab.NumKinds:
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package vocab
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,56 +10,46 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// table is one keyed name table under test.
-type table struct {
-	name   string
-	n      int
-	str    func(i int) string
-	parse  func(s string) (int, bool)
-	hasNil bool // entry 0 is a placeholder that does not parse (KindUnknown)
-}
-
-func tables() []table {
-	return []table{
-		{"kind", int(NumKinds), func(i int) string { return Kind(i).String() }, func(s string) (int, bool) { k, ok := ParseKind(s); return int(k), ok }, true},
-		{"outcome", int(NumOutcomes), func(i int) string { return Outcome(i).String() }, func(s string) (int, bool) { o, ok := ParseOutcome(s); return int(o), ok }, false},
-		{"drop reason", int(NumReasons), func(i int) string { return DropReason(i).String() }, func(s string) (int, bool) { r, ok := ParseDropReason(s); return int(r), ok }, false},
-		{"finding", int(NumFindings), func(i int) string { return Finding(i).String() }, func(s string) (int, bool) { f, ok := ParseFinding(s); return int(f), ok }, false},
-		{"level", int(NumLevels), func(i int) string { return Level(i).String() }, func(s string) (int, bool) { l, ok := ParseLevel(s); return int(l), ok }, false},
-		{"subject", int(NumSubjects), func(i int) string { return Subject(i).String() }, func(s string) (int, bool) { x, ok := ParseSubject(s); return int(x), ok }, false},
+// checkTable fails when a keyed name table misses an entry (it would be ""
+// and unparseable), has a duplicate, or does not round-trip. skipZero: the
+// zero value is a placeholder that does not parse (KindUnknown).
+func checkTable[T interface {
+	~uint8 | ~uint16
+	String() string
+}](t *testing.T, n T, parse func(string) (T, bool), skipZero bool) {
+	t.Helper()
+	seen := map[string]T{}
+	for v := T(0); v < n; v++ {
+		s := v.String()
+		require.NotEmpty(t, s, "%d has no name", v)
+		assert.NotEqual(t, invalid, s, "%d", v)
+		assert.True(t, ValidName(s), "name %q is not snake_case", s)
+		if w, dup := seen[s]; dup {
+			t.Errorf("%d and %d are both named %q", w, v, s)
+		}
+		seen[s] = v
+		got, ok := parse(s)
+		if skipZero && v == 0 {
+			assert.False(t, ok, "%q must not parse", s)
+			continue
+		}
+		require.True(t, ok, "%q does not parse", s)
+		assert.Equal(t, v, got)
 	}
+	assert.Equal(t, invalid, n.String(), "one past the table")
+	_, ok := parse("")
+	assert.False(t, ok)
+	_, ok = parse("no_such_name")
+	assert.False(t, ok)
 }
 
-// TestTablesComplete fails when a keyed name table misses an entry (it
-// would be "" and unparseable), has a duplicate, or does not round-trip.
 func TestTablesComplete(t *testing.T) {
-	for _, tb := range tables() {
-		t.Run(tb.name, func(t *testing.T) {
-			seen := map[string]int{}
-			for i := range tb.n {
-				s := tb.str(i)
-				require.NotEmpty(t, s, "%s %d has no name", tb.name, i)
-				assert.NotEqual(t, invalid, s, "%s %d", tb.name, i)
-				assert.True(t, ValidName(s) || s == "invalid", "%s name %q is not snake_case", tb.name, s)
-				if j, dup := seen[s]; dup {
-					t.Errorf("%s %d and %d are both named %q", tb.name, j, i, s)
-				}
-				seen[s] = i
-				got, ok := tb.parse(s)
-				if tb.hasNil && i == 0 {
-					assert.False(t, ok, "%s %q must not parse", tb.name, s)
-					continue
-				}
-				require.True(t, ok, "%s %q does not parse", tb.name, s)
-				assert.Equal(t, i, got)
-			}
-			assert.Equal(t, invalid, tb.str(tb.n), "one past the table")
-			_, ok := tb.parse("")
-			assert.False(t, ok)
-			_, ok = tb.parse("no_such_name")
-			assert.False(t, ok)
-		})
-	}
+	t.Run("kind", func(t *testing.T) { checkTable(t, NumKinds, ParseKind, true) })
+	t.Run("outcome", func(t *testing.T) { checkTable(t, NumOutcomes, ParseOutcome, false) })
+	t.Run("drop_reason", func(t *testing.T) { checkTable(t, NumReasons, ParseDropReason, false) })
+	t.Run("finding", func(t *testing.T) { checkTable(t, NumFindings, ParseFinding, false) })
+	t.Run("level", func(t *testing.T) { checkTable(t, NumLevels, ParseLevel, false) })
+	t.Run("subject", func(t *testing.T) { checkTable(t, NumSubjects, ParseSubject, false) })
 }
 
 func TestDefaultLevels(t *testing.T) {
@@ -105,7 +94,7 @@ func TestCatalog(t *testing.T) {
 		require.NoError(t, err)
 	}
 	_, err = full.Define("p.one_more", LevelImprovement)
-	assert.True(t, errors.Is(err, ErrTooManyFinding), "%v", err)
+	assert.ErrorIs(t, err, ErrTooManyFinding)
 }
 
 func TestValidName(t *testing.T) {

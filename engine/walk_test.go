@@ -171,10 +171,8 @@ func walkBatch(g testEngine, batch any) Batch {
 func allOutcomes(c Batch) map[string]int64 {
 	out := map[string]int64{}
 	for l := range c.Attrs {
-		for o, n := range c.Attrs[l] {
-			if n > 0 {
-				out[vocab.Outcome(o).String()] += n
-			}
+		for o, n := range outcomes(countsOf(&c), registry.Location(l)) { //nolint:gosec // l < NumLocations
+			out[o] += n
 		}
 	}
 	return out

@@ -66,7 +66,10 @@ type Batch struct {
 	// registry's because their data was rewritten.
 	SchemaURLs [NumSchemaLevels]int64
 
-	// Services holds one entry per service identity met in the batch.
+	// Services holds one entry per service identity met in the batch. An
+	// engine without ServiceSlots and without Options.Detail keeps one
+	// entry (Slot -1, Service "") for the whole batch: nothing reads
+	// per-service counts then, and FindingTotals still holds.
 	Services []ServiceTally
 
 	// The detail below is filled only with Options.Detail (the conformance

@@ -28,7 +28,9 @@ type Walker struct {
 	svc       *ServiceTally
 	noService ServiceTally
 	// services files resources by bounded service.name when the engine has
-	// no ServiceSlots: name -> index in tally.Services.
+	// no ServiceSlots and fills the detail: name -> index in tally.Services.
+	// With neither, nothing reads per-service counts, and one entry
+	// (wholeBatch) holds the batch.
 	services map[string]int
 
 	// ops are the changes found in the current map, applied after the scan:
@@ -61,7 +63,7 @@ func newWalker(e *Engine) *Walker {
 	}
 	w.report.batch = &w.tally
 	w.svc = &w.noService
-	if e.opts.Services == nil {
+	if e.opts.Services == nil && e.opts.Detail {
 		w.services = make(map[string]int, 8)
 	}
 	return w
@@ -143,6 +145,10 @@ func (w *Walker) serviceID(name string, hasName bool) ServiceID {
 	return ServiceID{Slot: -1, Name: vocab.ServiceMissing}
 }
 
+// wholeBatch is the one service entry of a walk without ServiceSlots and
+// without Options.Detail.
+var wholeBatch = ServiceID{Slot: -1}
+
 // service selects the tally of a service identity, adding it on first use.
 func (w *Walker) service(id ServiceID) {
 	if id.Overflow {
@@ -186,7 +192,11 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 	if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
 		name, hasName = v.Str(), true
 	}
-	w.service(w.serviceID(name, hasName))
+	if w.e.opts.Services == nil && w.services == nil {
+		w.service(wholeBatch)
+	} else {
+		w.service(w.serviceID(name, hasName))
+	}
 	w.ctx = registry.Context{Location: registry.LocationResource}
 	w.sigResource(name)
 	w.attrs(attrs)

@@ -5,7 +5,8 @@
 // the otelgov CLI and the registry extension's report are front-ends over it.
 //
 // A walk over conforming data allocates nothing. Front-ends take a Walker
-// from the Engine per batch, walk, read the tallies, and release it.
+// from the Engine per batch, walk, read the batch's one tally (Walker.Batch),
+// and release it. The vocabulary the tally counts by is package vocab.
 package engine // import "github.com/otelgov/otelcol-governance/engine"
 
 import (

@@ -7,7 +7,7 @@ import (
 )
 
 // findingTally fills Batch.Findings and Batch.Signals while the walk runs
-// (only with Options.Report). Like the key tally, a direct-mapped cache in
+// (only with Options.Detail). Like the key tally, a direct-mapped cache in
 // front of a reused map makes a repeated finding cost a few comparisons.
 type findingTally struct {
 	enabled bool

@@ -104,7 +104,7 @@ const (
 )
 
 // numLocations bounds Location.
-const numLocations = def.NumLocations
+const numLocations = Location(def.NumLocations)
 
 // Errors of Load; match them with errors.Is.
 var (

@@ -3,12 +3,10 @@ package registry
 import (
 	"slices"
 	"strings"
-
-	"github.com/otelgov/otelcol-governance/internal/registry/def"
 )
 
 const (
-	allLocations uint8 = 1<<def.NumLocations - 1
+	allLocations uint8 = 1<<numLocations - 1
 	allSpanKinds uint8 = 1<<(SpanKindConsumer+1) - 1
 	spanLocs     uint8 = 1<<LocationSpan | 1<<LocationSpanEvent | 1<<LocationSpanLink
 )
@@ -78,7 +76,7 @@ func namesCover(a, b []string) bool {
 
 // matches reports whether ctx lies in s. It does not allocate.
 func (s *scope) matches(ctx *Context) bool {
-	if ctx.Location >= def.NumLocations || s.locs&(1<<ctx.Location) == 0 {
+	if ctx.Location >= numLocations || s.locs&(1<<ctx.Location) == 0 {
 		return false
 	}
 	if ctx.SpanKind > SpanKindConsumer || s.kinds&(1<<ctx.SpanKind) == 0 {
@@ -144,7 +142,7 @@ func (s scope) String() string {
 		b.WriteString("*")
 	} else {
 		first := true
-		for l := range def.NumLocations {
+		for l := range numLocations {
 			if s.locs&(1<<l) != 0 {
 				if !first {
 					b.WriteByte(',')

@@ -18,8 +18,11 @@ const (
 	LocationSpanLink
 	LocationDataPoint // metric data point (and its exemplars)
 	LocationLog
-	NumLocations
+	numLocations
 )
+
+// NumLocations is the number of locations (an int, not a Location).
+const NumLocations = int(numLocations)
 
 // SpanKind mirrors ptrace.SpanKind numbering, so a caller converts with a cast.
 type SpanKind uint8

@@ -24,7 +24,7 @@ func TestNameTables(t *testing.T) {
 			assert.NotEmpty(t, n, "%s %d has no name", name, i)
 		}
 	}
-	assert.Len(t, locationNames, int(NumLocations))
+	assert.Len(t, locationNames, NumLocations)
 	assert.Len(t, typeNames, int(TypeAny)+1)
 	assert.Len(t, stabilityNames, int(StabilityStable)+1)
 	assert.Len(t, deprecationReasonNames, int(DeprecatedUnspecified)+1)
@@ -32,7 +32,7 @@ func TestNameTables(t *testing.T) {
 	assert.Len(t, fieldNames, int(FieldStatusMessage)+1)
 	assert.Len(t, spanKindNames, int(SpanKindConsumer)+1)
 
-	for l := range NumLocations {
+	for l := range numLocations {
 		got, ok := ParseLocation(l.String())
 		require.True(t, ok, l.String())
 		assert.Equal(t, l, got)

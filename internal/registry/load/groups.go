@@ -3,8 +3,9 @@ package load
 import (
 	"strings"
 
-	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 )
 
 // This file loads the group definitions of the model: which attributes

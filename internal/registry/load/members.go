@@ -1,8 +1,9 @@
 package load
 
 import (
-	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 )
 
 // memberNode is one enum member as read, before deprecations are resolved.

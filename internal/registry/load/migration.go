@@ -1,8 +1,9 @@
 package load
 
 import (
-	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 )
 
 // This file holds the value migrations of rules files in file_format

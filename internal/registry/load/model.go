@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 )
 
 // The two model dialects found in semantic-conventions v1.44.0:

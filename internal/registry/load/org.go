@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 )
 
 // manifestName is the Weaver registry manifest file name.

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 )
 
 // Rules-file formats: /1 declares renames only; /2 adds value migrations

@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/otelgov/otelcol-governance/internal/registry/def"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/internal/registry/def"
 )
 
 // schemaFileFormat is the schema file format this loader understands.

@@ -665,3 +665,12 @@ func TestKeyCachePositions(t *testing.T) {
 	assert.Equal(t, []string{"http.request.method", "acme.x", "server.address", "", "http.methox", "http.request.method", "server.port"}, got)
 	assert.Equal(t, map[string]int64{"renamed": 2, "unknown": 3, "conformant": 1, "type_mismatch": 1}, allOutcomes(c))
 }
+
+// TestWalkerReuse checks that pooled walkers start clean.
+func TestWalkerReuse(t *testing.T) {
+	g := newTestEngineCfg(t, withConfig(nil))
+	for range 3 {
+		c := walkBatch(g, enginetest.GenTraces(2, enginetest.MixDeprecated))
+		assert.Equal(t, map[string]int64{"conformant": 2*9 + 6, "renamed": 2 * 4}, allOutcomes(c))
+	}
+}

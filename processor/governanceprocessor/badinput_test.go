@@ -150,15 +150,6 @@ func TestHugeMap(t *testing.T) {
 	}
 }
 
-// TestWalkerReuse checks that pooled walkers start clean.
-func TestWalkerReuse(t *testing.T) {
-	g := newTestGovernor(t, defaultTestConfig(), vocab.KindTraces, nopTelemetry())
-	for range 3 {
-		c := walkBatch(g, genTraces(2, mixDeprecated))
-		assert.Equal(t, map[string]int64{"conformant": 2*9 + 6, "renamed": 2 * 4}, outcomes(c))
-	}
-}
-
 func fuzzSeeds(f *testing.F, seeds ...[]byte) {
 	for _, s := range seeds {
 		f.Add(s)

@@ -23,6 +23,7 @@ import (
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // MaxExamples is how many example locations each finding ID keeps per
@@ -55,24 +56,26 @@ type Example struct {
 }
 
 // Finding is one finding ID in one service, as the conformance report
-// aggregates it, with the engine's example locations.
+// aggregates it, with the engine's example locations. The text, markdown
+// and junit renderers print it; --format json prints the report's document
+// and the examples (JSONResult).
 type Finding struct {
-	ID    string `json:"id"`
-	Level string `json:"level"`
-	Count int64  `json:"count"`
+	ID    string
+	Level string
+	Count int64
 	// Top are the names reported most often (conformance report).
-	Top      []conformance.FindingName `json:"top"`
-	Examples []Example                 `json:"examples,omitempty"`
-	level    engine.Level
+	Top      []conformance.FindingName
+	Examples []Example
+	level    vocab.Level
 }
 
 // Lvl returns the finding's level.
-func (f *Finding) Lvl() engine.Level { return f.level }
+func (f *Finding) Lvl() vocab.Level { return f.level }
 
 // ServiceResult is one service's findings, most serious first.
 type ServiceResult struct {
-	Service  string    `json:"service"`
-	Findings []Finding `json:"findings"`
+	Service  string
+	Findings []Finding
 }
 
 // Items counts what was checked.
@@ -118,14 +121,14 @@ type Checker struct {
 
 type exampleKey struct {
 	service string // the conformance report's entry (_missing, _other, ...)
-	finding engine.Finding
+	finding vocab.Finding
 }
 
 // New returns a checker of telemetry against ix.
 func New(ix *registry.Index, opts Options) *Checker {
 	s := &sink{}
 	eo := opts.Engine
-	eo.Findings, eo.Report, eo.Sink = true, true, s
+	eo.Findings, eo.Detail, eo.Sink = true, true, s
 	eo.Services = nil
 	return &Checker{
 		e:        engine.New(eo),
@@ -137,7 +140,7 @@ func New(ix *registry.Index, opts Options) *Checker {
 }
 
 // Level is the engine's level of f, after overrides.
-func (c *Checker) Level(f engine.Finding) engine.Level { return c.e.Level(f) }
+func (c *Checker) Level(f vocab.Finding) vocab.Level { return c.e.Level(f) }
 
 // Traces checks a traces batch without changing it; input names where it
 // came from (file:line) in example locations.
@@ -172,7 +175,7 @@ func (c *Checker) walk(signal, input string, run func(*engine.Walker)) {
 	c.sink.begin(signal, input)
 	w := c.e.Walker(c.ix, true)
 	run(w)
-	c.report.Add(w.Report(), time.Now())
+	c.report.Add(w.Batch(), time.Now())
 	c.e.Release(w)
 	for i := range c.sink.batch {
 		ex := &c.sink.batch[i]
@@ -194,16 +197,9 @@ func (c *Checker) Result() Result {
 	for _, s := range out.Document.Services {
 		sr := ServiceResult{Service: s.Service, Findings: []Finding{}}
 		for id, fr := range s.Findings {
-			fi, ok := engine.ParseFinding(id)
-			if !ok {
-				continue
-			}
-			l, ok := engine.ParseLevel(fr.Level)
-			if !ok {
-				l = c.e.Level(fi)
-			}
+			fi, l := fr.Finding(), fr.Severity()
 			sr.Findings = append(sr.Findings, Finding{
-				ID: id, Level: l.String(), Count: fr.Count, Top: fr.Top, level: l,
+				ID: id, Level: fr.Level, Count: fr.Count, Top: fr.Top, level: l,
 				Examples: slices.Clone(c.examples[exampleKey{service: s.Service, finding: fi}]),
 			})
 		}
@@ -231,7 +227,7 @@ type sink struct {
 
 type sinkKey struct {
 	service string
-	finding engine.Finding
+	finding vocab.Finding
 }
 
 // sinkNames are the names kept for one (service, finding) in one batch.
@@ -246,7 +242,7 @@ func (s *sinkNames) has(name string) bool {
 
 type sinkExample struct {
 	service string // service.name as received
-	finding engine.Finding
+	finding vocab.Finding
 	Example
 }
 

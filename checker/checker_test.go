@@ -15,6 +15,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 func engineOptions() engine.Options {
@@ -70,7 +71,7 @@ func TestCheckFindings(t *testing.T) {
 
 	f := find(&r, "checkout", "deprecated")
 	require.NotNil(t, f, "%+v", r.Services)
-	assert.Equal(t, engine.LevelViolation, f.Lvl())
+	assert.Equal(t, vocab.LevelViolation, f.Lvl())
 	assert.Equal(t, "violation", f.Level)
 	assert.Equal(t, int64(5), top(f, "http.method"))
 	mm := find(&r, "checkout", "missing_metric")
@@ -83,7 +84,7 @@ func TestCheckFindings(t *testing.T) {
 
 	u := find(&r, "checkout", "missing_attribute")
 	require.NotNil(t, u)
-	assert.Equal(t, engine.LevelViolation, u.Lvl(), "Weaver's level of missing_attribute")
+	assert.Equal(t, vocab.LevelViolation, u.Lvl(), "Weaver's level of missing_attribute")
 	assert.Equal(t, int64(2), top(u, "acme.custom_0"))
 	assert.Equal(t, "logs", u.Examples[0].Signal)
 	assert.Equal(t, "log", u.Examples[0].SignalType)
@@ -98,7 +99,7 @@ func TestCheckFindings(t *testing.T) {
 			assert.Equal(t, fr.Level, s.Findings[i].Level, s.Findings[i].ID)
 		}
 	}
-	assert.True(t, r.Fails(FailOn{Level: engine.LevelViolation}))
+	assert.True(t, r.Fails(FailOn{Level: vocab.LevelViolation}))
 	assert.False(t, r.Fails(FailOn{None: true}))
 	assert.Equal(t, Items{Requests: 3, Spans: 5, DataPoints: 2, LogRecords: 2}, r.Items)
 	assert.Equal(t, int64(20), r.Document.Totals.Attributes["deprecated_kept"])
@@ -111,9 +112,9 @@ func TestCheckConformant(t *testing.T) {
 	r := c.Result()
 	require.Len(t, r.Services, 1)
 	for _, f := range r.Services[0].Findings {
-		assert.NotEqual(t, engine.LevelViolation, f.Lvl(), "%s: conformant data has no violation", f.ID)
+		assert.NotEqual(t, vocab.LevelViolation, f.Lvl(), "%s: conformant data has no violation", f.ID)
 	}
-	assert.False(t, r.Fails(FailOn{Level: engine.LevelViolation}))
+	assert.False(t, r.Fails(FailOn{Level: vocab.LevelViolation}))
 }
 
 // Value findings name their key: the engine reports them per key.
@@ -129,30 +130,30 @@ func TestValueFindingExamples(t *testing.T) {
 	tm := find(&r, "checkout", "type_mismatch")
 	require.NotNil(t, tm)
 	assert.Equal(t, int64(1), tm.Count)
-	assert.Equal(t, engine.LevelViolation, tm.Lvl())
+	assert.Equal(t, vocab.LevelViolation, tm.Lvl())
 	require.Len(t, tm.Examples, 1)
 	assert.Equal(t, Example{Signal: "traces", SignalType: "span", SignalName: "GET /api/cart", Subject: "key", Name: "http.response.status_code", Input: "in.jsonl:7"}, tm.Examples[0])
 
 	ev := find(&r, "checkout", "undefined_enum_variant")
 	require.NotNil(t, ev)
-	assert.Equal(t, engine.LevelInformation, ev.Lvl())
+	assert.Equal(t, vocab.LevelInformation, ev.Lvl())
 	require.Len(t, ev.Examples, 1)
 	assert.Equal(t, `traces span "GET /api/cart": key network.transport at in.jsonl:7`, ev.Examples[0].String())
 }
 
 func TestLevelOverrides(t *testing.T) {
 	eo := engineOptions()
-	eo.LevelOverrides = map[engine.Finding]engine.Level{engine.FindingDeprecated: engine.LevelInformation}
+	eo.LevelOverrides = map[vocab.Finding]vocab.Level{vocab.FindingDeprecated: vocab.LevelInformation}
 	c := newChecker(t, eo, defaultLimits)
 	c.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated), "")
 	r := c.Result()
 	f := find(&r, "checkout", "deprecated")
 	require.NotNil(t, f)
-	assert.Equal(t, engine.LevelInformation, f.Lvl())
+	assert.Equal(t, vocab.LevelInformation, f.Lvl())
 	assert.Equal(t, "information", r.Document.Services[0].Findings["deprecated"].Level, "the Document carries the overridden level")
-	assert.False(t, r.Fails(FailOn{Level: engine.LevelViolation}), "deprecated was the only violation")
-	assert.True(t, r.Fails(FailOn{Level: engine.LevelInformation}))
-	assert.Equal(t, engine.LevelInformation, c.Level(engine.FindingDeprecated))
+	assert.False(t, r.Fails(FailOn{Level: vocab.LevelViolation}), "deprecated was the only violation")
+	assert.True(t, r.Fails(FailOn{Level: vocab.LevelInformation}))
+	assert.Equal(t, vocab.LevelInformation, c.Level(vocab.FindingDeprecated))
 }
 
 func TestFailOn(t *testing.T) {
@@ -164,18 +165,18 @@ func TestFailOn(t *testing.T) {
 	_, err := ParseFailOn("error")
 	require.Error(t, err)
 
-	improvement := FailOn{Level: engine.LevelImprovement}
-	assert.True(t, improvement.Fails(engine.LevelViolation))
-	assert.True(t, improvement.Fails(engine.LevelImprovement))
-	assert.False(t, improvement.Fails(engine.LevelInformation))
-	assert.False(t, FailOn{None: true}.Fails(engine.LevelViolation))
+	improvement := FailOn{Level: vocab.LevelImprovement}
+	assert.True(t, improvement.Fails(vocab.LevelViolation))
+	assert.True(t, improvement.Fails(vocab.LevelImprovement))
+	assert.False(t, improvement.Fails(vocab.LevelInformation))
+	assert.False(t, FailOn{None: true}.Fails(vocab.LevelViolation))
 }
 
 func TestParseLevelOverride(t *testing.T) {
 	f, l, err := ParseLevelOverride("missing_attribute=improvement")
 	require.NoError(t, err)
-	assert.Equal(t, engine.FindingMissingAttribute, f)
-	assert.Equal(t, engine.LevelImprovement, l)
+	assert.Equal(t, vocab.FindingMissingAttribute, f)
+	assert.Equal(t, vocab.LevelImprovement, l)
 	for _, bad := range []string{"missing_attribute", "not_in_registry=violation", "deprecated=error", "=violation", "deprecated="} {
 		_, _, err := ParseLevelOverride(bad)
 		assert.Error(t, err, bad)
@@ -187,7 +188,7 @@ func TestRender(t *testing.T) {
 	c.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated), "in.jsonl:1")
 	c.Logs(enginetest.GenLogs(1, enginetest.MixUnknown), "in.jsonl:2")
 	r := c.Result()
-	failOn := FailOn{Level: engine.LevelViolation}
+	failOn := FailOn{Level: vocab.LevelViolation}
 
 	var text bytes.Buffer
 	require.NoError(t, Render(&text, FormatText, &r, failOn))
@@ -197,23 +198,32 @@ func TestRender(t *testing.T) {
 
 	var js bytes.Buffer
 	require.NoError(t, Render(&js, FormatJSON, &r, failOn))
-	var doc conformance.Document
-	dec := json.NewDecoder(&js)
+	raw := js.Bytes()
+	var doc JSONResult
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&doc))
 	require.Len(t, doc.Services, 1)
 	assert.Equal(t, "checkout", doc.Services[0].Service)
 	assert.Equal(t, "violation", doc.Services[0].Findings["deprecated"].Level)
+	assert.Equal(t, r.Items, doc.Items)
+	require.NotEmpty(t, doc.Examples["checkout"]["deprecated"], "the example locations are in the JSON")
+	assert.Equal(t, Example{Signal: "traces", SignalType: "span", SignalName: "GET /api/cart", Subject: "key", Name: "http.method", Input: "in.jsonl:1"},
+		doc.Examples["checkout"]["deprecated"][0])
+	// A /conformance reader reads the same document, ignoring the additions.
+	var conf conformance.Document
+	require.NoError(t, json.Unmarshal(raw, &conf))
+	assert.Equal(t, doc.Totals, conf.Totals)
 
 	var ju bytes.Buffer
-	require.NoError(t, Render(&ju, FormatJUnit, &r, FailOn{Level: engine.LevelImprovement}))
+	require.NoError(t, Render(&ju, FormatJUnit, &r, FailOn{Level: vocab.LevelImprovement}))
 	var suites junitSuites
 	require.NoError(t, xml.Unmarshal(ju.Bytes(), &suites))
 	require.Len(t, suites.Suites, 1)
 	assert.Equal(t, len(r.Services[0].Findings), suites.Tests, "one case per finding ID")
 	failing := 0
 	for _, f := range r.Services[0].Findings {
-		if f.Lvl() <= engine.LevelImprovement {
+		if f.Lvl() <= vocab.LevelImprovement {
 			failing++
 		}
 	}

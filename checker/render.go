@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/conformance"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Formats of Render.
@@ -36,13 +37,52 @@ func Render(w io.Writer, format string, r *Result, failOn FailOn) error {
 	case FormatJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r.Document)
+		return enc.Encode(r.JSON())
 	case FormatJUnit:
 		return renderJUnit(w, r, failOn)
 	case FormatMarkdown:
 		return renderMarkdown(w, r, failOn)
 	}
 	return fmt.Errorf("unknown format %q: want text, json, junit or markdown", format)
+}
+
+// JSONResult is the document of --format json: every field of the
+// conformance report's document (the registry extension's /conformance, at
+// the top level, so a /conformance reader reads it as is), plus what was
+// checked and the example locations:
+//
+//	{
+//	  ...the /conformance document (generation, digest, totals, services, ...),
+//	  "items":    {"requests": 3, "spans": 2, "data_points": 0, "log_records": 1},
+//	  "examples": {"<service entry>": {"<finding ID>": [
+//	    {"signal": "traces", "signal_type": "span", "signal_name": "GET /api/cart",
+//	     "subject": "key", "name": "http.method", "input": "in.jsonl:1"}]}}
+//	}
+//
+// Service entries are the document's services[].service; each finding ID
+// lists at most MaxExamples examples, the first the engine reported.
+type JSONResult struct {
+	conformance.Document
+	Items    Items                           `json:"items"`
+	Examples map[string]map[string][]Example `json:"examples"`
+}
+
+// JSON returns the --format json document of r.
+func (r *Result) JSON() JSONResult {
+	out := JSONResult{Document: r.Document, Items: r.Items, Examples: map[string]map[string][]Example{}}
+	for _, s := range r.Services {
+		for i := range s.Findings {
+			f := &s.Findings[i]
+			if len(f.Examples) == 0 {
+				continue
+			}
+			if out.Examples[s.Service] == nil {
+				out.Examples[s.Service] = map[string][]Example{}
+			}
+			out.Examples[s.Service][f.ID] = f.Examples
+		}
+	}
+	return out
 }
 
 // String is the example as the text renderers print it, e.g.
@@ -86,7 +126,7 @@ func (f *Finding) names() string {
 }
 
 func summary(r *Result, failOn FailOn) string {
-	var counts [engine.NumLevels]int
+	var counts [vocab.NumLevels]int
 	for _, s := range r.Services {
 		for i := range s.Findings {
 			counts[s.Findings[i].level]++
@@ -97,7 +137,7 @@ func summary(r *Result, failOn FailOn) string {
 		verdict = "FAIL"
 	}
 	return fmt.Sprintf("%s (--fail-on %s): %d violation(s), %d improvement(s), %d information finding ID(s) in %d service(s)",
-		verdict, failOn, counts[engine.LevelViolation], counts[engine.LevelImprovement], counts[engine.LevelInformation], len(r.Services))
+		verdict, failOn, counts[vocab.LevelViolation], counts[vocab.LevelImprovement], counts[vocab.LevelInformation], len(r.Services))
 }
 
 func renderText(w io.Writer, r *Result, failOn FailOn) error {

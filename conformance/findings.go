@@ -7,6 +7,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // This file aggregates the engine's findings: per service, counts by
@@ -22,9 +23,7 @@ const maxSignalsSeen = 1 << 14
 
 // findingsState is the report's finding aggregate; guarded by Report.mu.
 type findingsState struct {
-	levels       [engine.NumFindings]engine.Level
-	levelsSet    bool
-	counts       [engine.NumFindings]int64
+	counts       levelCounts
 	nonRegMetric int64
 	nonRegEvent  int64
 	signals      map[signalKey]*signalCoverage
@@ -45,52 +44,50 @@ type signalCoverage struct {
 // serviceFindings is one service's finding aggregate, allocated on its
 // first finding.
 type serviceFindings struct {
-	counts [engine.NumFindings]int64
+	counts levelCounts
 	// names are the top names per finding and subject.
-	names [engine.NumFindings][engine.NumSubjects]*sketch
+	names [vocab.NumFindings][vocab.NumSubjects]*sketch
+}
+
+// levelCounts counts findings by ID and by the level they were reported
+// at: the report takes each finding's level from the engine that counted
+// it, never from its own configuration.
+type levelCounts [vocab.NumFindings][vocab.NumLevels]int64
+
+// total is the count of f at every level.
+func (c *levelCounts) total(f vocab.Finding) (n int64) {
+	for _, m := range c[f] {
+		n += m
+	}
+	return n
+}
+
+// level is the most severe level f was counted at.
+func (c *levelCounts) level(f vocab.Finding) vocab.Level {
+	for l, n := range c[f] {
+		if n > 0 {
+			return vocab.Level(l)
+		}
+	}
+	return vocab.DefaultLevel(f)
 }
 
 // addFindings merges a batch's findings and definition coverage; r.slots
-// maps the batch's service indexes. Called with r.mu held.
+// maps the batch's service indexes. Called with r.mu held. A service's
+// findings are counted from the batch's per-name detail, which carries the
+// level each was counted at.
 func (r *Report) addFindings(b *engine.Batch) {
 	fs := &r.findings
-	if len(b.Findings) == 0 && len(b.Signals) == 0 {
-		return
-	}
-	fs.levels, fs.levelsSet = b.Levels, true
-	for i := range b.Services {
-		if i >= len(r.slots) {
-			break
-		}
-		s := &b.Services[i]
-		var has bool
-		for _, n := range s.Findings {
-			if n > 0 {
-				has = true
-				break
-			}
-		}
-		if !has {
-			continue
-		}
-		sr := r.slots[i]
-		if sr.findings == nil {
-			sr.findings = &serviceFindings{}
-		}
-		for f, n := range s.Findings {
-			sr.findings.counts[f] += n
-			fs.counts[f] += n
-		}
-	}
 	for i := range b.Findings {
 		f := &b.Findings[i]
-		if f.Finding >= engine.NumFindings || f.Subject >= engine.NumSubjects {
+		if f.Finding >= vocab.NumFindings || f.Subject >= vocab.NumSubjects || f.Level >= vocab.NumLevels {
 			continue
 		}
+		fs.counts[f.Finding][f.Level] += f.Count
 		switch f.Finding {
-		case engine.FindingMissingMetric:
+		case vocab.FindingMissingMetric:
 			fs.nonRegMetric += f.Count
-		case engine.FindingMissingEvent:
+		case vocab.FindingMissingEvent:
 			fs.nonRegEvent += f.Count
 		default:
 		}
@@ -101,6 +98,7 @@ func (r *Report) addFindings(b *engine.Batch) {
 		if sr.findings == nil {
 			sr.findings = &serviceFindings{}
 		}
+		sr.findings.counts[f.Finding][f.Level] += f.Count
 		sk := &sr.findings.names[f.Finding][f.Subject]
 		if *sk == nil {
 			*sk = &sketch{capacity: sketchFactor * r.topKeys}
@@ -137,13 +135,17 @@ func (r *Report) findingsDoc(sf *serviceFindings) map[string]FindingReport {
 	if sf == nil {
 		return out
 	}
-	for f := range engine.NumFindings {
-		n := sf.counts[f]
+	for f := range vocab.NumFindings {
+		n := sf.counts.total(f)
 		if n == 0 {
 			continue
 		}
-		fr := FindingReport{Level: r.level(f).String(), Count: n, Top: []FindingName{}}
-		for s := range engine.NumSubjects {
+		lv := sf.counts.level(f)
+		fr := FindingReport{
+			Level: lv.String(), Count: n, Levels: levelMap(&sf.counts[f]), Top: []FindingName{},
+			finding: f, level: lv,
+		}
+		for s := range vocab.NumSubjects {
 			if sk := sf.names[f][s]; sk != nil {
 				for _, kc := range sk.top(r.topKeys) {
 					fr.Top = append(fr.Top, FindingName{Subject: s.String(), Name: kc.Key, Count: kc.Count, MaxError: kc.MaxError})
@@ -157,11 +159,15 @@ func (r *Report) findingsDoc(sf *serviceFindings) map[string]FindingReport {
 	return out
 }
 
-func (r *Report) level(f engine.Finding) engine.Level {
-	if r.findings.levelsSet {
-		return r.findings.levels[f]
+// levelMap renders the non-zero counts of one finding by level.
+func levelMap(c *[vocab.NumLevels]int64) map[string]int64 {
+	m := map[string]int64{}
+	for l, n := range c {
+		if n > 0 {
+			m[vocab.Level(l).String()] = n
+		}
 	}
-	return engine.DefaultLevel(f)
+	return m
 }
 
 // documentFindings fills the totals and the coverage of the definitions
@@ -171,11 +177,13 @@ func (r *Report) documentFindings(out *Document, ix *registry.Index) {
 	t := &out.Totals
 	t.AdviceTypeCounts = map[string]int64{}
 	t.AdviceLevelCounts = map[string]int64{}
-	for f := range engine.NumFindings {
-		if n := fs.counts[f]; n > 0 {
-			t.AdviceTypeCounts[f.String()] = n
-			t.AdviceLevelCounts[r.level(f).String()] += n
-			t.TotalAdvisories += n
+	for f := range vocab.NumFindings {
+		for l, n := range fs.counts[f] {
+			if n > 0 {
+				t.AdviceTypeCounts[f.String()] += n
+				t.AdviceLevelCounts[vocab.Level(l).String()] += n
+				t.TotalAdvisories += n
+			}
 		}
 	}
 	t.SeenNonRegistryMetrics = fs.nonRegMetric

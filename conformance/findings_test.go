@@ -12,6 +12,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 func walkBatch(t *testing.T, ix *registry.Index, walk func(w *engine.Walker)) *engine.Batch {
@@ -19,14 +20,14 @@ func walkBatch(t *testing.T, ix *registry.Index, walk func(w *engine.Walker)) *e
 	e := engine.New(engine.Options{
 		Deprecated: engine.DeprecatedRename, Unknown: engine.UnknownKeep,
 		TypeMismatch: engine.TypeMismatchKeep, EnumViolation: engine.EnumViolationKeep,
-		Report: true, Findings: true,
-		LevelOverrides: map[engine.Finding]engine.Level{engine.FindingUnexpectedAttribute: engine.LevelViolation},
-		Profile:        engine.ProfileExtended, // unexpected_attribute on a v1 metric
+		Detail: true, Findings: true,
+		LevelOverrides: map[vocab.Finding]vocab.Level{vocab.FindingUnexpectedAttribute: vocab.LevelViolation},
+		Profile:        vocab.ProfileExtended, // unexpected_attribute on a v1 metric
 	})
 	w := e.Walker(ix, true)
 	t.Cleanup(func() { e.Release(w) })
 	walk(w)
-	return w.Report()
+	return w.Batch()
 }
 
 func TestReportFindings(t *testing.T) {
@@ -42,7 +43,7 @@ func TestReportFindings(t *testing.T) {
 	dp := m.SetEmptyHistogram().DataPoints().AppendEmpty().Attributes()
 	dp.PutStr("url.scheme", "https")
 	dp.PutStr("user.id", "u1")
-	long := strings.Repeat("x", 2*MaxKeyLength)
+	long := strings.Repeat("x", 2*vocab.MaxKeyLength)
 	ms.AppendEmpty().SetName(long)
 
 	ld := plog.NewLogs()
@@ -66,7 +67,7 @@ func TestReportFindings(t *testing.T) {
 	assert.Equal(t, []FindingName{{Subject: "key", Name: "user.id", Count: 1}}, f["unexpected_attribute"].Top)
 	assert.Equal(t, []FindingName{{Subject: "event", Name: "acme.login", Count: 1}}, f["missing_event"].Top)
 	require.Len(t, f["missing_metric"].Top, 1)
-	assert.Len(t, f["missing_metric"].Top[0].Name, MaxKeyLength, "client names are cut")
+	assert.Len(t, f["missing_metric"].Top[0].Name, vocab.MaxKeyLength, "client names are cut")
 
 	tot := doc.Totals
 	assert.Equal(t, int64(1), tot.AdviceTypeCounts["unit_mismatch"])
@@ -104,5 +105,5 @@ func TestReportFindingsBounded(t *testing.T) {
 	f := doc.Services[0].Findings["missing_metric"]
 	assert.Equal(t, int64(100), f.Count)
 	assert.Len(t, f.Top, 3)
-	assert.LessOrEqual(t, len(r.services["checkout"].findings.names[engine.FindingMissingMetric][engine.SubjectMetric].entries), sketchFactor*3)
+	assert.LessOrEqual(t, len(r.services["checkout"].findings.names[vocab.FindingMissingMetric][vocab.SubjectMetric].entries), sketchFactor*3)
 }

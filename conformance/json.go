@@ -1,6 +1,10 @@
 package conformance
 
-import "time"
+import (
+	"time"
+
+	"github.com/otelgov/otelcol-governance/vocab"
+)
 
 // Document is the conformance report as JSON: the body of the
 // governance_registry extension's GET /conformance and of otelgov check
@@ -39,11 +43,27 @@ type SignalReport struct {
 
 // FindingReport is one finding ID's count in one service, with the names
 // it was reported for most often.
+//
+// Each finding is counted at the level the engine that reported it applied
+// (Weaver's, or a processor's findings::level_overrides). Where processors
+// with different overrides feed one report, Levels splits Count by level
+// and Level is the most severe level counted.
 type FindingReport struct {
-	Level string        `json:"level"`
-	Count int64         `json:"count"`
-	Top   []FindingName `json:"top"`
+	Level string `json:"level"`
+	Count int64  `json:"count"`
+	// Levels counts the finding by the level it was reported at.
+	Levels map[string]int64 `json:"levels"`
+	Top    []FindingName    `json:"top"`
+
+	finding vocab.Finding // the entry's key, typed
+	level   vocab.Level   // Level, typed
 }
+
+// Finding is the finding ID the entry counts, typed (the map key names it).
+func (f *FindingReport) Finding() vocab.Finding { return f.finding }
+
+// Severity is Level, typed: the most severe level the finding was counted at.
+func (f *FindingReport) Severity() vocab.Level { return f.level }
 
 // FindingName is one name of a finding's top-N list. Subject says what the
 // name is: key (an attribute key), metric, event or span (a span
@@ -59,7 +79,7 @@ type FindingName struct {
 type DocumentLimits struct {
 	MaxServices  int `json:"max_services"`
 	TopKeys      int `json:"top_keys"`
-	MaxKeyLength int `json:"max_key_length"` // longer keys are cut to this many bytes (see Bound)
+	MaxKeyLength int `json:"max_key_length"` // longer keys are cut to this many bytes (see vocab.Bound)
 }
 
 // Totals are over all services, in the spirit of Weaver live-check
@@ -78,7 +98,10 @@ type Totals struct {
 	RegistryCoverage float64 `json:"registry_coverage"`
 	// Services is how many services have their own entry.
 	Services int `json:"services"`
-	// ServicesOverflow counts batch tallies counted under "_other".
+	// ServicesOverflow counts batch service tallies counted under
+	// "_other": services beyond max_services, and the processors' own
+	// "_other" slots (services beyond their service_limit, one tally per
+	// batch).
 	ServicesOverflow int64 `json:"services_overflow"`
 	// TotalAdvisories counts every finding, as Weaver's statistics do.
 	TotalAdvisories int64 `json:"total_advisories"`

@@ -11,18 +11,14 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Bounds of the report that are not configurable.
 const (
-	// MaxKeyLength cuts longer keys and service names (in bytes), so that a
-	// client sending huge keys cannot grow the report, nor the processor's
-	// service.name label on :8888 (see Bound).
-	MaxKeyLength = 256
 	// sketchFactor sizes each space-saving sketch at sketchFactor*top_keys
 	// counters: the extra counters keep the top keys' counts exact unless
 	// the key distribution is very flat.
@@ -31,9 +27,6 @@ const (
 	// come from the registry, never from telemetry, so this is only a
 	// backstop across many reloads.
 	maxRegistrySeen = 1 << 16
-
-	serviceOther   = "_other"
-	serviceMissing = "_missing"
 )
 
 // Limits bound a Report.
@@ -59,7 +52,7 @@ type Report struct {
 	missing  *serviceReport
 	overflow int64
 
-	totals       [engine.NumOutcomes]int64
+	totals       [vocab.NumOutcomes]int64
 	nonRegistry  int64
 	registrySeen map[string]struct{}
 
@@ -72,7 +65,7 @@ type Report struct {
 type serviceReport struct {
 	name        string
 	first, last time.Time
-	outcomes    [engine.NumOutcomes]int64
+	outcomes    [vocab.NumOutcomes]int64
 	unknown     sketch
 	deprecated  sketch
 	findings    *serviceFindings // nil until the service's first finding
@@ -88,8 +81,8 @@ func New(cfg Limits, now time.Time) *Report {
 		registrySeen: map[string]struct{}{},
 	}
 	r.findings.signals = map[signalKey]*signalCoverage{}
-	r.other = r.newService(serviceOther)
-	r.missing = r.newService(serviceMissing)
+	r.other = r.newService(vocab.ServiceOther)
+	r.missing = r.newService(vocab.ServiceMissing)
 	return r
 }
 
@@ -150,10 +143,16 @@ func (r *Report) Add(b *engine.Batch, now time.Time) (overflow int64) {
 }
 
 // service returns the entry of a service name, adding it while there is
-// room; over reports that the name was folded into "_other".
+// room; over reports that the name was folded into "_other". The name is
+// the engine's service identity (engine.ServiceID.Name): already bounded,
+// and vocab.ServiceOther or vocab.ServiceMissing for a processor's reserved
+// slots, which file under the report's own.
 func (r *Report) service(name string) (sr *serviceReport, over bool) {
-	if name == "" {
+	switch name {
+	case "", vocab.ServiceMissing:
 		return r.missing, false
+	case vocab.ServiceOther:
+		return r.other, true
 	}
 	name = bound(name)
 	if sr, ok := r.services[name]; ok {
@@ -168,20 +167,23 @@ func (r *Report) service(name string) (sr *serviceReport, over bool) {
 }
 
 // Entry is the name of the entry a service is listed under: its own
-// name (bounded by Bound), "_missing" for "" or "_other" when it has no
+// name (bounded by vocab.Bound), "_missing" for "" or "_other" when it has no
 // entry of its own. Front-ends that keep per-service data next to the report
 // (otelgov's example locations) file it under the same entry after Add.
 func (r *Report) Entry(service string) string {
-	if service == "" {
-		return serviceMissing
+	switch service {
+	case "", vocab.ServiceMissing:
+		return vocab.ServiceMissing
+	case vocab.ServiceOther:
+		return vocab.ServiceOther
 	}
-	name, _ := Bound(service)
+	name, _ := vocab.Bound(service)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if sr, ok := r.services[name]; ok {
 		return sr.name
 	}
-	return serviceOther
+	return vocab.ServiceOther
 }
 
 // Document renders the report against the registry in force (ix, of
@@ -196,7 +198,7 @@ func (r *Report) Document(ix *registry.Index, generation int64, service string, 
 		SchemaURL:   ix.SchemaURL(),
 		Since:       r.since,
 		GeneratedAt: now,
-		Limits:      DocumentLimits{MaxServices: r.maxServices, TopKeys: r.topKeys, MaxKeyLength: MaxKeyLength},
+		Limits:      DocumentLimits{MaxServices: r.maxServices, TopKeys: r.topKeys, MaxKeyLength: vocab.MaxKeyLength},
 		Totals: Totals{
 			Attributes:                outcomeMap(&r.totals),
 			SeenNonRegistryAttributes: r.nonRegistry,
@@ -233,9 +235,9 @@ func (r *Report) Document(ix *registry.Index, generation int64, service string, 
 	if service != "" {
 		// One map lookup instead of a scan.
 		switch service {
-		case serviceOther:
+		case vocab.ServiceOther:
 			emit(r.other)
-		case serviceMissing:
+		case vocab.ServiceMissing:
 			emit(r.missing)
 		default:
 			if sr, ok := r.services[service]; ok {
@@ -253,62 +255,12 @@ func (r *Report) Document(ix *registry.Index, generation int64, service string, 
 	return out
 }
 
-func outcomeMap(c *[engine.NumOutcomes]int64) map[string]int64 {
-	m := make(map[string]int64, engine.NumOutcomes)
+func outcomeMap(c *[vocab.NumOutcomes]int64) map[string]int64 {
+	m := make(map[string]int64, vocab.NumOutcomes)
 	for o, n := range c {
-		m[engine.Outcome(o).String()] = n
+		m[vocab.Outcome(o).String()] = n
 	}
 	return m
-}
-
-// Bound makes a string an untrusted client sent safe to publish, as a report
-// key or service name, a metric label value, or a log field: at most
-// MaxKeyLength bytes, cut on a rune boundary, and valid UTF-8, every invalid
-// byte replaced by U+FFFD. changed reports whether s was altered. A valid
-// string within the bound is returned as is, and a too-long valid one as a
-// prefix of s, without allocating; only invalid UTF-8 costs a new string of
-// at most MaxKeyLength bytes. It reads at most about MaxKeyLength bytes of s.
-func Bound(s string) (b string, changed bool) {
-	if len(s) <= MaxKeyLength && utf8.ValidString(s) {
-		return s, false
-	}
-	n := min(len(s), MaxKeyLength)
-	i := 0
-	for i < n {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return repair(s), true
-		}
-		if i+size > n {
-			break
-		}
-		i += size
-	}
-	return s[:i], true
-}
-
-// repair copies the longest prefix of s that fits MaxKeyLength bytes once
-// every invalid byte is replaced by U+FFFD.
-func repair(s string) string {
-	var buf [MaxKeyLength]byte
-	out := buf[:0]
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		enc := s[i : i+size]
-		if r == utf8.RuneError && size == 1 {
-			enc = "\uFFFD"
-		}
-		if len(out)+len(enc) > MaxKeyLength {
-			break
-		}
-		out = append(out, enc...)
-		i += size
-	}
-	return string(out)
 }
 
 // sketch is a weighted space-saving sketch (Metwally et al.): at most
@@ -367,8 +319,8 @@ func (s *sketch) top(n int) []KeyCount {
 	return out
 }
 
-// bound is Bound without the flag.
+// bound is vocab.Bound without the flag.
 func bound(s string) string {
-	b, _ := Bound(s)
+	b, _ := vocab.Bound(s)
 	return b
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 func TestSketch(t *testing.T) {
@@ -28,47 +29,6 @@ func TestSketch(t *testing.T) {
 	empty := sketch{}
 	empty.add("a", 1)
 	assert.Empty(t, empty.top(10))
-}
-
-func TestBound(t *testing.T) {
-	long := strings.Repeat("k", 1<<20)
-	// 255 ASCII bytes, then a 3-byte rune that crosses the bound.
-	crossing := strings.Repeat("a", MaxKeyLength-1) + "€" + "tail"
-	tests := []struct {
-		name    string
-		in      string
-		want    string
-		changed bool
-	}{
-		{name: "empty", in: "", want: ""},
-		{name: "short", in: "checkout", want: "checkout"},
-		{name: "exactly the bound", in: long[:MaxKeyLength], want: long[:MaxKeyLength]},
-		{name: "1 MB", in: long, want: long[:MaxKeyLength], changed: true},
-		{name: "rune crossing the bound", in: crossing, want: crossing[:MaxKeyLength-1], changed: true},
-		{name: "invalid utf-8", in: "a\xffb\xfe", want: "a\uFFFDb\uFFFD", changed: true},
-		{name: "truncated rune at the end", in: "ab\xe2\x82", want: "ab\uFFFD\uFFFD", changed: true},
-		{name: "replacement character is valid", in: "a\uFFFDb", want: "a\uFFFDb"},
-		{name: "1 MB invalid", in: strings.Repeat("\xff", 1<<20), want: strings.Repeat("\uFFFD", MaxKeyLength/3), changed: true},
-		{name: "long, invalid past the bound", in: long[:MaxKeyLength] + "\xff", want: long[:MaxKeyLength], changed: true},
-		{name: "long, invalid before the bound", in: "\xff" + long, want: "\uFFFD" + long[:MaxKeyLength-3], changed: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, changed := Bound(tt.in)
-			assert.Equal(t, tt.want, got)
-			assert.Equal(t, tt.changed, changed)
-			assert.LessOrEqual(t, len(got), MaxKeyLength)
-			assert.True(t, utf8.ValidString(got))
-		})
-	}
-}
-
-func TestBoundAllocs(t *testing.T) {
-	long := strings.Repeat("k", 1<<20)
-	assert.Zero(t, testing.AllocsPerRun(100, func() {
-		_, _ = Bound("checkout")
-		_, _ = Bound(long)
-	}))
 }
 
 // TestReportBoundsHostileInput: keys and service names a client sent are
@@ -94,10 +54,10 @@ func TestReportBoundsHostileInput(t *testing.T) {
 	assert.Less(t, len(js), 8<<10)
 	require.Len(t, doc.Services, 2)
 	for _, s := range doc.Services {
-		assert.LessOrEqual(t, len(s.Service), MaxKeyLength)
+		assert.LessOrEqual(t, len(s.Service), vocab.MaxKeyLength)
 		assert.True(t, utf8.ValidString(s.Service))
 		for _, k := range append(s.UnknownKeys, s.DeprecatedKeys...) {
-			assert.LessOrEqual(t, len(k.Key), MaxKeyLength)
+			assert.LessOrEqual(t, len(k.Key), vocab.MaxKeyLength)
 			assert.True(t, utf8.ValidString(k.Key), "%q", k.Key)
 		}
 	}
@@ -110,8 +70,8 @@ func TestEntry(t *testing.T) {
 	assert.Equal(t, "_other", r.Entry("b"), "beyond max_services")
 	assert.Equal(t, "_other", r.Entry("never-seen"))
 	assert.Equal(t, "_missing", r.Entry(""))
-	long := strings.Repeat("x", MaxKeyLength+10)
+	long := strings.Repeat("x", vocab.MaxKeyLength+10)
 	r2 := New(Limits{MaxServices: 5, TopKeys: 5}, time.Now())
 	r2.Add(&engine.Batch{Services: []engine.ServiceTally{{Service: long}}}, time.Now())
-	assert.Equal(t, long[:MaxKeyLength], r2.Entry(long), "cut like the report's own entry")
+	assert.Equal(t, long[:vocab.MaxKeyLength], r2.Entry(long), "cut like the report's own entry")
 }

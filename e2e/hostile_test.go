@@ -20,6 +20,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/internal/e2e"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // TestHostileInputBounded sends, through the built binary, a span whose
@@ -58,11 +59,11 @@ func TestHostileInputBounded(t *testing.T) {
 	// the truncation is counted.
 	fams := waitForMetric(t, rc.metrics, "otelcol_processor_governance_service_name_bounded")
 	assertCount(t, fams, "otelcol_processor_governance_service_name_bounded", map[string]string{"otel_signal": "traces"}, 1)
-	assertCount(t, fams, serviceAttributesMetric, map[string]string{"service_name": mb[:conformance.MaxKeyLength], "outcome": "unknown"}, 3) // the 1 MB, non-UTF-8 and empty keys
+	assertCount(t, fams, serviceAttributesMetric, map[string]string{"service_name": mb[:vocab.MaxKeyLength], "outcome": "unknown"}, 3) // the 1 MB, non-UTF-8 and empty keys
 	for _, fam := range fams {
 		for _, m := range fam.GetMetric() {
 			for _, l := range m.GetLabel() {
-				assert.LessOrEqual(t, len(l.GetValue()), conformance.MaxKeyLength, "%s{%s}", fam.GetName(), l.GetName())
+				assert.LessOrEqual(t, len(l.GetValue()), vocab.MaxKeyLength, "%s{%s}", fam.GetName(), l.GetName())
 				assert.True(t, utf8.ValidString(l.GetValue()))
 			}
 		}
@@ -83,9 +84,9 @@ func TestHostileInputBounded(t *testing.T) {
 	}, 10*time.Second, 100*time.Millisecond)
 	assert.Less(t, size, 64<<10, "the report stays small")
 	for _, s := range rep.Services {
-		assert.LessOrEqual(t, len(s.Service), conformance.MaxKeyLength)
+		assert.LessOrEqual(t, len(s.Service), vocab.MaxKeyLength)
 		for _, k := range s.UnknownKeys {
-			assert.LessOrEqual(t, len(k.Key), conformance.MaxKeyLength)
+			assert.LessOrEqual(t, len(k.Key), vocab.MaxKeyLength)
 			assert.True(t, utf8.ValidString(k.Key))
 		}
 	}

@@ -114,14 +114,14 @@ func BenchmarkSignalChecks(b *testing.B) {
 			b.Run(s.name+"/"+mode, func(b *testing.B) {
 				opts := defaultOptions()
 				opts.Findings = mode != "off"
-				opts.Report = mode == "on_report"
+				opts.Detail = mode == "on_report"
 				e, ix := newTestEngine(b, opts)
 				b.ReportAllocs()
 				clock := enginetest.StartCPU()
 				for b.Loop() {
 					w := e.Walker(ix, true)
 					s.walk(w)
-					_ = w.Report()
+					_ = w.Batch()
 					e.Release(w)
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/item")

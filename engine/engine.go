@@ -5,7 +5,8 @@
 // the otelgov CLI and the registry extension's report are front-ends over it.
 //
 // A walk over conforming data allocates nothing. Front-ends take a Walker
-// from the Engine per batch, walk, read the tallies, and release it.
+// from the Engine per batch, walk, read the batch's one tally (Walker.Batch),
+// and release it. The vocabulary the tally counts by is package vocab.
 package engine // import "github.com/otelgov/otelcol-governance/engine"
 
 import (
@@ -17,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // DeprecatedMode says what happens to a deprecated attribute key or metric
@@ -67,14 +69,34 @@ const (
 	EnumViolationDrop EnumViolationMode = "drop"
 )
 
+// ServiceID is a resource's service identity, computed once per resource
+// and shared by every sink of the batch's tally: the processor's per-service
+// series on :8888 and the conformance report both file the resource under
+// Name.
+type ServiceID struct {
+	// Slot identifies the service in the front-end's table.
+	Slot int
+	// Name is the resource's service.name bounded by vocab.Bound, or
+	// vocab.ServiceOther (folded by a limit) or vocab.ServiceMissing (no
+	// string service.name). It must stay valid after the batch: a table
+	// keeps its own copy.
+	Name string
+	// Overflow reports that the service was folded into
+	// vocab.ServiceOther.
+	Overflow bool
+}
+
 // ServiceSlots bounds the services a front-end tallies separately (the
-// processor's per-service metric). Slot is called once per resource.
+// processor's service_limit). Slot is called once per governed resource.
+// Without ServiceSlots, the engine files each resource under its bounded
+// service.name, one entry per distinct name in the batch, unbounded in
+// number (a front-end that keeps them bounds them itself, as the
+// conformance report does with max_services).
 type ServiceSlots interface {
-	// Slot returns the slot of a service name; overflow reports that the
-	// name was folded into a shared overflow slot.
-	Slot(name string) (slot int, overflow bool)
-	// Missing is the slot of resources without a string service.name.
-	Missing() int
+	// Slot returns the identity of a present service.name, as received.
+	Slot(name string) ServiceID
+	// Missing is the identity of resources without a string service.name.
+	Missing() ServiceID
 }
 
 // Options configure an Engine. The zero value of a mode is invalid; front-ends
@@ -91,10 +113,12 @@ type Options struct {
 	// match: every key listed must be present with one of the listed string
 	// values. Empty: every resource.
 	IncludeResources map[string][]string
-	// Services, when set, receives per-service counts in Counts.Services.
+	// Services, when set, gives each resource its service identity (see
+	// ServiceSlots).
 	Services ServiceSlots
-	// Report fills the per-service, per-key Batch of every walk.
-	Report bool
+	// Detail fills the Batch's per-key, per-finding-name and
+	// per-definition detail, the conformance report's input.
+	Detail bool
 	// ClosedEnums are the enum attributes whose members are the only
 	// allowed values: a value outside them is an enum_violation, dropped
 	// with EnumViolationDrop. Every other enum is open: a value outside its
@@ -105,8 +129,9 @@ type Options struct {
 	// registry's definitions, with Weaver live-check's findings.
 	Findings bool
 	// LevelOverrides replaces Weaver's level of the findings listed, as
-	// Weaver's finding_level_overrides does.
-	LevelOverrides map[Finding]Level
+	// Weaver's finding_level_overrides does. The engine is the one place
+	// that applies them (Engine.Level).
+	LevelOverrides map[vocab.Finding]vocab.Level
 	// DropUnexpected removes data-point attributes outside a registry
 	// metric's attribute set (a cardinality guard). Needs Findings.
 	DropUnexpected bool
@@ -114,10 +139,10 @@ type Options struct {
 	// only); it samples or rate-limits them itself.
 	Sink FindingSink
 	// Profile chooses the findings reported (Findings only). The zero
-	// value, ProfileWeaver, reports exactly Weaver live-check's findings;
-	// ProfileExtended adds this engine's extensions. DropUnexpected guards
+	// value, vocab.ProfileWeaver, reports exactly Weaver live-check's findings;
+	// vocab.ProfileExtended adds this engine's extensions. DropUnexpected guards
 	// in every profile.
-	Profile Profile
+	Profile vocab.Profile
 }
 
 // Mutates reports whether the options can change telemetry.
@@ -138,8 +163,8 @@ type Engine struct {
 	allowPrefixes []string
 	include       []includeRule
 	closed        map[string]struct{} // ClosedEnums
-	levels        [NumFindings]Level
-	extended      bool // Profile is ProfileExtended
+	levels        [vocab.NumFindings]vocab.Level
+	extended      bool // Profile is vocab.ProfileExtended
 	// rules are the name rules of the last registry walked (weaver.go).
 	rules atomic.Pointer[nameRules]
 	// walkers are the idle walkers. Not a sync.Pool: the collector
@@ -183,30 +208,26 @@ func New(opts Options) *Engine {
 		}
 		e.include = append(e.include, r)
 	}
-	e.levels = opts.Levels()
-	e.extended = opts.Profile == ProfileExtended
+	for f := range e.levels {
+		e.levels[f] = vocab.DefaultLevel(vocab.Finding(f))
+	}
+	for f, lv := range opts.LevelOverrides {
+		if f < vocab.NumFindings && lv < vocab.NumLevels {
+			e.levels[f] = lv
+		}
+	}
+	e.extended = opts.Profile == vocab.ProfileExtended
 	return e
 }
 
-// Levels is the level of each finding under LevelOverrides: Weaver's
-// levels, with the overrides applied. Front-ends that label findings (the
-// processor's counters) use it, so that they and the engine agree.
-func (o *Options) Levels() [NumFindings]Level {
-	l := defaultLevels
-	for f, lv := range o.LevelOverrides {
-		if f < NumFindings && lv < NumLevels {
-			l[f] = lv
-		}
-	}
-	return l
-}
-
-// Level is the level of finding f under this engine's overrides.
-func (e *Engine) Level(f Finding) Level {
-	if f < NumFindings {
+// Level is the level of finding f under this engine's overrides: the level
+// every finding f is counted at. Front-ends that label findings (the
+// processor's counters) ask the engine, so that they agree with it.
+func (e *Engine) Level(f vocab.Finding) vocab.Level {
+	if f < vocab.NumFindings {
 		return e.levels[f]
 	}
-	return LevelViolation
+	return vocab.LevelViolation
 }
 
 // Mutates reports whether the engine can change telemetry.

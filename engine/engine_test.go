@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // defaultOptions are the processor's defaults.
@@ -68,3 +69,11 @@ func TestCoerce(t *testing.T) {
 		assert.Equal(t, tt.out, v.AsRaw())
 	}
 }
+
+// counts is a batch's tally with its finding totals summed over services.
+type counts struct {
+	*Batch
+	Findings [vocab.NumFindings]int64
+}
+
+func countsOf(b *Batch) counts { return counts{b, b.FindingTotals()} }

@@ -4,6 +4,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // This file checks a metric's or an event's entity_associations against
@@ -19,16 +20,16 @@ import (
 
 // entityFindings maps requirement levels to the finding of an absent
 // entity attribute.
-var entityFindings = [...]Finding{
-	registry.RequirementRequired:              FindingEntityRequiredAttributeNotPresent,
-	registry.RequirementRecommended:           FindingEntityRecommendedAttributeNotPresent,
-	registry.RequirementOptIn:                 FindingEntityOptInAttributeNotPresent,
-	registry.RequirementConditionallyRequired: FindingEntityConditionallyRequiredAttributeNotPresent,
+var entityFindings = [...]vocab.Finding{
+	registry.RequirementRequired:              vocab.FindingEntityRequiredAttributeNotPresent,
+	registry.RequirementRecommended:           vocab.FindingEntityRecommendedAttributeNotPresent,
+	registry.RequirementOptIn:                 vocab.FindingEntityOptInAttributeNotPresent,
+	registry.RequirementConditionallyRequired: vocab.FindingEntityConditionallyRequiredAttributeNotPresent,
 }
 
 // entities reports the entity findings of definition d for the current
-// item, named name (subj: SubjectMetric or SubjectEvent).
-func (w *Walker) entities(d *registry.Group, subj Subject, name string) {
+// item, named name (subj: vocab.SubjectMetric or vocab.SubjectEvent).
+func (w *Walker) entities(d *registry.Group, subj vocab.Subject, name string) {
 	as := d.Entities
 	switch len(as) {
 	case 0:
@@ -75,7 +76,7 @@ func (w *Walker) anySatisfied(as []registry.EntityAssociation) bool {
 }
 
 // reportAssoc reports the findings of a.
-func (w *Walker) reportAssoc(a *registry.EntityAssociation, subj Subject, name string) {
+func (w *Walker) reportAssoc(a *registry.EntityAssociation, subj vocab.Subject, name string) {
 	switch {
 	case a.Entity != "":
 		e := w.ix.EntityGroup(a.Entity)
@@ -84,7 +85,7 @@ func (w *Walker) reportAssoc(a *registry.EntityAssociation, subj Subject, name s
 		}
 		for i := range e.Attrs {
 			if sa := &e.Attrs[i]; !w.onResource(sa.Key) {
-				w.finding(entityFindings[sa.Level], SubjectKey, sa.Key)
+				w.finding(entityFindings[sa.Level], vocab.SubjectKey, sa.Key)
 			}
 		}
 	case a.OneOf != nil:
@@ -98,9 +99,9 @@ func (w *Walker) reportAssoc(a *registry.EntityAssociation, subj Subject, name s
 
 // reportOneOf reports a one_of: the findings of its satisfied children, or
 // one entity_association_not_satisfied about the item.
-func (w *Walker) reportOneOf(as []registry.EntityAssociation, subj Subject, name string) {
+func (w *Walker) reportOneOf(as []registry.EntityAssociation, subj vocab.Subject, name string) {
 	if !w.anySatisfied(as) {
-		w.finding(FindingEntityAssociationNotSatisfied, subj, name)
+		w.finding(vocab.FindingEntityAssociationNotSatisfied, subj, name)
 		return
 	}
 	for i := range as {

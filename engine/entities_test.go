@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 const entityRegistry = `groups:
@@ -74,31 +75,31 @@ func TestEntityFindings(t *testing.T) {
 		name     string
 		event    string
 		resource map[string]any
-		want     map[Finding]int64
+		want     map[vocab.Finding]int64
 	}{
-		{"all absent", "acme.login", nil, map[Finding]int64{
-			FindingEntityRequiredAttributeNotPresent: 1, FindingEntityRecommendedAttributeNotPresent: 1,
-			FindingEntityOptInAttributeNotPresent: 1, FindingEntityConditionallyRequiredAttributeNotPresent: 1,
+		{"all absent", "acme.login", nil, map[vocab.Finding]int64{
+			vocab.FindingEntityRequiredAttributeNotPresent: 1, vocab.FindingEntityRecommendedAttributeNotPresent: 1,
+			vocab.FindingEntityOptInAttributeNotPresent: 1, vocab.FindingEntityConditionallyRequiredAttributeNotPresent: 1,
 		}},
-		{"required present", "acme.login", map[string]any{"acme.tenant.id": "t1"}, map[Finding]int64{
-			FindingEntityRecommendedAttributeNotPresent: 1, FindingEntityOptInAttributeNotPresent: 1,
-			FindingEntityConditionallyRequiredAttributeNotPresent: 1,
+		{"required present", "acme.login", map[string]any{"acme.tenant.id": "t1"}, map[vocab.Finding]int64{
+			vocab.FindingEntityRecommendedAttributeNotPresent: 1, vocab.FindingEntityOptInAttributeNotPresent: 1,
+			vocab.FindingEntityConditionallyRequiredAttributeNotPresent: 1,
 		}},
-		{"all present", "acme.login", tenant, map[Finding]int64{}},
+		{"all present", "acme.login", tenant, map[vocab.Finding]int64{}},
 		// an unknown entity is satisfied: the implicit one_of is, through it
-		{"top level one_of with an unknown entity", "acme.pick", nil, map[Finding]int64{}},
-		{"all_of with an unsatisfied one_of", "acme.both", map[string]any{"acme.shard.id": "s"}, map[Finding]int64{
-			FindingEntityAssociationNotSatisfied: 1,
+		{"top level one_of with an unknown entity", "acme.pick", nil, map[vocab.Finding]int64{}},
+		{"all_of with an unsatisfied one_of", "acme.both", map[string]any{"acme.shard.id": "s"}, map[vocab.Finding]int64{
+			vocab.FindingEntityAssociationNotSatisfied: 1,
 		}},
-		{"all_of: each child's findings", "acme.both", map[string]any{"acme.tenant.id": "t1"}, map[Finding]int64{
-			FindingEntityRequiredAttributeNotPresent: 1, FindingEntityAssociationNotSatisfied: 0,
-			FindingEntityRecommendedAttributeNotPresent: 1, FindingEntityOptInAttributeNotPresent: 1,
-			FindingEntityConditionallyRequiredAttributeNotPresent: 1,
+		{"all_of: each child's findings", "acme.both", map[string]any{"acme.tenant.id": "t1"}, map[vocab.Finding]int64{
+			vocab.FindingEntityRequiredAttributeNotPresent: 1, vocab.FindingEntityAssociationNotSatisfied: 0,
+			vocab.FindingEntityRecommendedAttributeNotPresent: 1, vocab.FindingEntityOptInAttributeNotPresent: 1,
+			vocab.FindingEntityConditionallyRequiredAttributeNotPresent: 1,
 		}},
 	}
-	produced := map[Finding]bool{}
+	produced := map[vocab.Finding]bool{}
 	for _, tt := range tests {
-		for _, p := range []Profile{ProfileWeaver, ProfileExtended} {
+		for _, p := range []vocab.Profile{vocab.ProfileWeaver, vocab.ProfileExtended} {
 			t.Run(tt.name+"/"+p.String(), func(t *testing.T) {
 				ld := plog.NewLogs()
 				rl := ld.ResourceLogs().AppendEmpty()
@@ -110,14 +111,14 @@ func TestEntityFindings(t *testing.T) {
 				w := e.Walker(ix, true)
 				defer e.Release(w)
 				w.Logs(ld)
-				for f := FindingEntityRequiredAttributeNotPresent; f < NumFindings; f++ {
-					assert.Equal(t, tt.want[f], w.Counts().Findings[f], "%s", f)
-					produced[f] = produced[f] || w.Counts().Findings[f] > 0
+				for f := vocab.FindingEntityRequiredAttributeNotPresent; f < vocab.NumFindings; f++ {
+					assert.Equal(t, tt.want[f], countsOf(w.Batch()).Findings[f], "%s", f)
+					produced[f] = produced[f] || countsOf(w.Batch()).Findings[f] > 0
 				}
 			})
 		}
 	}
-	for f := FindingEntityRequiredAttributeNotPresent; f < NumFindings; f++ {
+	for f := vocab.FindingEntityRequiredAttributeNotPresent; f < vocab.NumFindings; f++ {
 		assert.True(t, produced[f], "no case produces %s", f)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // This file holds the checks against semconv groups: each metric, log event and
@@ -56,9 +57,6 @@ type groupCheck struct {
 	service *registry.Group
 	rules   *nameRules
 
-	// svc is the finding tally of the current resource's service.
-	svc    *[NumFindings]int64
-	unused [NumFindings]int64
 	// sink is the context of Options.Sink (sink.go).
 	sink sinkState
 }
@@ -70,18 +68,16 @@ func (s *groupCheck) reset() {
 	clear(s.pendA[:s.nPend])
 	s.nPend = 0
 	s.ix, s.service, s.rules = nil, nil, nil
-	s.svc = &s.unused
 	s.sink.reset()
 }
 
 // finding counts one finding of the current item.
-func (w *Walker) finding(f Finding, subj Subject, name string) {
+func (w *Walker) finding(f vocab.Finding, subj vocab.Subject, name string) {
 	if !w.e.opts.Findings || w.grp.quiet {
 		return
 	}
-	w.counts.Findings[f]++
-	w.grp.svc[f]++
-	w.report.finding(f, subj, name)
+	w.svc.Findings[f]++
+	w.report.finding(f, w.e.levels[f], subj, name)
 	if w.e.opts.Sink != nil {
 		w.emit(f, subj, name)
 	}
@@ -100,7 +96,7 @@ func (w *Walker) groupAttr(k string, r registry.Ref) bool {
 	a := w.ix.Attr(r)
 	if a != nil && !a.Placeholder {
 		if a.Template {
-			w.finding(FindingTemplateAttribute, SubjectKey, k)
+			w.finding(vocab.FindingTemplateAttribute, vocab.SubjectKey, k)
 		}
 		if a.Template || s.rules.isOdd(r) {
 			w.keyNameFindings(k, a)
@@ -108,7 +104,7 @@ func (w *Walker) groupAttr(k string, r registry.Ref) bool {
 		// Weaver's stability advisor runs whether or not the attribute is
 		// deprecated.
 		if unstable(a.Stability) {
-			w.finding(FindingNotStable, SubjectKey, k)
+			w.finding(vocab.FindingNotStable, vocab.SubjectKey, k)
 		}
 	}
 	if !s.active || (s.def == nil && !s.pending) {
@@ -139,10 +135,10 @@ func (w *Walker) groupAttr(k string, r registry.Ref) bool {
 	}
 	if w.e.extended {
 		// Weaver raises unexpected_attribute for v2 signals only.
-		w.finding(FindingUnexpectedAttribute, SubjectKey, k)
+		w.finding(vocab.FindingUnexpectedAttribute, vocab.SubjectKey, k)
 	}
 	if s.guard {
-		w.drop(k, ReasonUnexpected)
+		w.drop(k, vocab.ReasonUnexpected)
 		return true
 	}
 	return false
@@ -152,12 +148,12 @@ func (w *Walker) groupAttr(k string, r registry.Ref) bool {
 // attribute; required first, the only level resources are checked for.
 var requirementFindings = [...]struct {
 	l registry.RequirementLevel
-	f Finding
+	f vocab.Finding
 }{
-	{registry.RequirementRequired, FindingRequiredAttributeNotPresent},
-	{registry.RequirementRecommended, FindingRecommendedAttributeNotPresent},
-	{registry.RequirementOptIn, FindingOptInAttributeNotPresent},
-	{registry.RequirementConditionallyRequired, FindingConditionallyRequiredAttributeNotPresent},
+	{registry.RequirementRequired, vocab.FindingRequiredAttributeNotPresent},
+	{registry.RequirementRecommended, vocab.FindingRecommendedAttributeNotPresent},
+	{registry.RequirementOptIn, vocab.FindingOptInAttributeNotPresent},
+	{registry.RequirementConditionallyRequired, vocab.FindingConditionallyRequiredAttributeNotPresent},
 }
 
 // requirements reports the definition's attributes the item lacks, and
@@ -172,13 +168,12 @@ func (w *Walker) requirements() {
 		if n := int64(missing.Count()); n > 0 {
 			// Counted in bulk; the positions are walked only when a
 			// report needs the names.
-			w.counts.Findings[lv.f] += n
-			s.svc[lv.f] += n
+			w.svc.Findings[lv.f] += n
 			if names {
 				for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
-					w.report.finding(lv.f, SubjectKey, d.Attrs[p].Key)
+					w.report.finding(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key)
 					if w.e.opts.Sink != nil {
-						w.emit(lv.f, SubjectKey, d.Attrs[p].Key)
+						w.emit(lv.f, vocab.SubjectKey, d.Attrs[p].Key)
 					}
 				}
 			}
@@ -256,15 +251,15 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 		if p := d.Position(s.pendA[i]); p >= 0 {
 			s.seen.Set(p)
 		} else {
-			w.finding(FindingUnexpectedAttribute, SubjectKey, s.pendK[i])
+			w.finding(vocab.FindingUnexpectedAttribute, vocab.SubjectKey, s.pendK[i])
 		}
 	}
 	clear(s.pendK[:n])
 	if d.HasKind && d.SpanKind != kind {
-		w.finding(FindingKindMismatch, SubjectSpan, d.ID)
+		w.finding(vocab.FindingKindMismatch, vocab.SubjectSpan, d.ID)
 	}
 	if unstable(d.Stability) {
-		w.finding(FindingNotStable, SubjectSpan, d.ID)
+		w.finding(vocab.FindingNotStable, vocab.SubjectSpan, d.ID)
 	}
 	w.requirements()
 	s.def = nil
@@ -308,15 +303,15 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 		s.def = w.ix.EventGroup(name)
 		if s.def == nil {
 			// otel.rego has no rule for event names.
-			w.finding(FindingMissingEvent, SubjectEvent, name)
+			w.finding(vocab.FindingMissingEvent, vocab.SubjectEvent, name)
 		} else {
 			if s.def.Deprecated {
-				w.finding(FindingDeprecated, SubjectEvent, name)
+				w.finding(vocab.FindingDeprecated, vocab.SubjectEvent, name)
 			}
 			if unstable(s.def.Stability) {
-				w.finding(FindingNotStable, SubjectEvent, name)
+				w.finding(vocab.FindingNotStable, vocab.SubjectEvent, name)
 			}
-			w.entities(s.def, SubjectEvent, name)
+			w.entities(s.def, vocab.SubjectEvent, name)
 		}
 	}
 	s.active, s.seen = true, registry.AttrBits{}
@@ -339,8 +334,8 @@ func (w *Walker) groupMetric(m pmetric.Metric) {
 	name := m.Name()
 	w.sinkItem("metric", name, pointType(m.Type()))
 	// otel.rego checks every metric name's format, and nothing else of it.
-	if !validName(name) {
-		w.finding(FindingInvalidFormat, SubjectMetric, name)
+	if !vocab.ValidName(name) {
+		w.finding(vocab.FindingInvalidFormat, vocab.SubjectMetric, name)
 	}
 	d := w.ix.MetricGroup(name)
 	if d != nil && d.Metric.Placeholder && !w.e.extended {
@@ -349,26 +344,26 @@ func (w *Walker) groupMetric(m pmetric.Metric) {
 		d = nil
 	}
 	if d == nil {
-		w.finding(FindingMissingMetric, SubjectMetric, name)
+		w.finding(vocab.FindingMissingMetric, vocab.SubjectMetric, name)
 		return
 	}
 	md := d.Metric
 	if md.Placeholder || md.Deprecation.Reason != registry.NotDeprecated {
-		w.finding(FindingDeprecated, SubjectMetric, name)
+		w.finding(vocab.FindingDeprecated, vocab.SubjectMetric, name)
 	}
 	if unstable(d.Stability) {
-		w.finding(FindingNotStable, SubjectMetric, name)
+		w.finding(vocab.FindingNotStable, vocab.SubjectMetric, name)
 	}
 	if md.Placeholder {
 		return
 	}
 	if !instrumentMatches(m, md.Instrument) {
-		w.finding(FindingUnexpectedInstrument, SubjectMetric, name)
+		w.finding(vocab.FindingUnexpectedInstrument, vocab.SubjectMetric, name)
 	}
 	if m.Unit() != md.Unit {
-		w.finding(FindingUnitMismatch, SubjectMetric, name)
+		w.finding(vocab.FindingUnitMismatch, vocab.SubjectMetric, name)
 	}
-	w.entities(d, SubjectMetric, name)
+	w.entities(d, vocab.SubjectMetric, name)
 	s.def = d
 	s.guard = w.mutate && w.e.opts.DropUnexpected
 }

@@ -9,12 +9,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 func findingOptions() Options {
 	o := defaultOptions()
 	o.Findings = true
-	o.Report = true
+	o.Detail = true
 	return o
 }
 
@@ -97,35 +99,35 @@ func with(m map[string]any, k string, v any) map[string]any {
 	return m
 }
 
-func walkSample(t *testing.T, opts Options, s sample) (*Counts, *Batch) {
+func walkSample(t *testing.T, opts Options, s sample) (counts, *Batch) {
 	t.Helper()
 	e, ix := newTestEngine(t, opts)
 	w := e.Walker(ix, false)
 	t.Cleanup(func() { e.Release(w) })
 	s(w)
-	return w.Counts(), w.Report()
+	return countsOf(w.Batch()), w.Batch()
 }
 
 // TestFindings has, for every finding, a sample that produces it (with the
 // name it is reported for) and one that does not.
 func TestFindings(t *testing.T) {
 	tests := []struct {
-		finding Finding
+		finding vocab.Finding
 		yes, no func(t *testing.T) sample
 		yesName string
-		// extended: the finding is one of ProfileExtended's extensions;
-		// ProfileWeaver does not report it.
+		// extended: the finding is one of vocab.ProfileExtended's extensions;
+		// vocab.ProfileWeaver does not report it.
 		extended bool
 	}{
 		{
-			FindingMissingAttribute,
+			vocab.FindingMissingAttribute,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.foo": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"url.path": "/"}) },
 			"acme.foo",
 			false,
 		},
 		{
-			FindingTemplateAttribute,
+			vocab.FindingTemplateAttribute,
 			func(t *testing.T) sample {
 				return logSample(t, "", map[string]any{"http.request.header.x-id": []any{"1"}})
 			},
@@ -134,7 +136,7 @@ func TestFindings(t *testing.T) {
 			false,
 		},
 		{
-			FindingMissingMetric,
+			vocab.FindingMissingMetric,
 			func(t *testing.T) sample { return metricSample(t, "acme.queue.depth", "gauge", "1", nil) },
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", fullDuration())
@@ -143,28 +145,28 @@ func TestFindings(t *testing.T) {
 			false,
 		},
 		{
-			FindingMissingEvent,
+			vocab.FindingMissingEvent,
 			func(t *testing.T) sample { return logSample(t, "acme.login", nil) },
 			func(t *testing.T) sample { return logSample(t, "exception", map[string]any{"exception.type": "E"}) },
 			"acme.login",
 			false,
 		},
 		{
-			FindingDeprecated,
+			vocab.FindingDeprecated,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.method": "GET"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.request.method": "GET"}) },
 			"http.method",
 			false,
 		},
 		{
-			FindingNotStable,
+			vocab.FindingNotStable,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"app.crash.id": "1"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"url.path": "/"}) },
 			"app.crash.id",
 			false,
 		},
 		{
-			FindingTypeMismatch,
+			vocab.FindingTypeMismatch,
 			func(t *testing.T) sample {
 				return logSample(t, "", map[string]any{"http.response.status_code": "200"})
 			},
@@ -175,7 +177,7 @@ func TestFindings(t *testing.T) {
 			false,
 		},
 		{
-			FindingUnexpectedInstrument,
+			vocab.FindingUnexpectedInstrument,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "gauge", "s", fullDuration())
 			},
@@ -186,7 +188,7 @@ func TestFindings(t *testing.T) {
 			false,
 		},
 		{
-			FindingUnitMismatch,
+			vocab.FindingUnitMismatch,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "ms", fullDuration())
 			},
@@ -197,14 +199,14 @@ func TestFindings(t *testing.T) {
 			false,
 		},
 		{
-			FindingUndefinedEnumVariant,
+			vocab.FindingUndefinedEnumVariant,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.request.method": "FETCH"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.request.method": "GET"}) },
 			"http.request.method",
 			false,
 		},
 		{
-			FindingRequiredAttributeNotPresent,
+			vocab.FindingRequiredAttributeNotPresent,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", without(fullDuration(), "http.request.method"))
 			},
@@ -215,7 +217,7 @@ func TestFindings(t *testing.T) {
 			false,
 		},
 		{
-			FindingRecommendedAttributeNotPresent,
+			vocab.FindingRecommendedAttributeNotPresent,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", without(fullDuration(), "network.protocol.version"))
 			},
@@ -226,7 +228,7 @@ func TestFindings(t *testing.T) {
 			false,
 		},
 		{
-			FindingOptInAttributeNotPresent,
+			vocab.FindingOptInAttributeNotPresent,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", without(fullDuration(), "server.address"))
 			},
@@ -237,7 +239,7 @@ func TestFindings(t *testing.T) {
 			false,
 		},
 		{
-			FindingConditionallyRequiredAttributeNotPresent,
+			vocab.FindingConditionallyRequiredAttributeNotPresent,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", without(fullDuration(), "http.route"))
 			},
@@ -248,7 +250,7 @@ func TestFindings(t *testing.T) {
 			false,
 		},
 		{
-			FindingUnexpectedAttribute,
+			vocab.FindingUnexpectedAttribute,
 			func(t *testing.T) sample {
 				return metricSample(t, "http.server.request.duration", "histogram", "s", with(fullDuration(), "user.id", "u1"))
 			},
@@ -259,7 +261,7 @@ func TestFindings(t *testing.T) {
 			true,
 		},
 		{
-			FindingKindMismatch,
+			vocab.FindingKindMismatch,
 			func(t *testing.T) sample {
 				return spanSample(t, ptrace.SpanKindInternal, map[string]any{"http.request.method": "GET", "url.scheme": "https"})
 			},
@@ -270,35 +272,35 @@ func TestFindings(t *testing.T) {
 			true,
 		},
 		{
-			FindingInvalidFormat,
+			vocab.FindingInvalidFormat,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"Acme.Foo": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.foo": "x"}) },
 			"Acme.Foo",
 			false,
 		},
 		{
-			FindingMissingNamespace,
+			vocab.FindingMissingNamespace,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"tenant": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.tenant": "x"}) },
 			"tenant",
 			false,
 		},
 		{
-			FindingExtendsNamespace,
+			vocab.FindingExtendsNamespace,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.tenant": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"acme.tenant": "x"}) },
 			"http.tenant",
 			false,
 		},
 		{
-			FindingIllegalNamespace,
+			vocab.FindingIllegalNamespace,
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"url.path.tenant": "x"}) },
 			func(t *testing.T) sample { return logSample(t, "", map[string]any{"http.method.tenant": "x"}) }, // http.method is deprecated
 			"url.path.tenant",
 			false,
 		},
 	}
-	covered := map[Finding]bool{}
+	covered := map[vocab.Finding]bool{}
 	for _, tt := range tests {
 		covered[tt.finding] = true
 		t.Run(tt.finding.String(), func(t *testing.T) {
@@ -306,7 +308,7 @@ func TestFindings(t *testing.T) {
 			if tt.extended {
 				c, _ := walkSample(t, opts, tt.yes(t))
 				assert.Zero(t, c.Findings[tt.finding], "profile weaver")
-				opts.Profile = ProfileExtended
+				opts.Profile = vocab.ProfileExtended
 			}
 			c, b := walkSample(t, opts, tt.yes(t))
 			assert.Positive(t, c.Findings[tt.finding], "sample that produces it")
@@ -328,18 +330,18 @@ func TestFindings(t *testing.T) {
 			assert.Zero(t, c.Findings[tt.finding], "findings off")
 		})
 	}
-	for f := range NumFindings {
-		if f >= FindingEntityRequiredAttributeNotPresent {
+	for f := range vocab.NumFindings {
+		if f >= vocab.FindingEntityRequiredAttributeNotPresent {
 			continue // TestEntityFindings
 		}
 		assert.True(t, covered[f], "no test for %s", f)
 	}
 }
 
-// extendedOptions are findingOptions with ProfileExtended.
+// extendedOptions are findingOptions with vocab.ProfileExtended.
 func extendedOptions() Options {
 	o := findingOptions()
-	o.Profile = ProfileExtended
+	o.Profile = vocab.ProfileExtended
 	return o
 }
 
@@ -347,14 +349,14 @@ func TestResourceServiceName(t *testing.T) {
 	td := ptrace.NewTraces()
 	td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	c, _ := walkSample(t, findingOptions(), func(w *Walker) { w.Traces(td) })
-	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent], "profile weaver")
+	assert.Zero(t, c.Findings[vocab.FindingRequiredAttributeNotPresent], "profile weaver")
 	c, b := walkSample(t, extendedOptions(), func(w *Walker) { w.Traces(td) })
-	assert.Equal(t, int64(1), c.Findings[FindingRequiredAttributeNotPresent])
+	assert.Equal(t, int64(1), c.Findings[vocab.FindingRequiredAttributeNotPresent])
 	require.Len(t, b.Findings, 1)
 	assert.Equal(t, "service.name", b.Findings[0].Name)
 
 	c, _ = walkSample(t, extendedOptions(), spanSample(t, ptrace.SpanKindInternal, nil))
-	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent])
+	assert.Zero(t, c.Findings[vocab.FindingRequiredAttributeNotPresent])
 }
 
 func TestSpanFindingsE2EShape(t *testing.T) {
@@ -362,22 +364,22 @@ func TestSpanFindingsE2EShape(t *testing.T) {
 	span := spanSample(t, ptrace.SpanKindInternal,
 		map[string]any{"http.request.method": "GET", "url.scheme": "https", "acme.extra": "x"})
 	c, _ := walkSample(t, findingOptions(), span)
-	assert.Zero(t, c.Findings[FindingKindMismatch]+c.Findings[FindingRequiredAttributeNotPresent]+c.Findings[FindingUnexpectedAttribute], "profile weaver: no span matchers")
+	assert.Zero(t, c.Findings[vocab.FindingKindMismatch]+c.Findings[vocab.FindingRequiredAttributeNotPresent]+c.Findings[vocab.FindingUnexpectedAttribute], "profile weaver: no span matchers")
 	c, b := walkSample(t, extendedOptions(), span)
-	assert.Equal(t, int64(1), c.Findings[FindingKindMismatch])
-	names := map[Finding][]string{}
+	assert.Equal(t, int64(1), c.Findings[vocab.FindingKindMismatch])
+	names := map[vocab.Finding][]string{}
 	for _, f := range b.Findings {
 		names[f.Finding] = append(names[f.Finding], f.Name)
 	}
-	assert.Contains(t, names[FindingRequiredAttributeNotPresent], "url.path")
-	assert.Contains(t, names[FindingUnexpectedAttribute], "acme.extra")
+	assert.Contains(t, names[vocab.FindingRequiredAttributeNotPresent], "url.path")
+	assert.Contains(t, names[vocab.FindingUnexpectedAttribute], "acme.extra")
 	require.Len(t, b.Signals, 1)
 	assert.Equal(t, "span.http.server", b.Signals[0].Signal.ID)
 	assert.Equal(t, 2, b.Signals[0].Seen.Count())
 
 	// An unmatched span gets key checks only.
 	c, _ = walkSample(t, extendedOptions(), spanSample(t, ptrace.SpanKindInternal, map[string]any{"url.path": "/"}))
-	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent]+c.Findings[FindingUnexpectedAttribute]+c.Findings[FindingKindMismatch])
+	assert.Zero(t, c.Findings[vocab.FindingRequiredAttributeNotPresent]+c.Findings[vocab.FindingUnexpectedAttribute]+c.Findings[vocab.FindingKindMismatch])
 }
 
 func TestDeprecatedKeyCheckedAsTarget(t *testing.T) {
@@ -385,9 +387,9 @@ func TestDeprecatedKeyCheckedAsTarget(t *testing.T) {
 	// required attribute and is not unexpected.
 	c, _ := walkSample(t, findingOptions(), metricSample(t, "http.server.request.duration", "histogram", "s",
 		with(without(fullDuration(), "http.request.method"), "http.method", "GET")))
-	assert.Zero(t, c.Findings[FindingRequiredAttributeNotPresent])
-	assert.Zero(t, c.Findings[FindingUnexpectedAttribute])
-	assert.Equal(t, int64(1), c.Findings[FindingDeprecated])
+	assert.Zero(t, c.Findings[vocab.FindingRequiredAttributeNotPresent])
+	assert.Zero(t, c.Findings[vocab.FindingUnexpectedAttribute])
+	assert.Equal(t, int64(1), c.Findings[vocab.FindingDeprecated])
 }
 
 func TestDropUnexpected(t *testing.T) {
@@ -412,18 +414,18 @@ func TestDropUnexpected(t *testing.T) {
 	e, ix := newTestEngine(t, opts)
 	w := e.Walker(ix, false)
 	w.Metrics(md0)
-	assert.Equal(t, int64(1), w.Counts().Drops[ReasonUnexpected], "profile weaver guards")
-	assert.Zero(t, w.Counts().Findings[FindingUnexpectedAttribute], "profile weaver")
+	assert.Equal(t, int64(1), countsOf(w.Batch()).Drops[vocab.ReasonUnexpected], "profile weaver guards")
+	assert.Zero(t, countsOf(w.Batch()).Findings[vocab.FindingUnexpectedAttribute], "profile weaver")
 	e.Release(w)
 
-	opts.Profile = ProfileExtended
+	opts.Profile = vocab.ProfileExtended
 	e, ix = newTestEngine(t, opts)
 	assert.True(t, e.Mutates())
 	w = e.Walker(ix, false)
 	w.Metrics(md)
-	c := w.Counts()
-	assert.Equal(t, int64(1), c.Drops[ReasonUnexpected])
-	assert.Equal(t, int64(1), c.Findings[FindingUnexpectedAttribute])
+	c := countsOf(w.Batch())
+	assert.Equal(t, int64(1), c.Drops[vocab.ReasonUnexpected])
+	assert.Equal(t, int64(1), c.Findings[vocab.FindingUnexpectedAttribute])
 	e.Release(w)
 	_, ok := dp.Attributes().Get("user.id")
 	assert.False(t, ok)
@@ -437,27 +439,27 @@ func TestDropUnexpected(t *testing.T) {
 	md2.MarkReadOnly()
 	w = e.Walker(ix, true)
 	w.Metrics(md2)
-	assert.Zero(t, w.Counts().Drops[ReasonUnexpected])
+	assert.Zero(t, countsOf(w.Batch()).Drops[vocab.ReasonUnexpected])
 	e.Release(w)
 }
 
 func TestLevelOverrides(t *testing.T) {
-	e := New(Options{LevelOverrides: map[Finding]Level{FindingUnexpectedAttribute: LevelViolation}})
-	assert.Equal(t, LevelViolation, e.Level(FindingUnexpectedAttribute))
-	assert.Equal(t, LevelInformation, e.Level(FindingOptInAttributeNotPresent))
-	assert.Equal(t, LevelImprovement, DefaultLevel(FindingUnexpectedAttribute))
+	e := New(Options{LevelOverrides: map[vocab.Finding]vocab.Level{vocab.FindingUnexpectedAttribute: vocab.LevelViolation}})
+	assert.Equal(t, vocab.LevelViolation, e.Level(vocab.FindingUnexpectedAttribute))
+	assert.Equal(t, vocab.LevelInformation, e.Level(vocab.FindingOptInAttributeNotPresent))
+	assert.Equal(t, vocab.LevelImprovement, vocab.DefaultLevel(vocab.FindingUnexpectedAttribute))
 }
 
 func TestFindingNames(t *testing.T) {
-	for f := range NumFindings {
-		got, ok := ParseFinding(f.String())
+	for f := range vocab.NumFindings {
+		got, ok := vocab.ParseFinding(f.String())
 		require.True(t, ok)
 		assert.Equal(t, f, got)
 	}
-	_, ok := ParseFinding("nope")
+	_, ok := vocab.ParseFinding("nope")
 	assert.False(t, ok)
-	for l := range NumLevels {
-		got, ok := ParseLevel(l.String())
+	for l := range vocab.NumLevels {
+		got, ok := vocab.ParseLevel(l.String())
 		require.True(t, ok)
 		assert.Equal(t, l, got)
 	}
@@ -468,7 +470,7 @@ func TestValidName(t *testing.T) {
 		"http.request.method": true, "a": true, "a1.b_c": true, "k8s.pod.uid": true,
 		"": false, "A": false, "1a": false, "a..b": false, "a._b": false, "a.": false, "a-b": false, "a.B": false,
 	} {
-		assert.Equal(t, want, validName(s), s)
+		assert.Equal(t, want, vocab.ValidName(s), s)
 	}
 }
 
@@ -508,7 +510,7 @@ func TestZeroAllocsSignals(t *testing.T) {
 			run := func() {
 				w := e.Walker(ix, true)
 				s(w)
-				_ = w.Report()
+				_ = w.Batch()
 				e.Release(w)
 			}
 			run()
@@ -539,21 +541,21 @@ func TestFindingSink(t *testing.T) {
 	opts.Sink = sink
 	walkSample(t, opts, metricSample(t, "http.server.request.duration", "histogram", "ms",
 		with(without(fullDuration(), "http.request.method"), "user.id", "u1")))
-	byID := map[Finding]FindingEvent{}
+	byID := map[vocab.Finding]FindingEvent{}
 	for _, ev := range sink.got {
 		byID[ev.Finding] = ev
 	}
-	um := byID[FindingUnitMismatch]
+	um := byID[vocab.FindingUnitMismatch]
 	want := FindingEvent{
-		Finding: FindingUnitMismatch, Level: LevelViolation, Subject: SubjectMetric,
+		Finding: vocab.FindingUnitMismatch, Level: vocab.LevelViolation, Subject: vocab.SubjectMetric,
 		Name: "http.server.request.duration", SampleType: "metric", SignalType: "metric",
 		SignalName: "http.server.request.duration", Service: "checkout",
 	}
 	assert.Equal(t, want, um)
-	req := byID[FindingRequiredAttributeNotPresent]
+	req := byID[vocab.FindingRequiredAttributeNotPresent]
 	assert.Equal(t, "http.request.method", req.Name)
 	assert.Equal(t, "histogram_data_point", req.SampleType)
-	assert.Equal(t, "user.id", byID[FindingUnexpectedAttribute].Name)
+	assert.Equal(t, "user.id", byID[vocab.FindingUnexpectedAttribute].Name)
 
 	// A refusal closes the sink for the rest of the batch.
 	limited := &recordingSink{limit: 1}
@@ -578,7 +580,7 @@ func TestFindingSinkScopeContext(t *testing.T) {
 	walkSample(t, opts, func(w *Walker) { w.Traces(td) })
 	var dep []FindingEvent
 	for _, ev := range sink.got {
-		if ev.Finding == FindingDeprecated {
+		if ev.Finding == vocab.FindingDeprecated {
 			dep = append(dep, ev)
 		}
 	}
@@ -604,17 +606,17 @@ func TestSpanEventChecks(t *testing.T) {
 
 	// Weaver checks a span event's attributes as attributes only.
 	c, b := walkSample(t, findingOptions(), func(w *Walker) { w.Traces(td) })
-	assert.Zero(t, c.Findings[FindingConditionallyRequiredAttributeNotPresent]+c.Findings[FindingUnexpectedAttribute], "profile weaver")
+	assert.Zero(t, c.Findings[vocab.FindingConditionallyRequiredAttributeNotPresent]+c.Findings[vocab.FindingUnexpectedAttribute], "profile weaver")
 	assert.Empty(t, b.Signals)
 
 	c, b = walkSample(t, extendedOptions(), func(w *Walker) { w.Traces(td) })
-	names := map[Finding][]string{}
+	names := map[vocab.Finding][]string{}
 	for _, f := range b.Findings {
 		names[f.Finding] = append(names[f.Finding], f.Name)
 	}
-	assert.ElementsMatch(t, []string{"exception.type", "exception.message"}, names[FindingConditionallyRequiredAttributeNotPresent])
-	assert.Equal(t, []string{"acme.note"}, names[FindingUnexpectedAttribute], "the free-text event is not checked")
-	assert.Zero(t, c.Findings[FindingMissingEvent])
+	assert.ElementsMatch(t, []string{"exception.type", "exception.message"}, names[vocab.FindingConditionallyRequiredAttributeNotPresent])
+	assert.Equal(t, []string{"acme.note"}, names[vocab.FindingUnexpectedAttribute], "the free-text event is not checked")
+	assert.Zero(t, c.Findings[vocab.FindingMissingEvent])
 	require.Len(t, b.Signals, 1)
 	assert.Equal(t, "exception", b.Signals[0].Signal.Name)
 }

@@ -4,22 +4,18 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-// reportTally fills the per-batch conformance Batch while the walk runs. It
-// is used only when Options.Report is set; otherwise enabled is false and
-// every method returns at once.
+// reportTally fills the Batch's detail (keys, finding names, definitions)
+// while the walk runs. It is used only when Options.Detail is set;
+// otherwise enabled is false and every method returns at once.
 // Its slices and maps are reused from batch to batch, so that after the
 // first batches of a given shape feeding the report allocates nothing.
 type reportTally struct {
 	enabled bool
-	batch   Batch
-	// svc is the outcome tally of the current resource's service; it points
-	// into batch.Services, or at unused outside a governed resource.
-	svc    *[NumOutcomes]int64
+	batch   *Batch // the walker's tally
+	// svcIdx indexes the current resource's service in batch.Services.
 	svcIdx int
-	unused [NumOutcomes]int64
 
-	services map[string]int   // service.name -> index in batch.Services
-	keys     map[tallyKey]int // (service, key, kind) -> index in batch.Keys
+	keys map[tallyKey]int // (service, key, kind) -> index in batch.Keys
 	// recent is a direct-mapped cache in front of keys: a key repeated from
 	// item to item costs a string comparison instead of a map lookup.
 	recent [recentSize]recentKey
@@ -52,28 +48,10 @@ type tallyKey struct {
 func newReportTally(enabled bool) reportTally {
 	r := reportTally{enabled: enabled}
 	if enabled {
-		r.services = make(map[string]int, 8)
 		r.keys = make(map[tallyKey]int, 64)
 		r.findings = newFindingTally()
 	}
-	r.svc = &r.unused
 	return r
-}
-
-// resource selects the service tally of a resource's service.name ("" when
-// it has none).
-func (r *reportTally) resource(name string) {
-	if !r.enabled {
-		return
-	}
-	i, ok := r.services[name]
-	if !ok {
-		i = len(r.batch.Services)
-		r.batch.Services = append(r.batch.Services, ServiceTally{Service: name})
-		r.services[name] = i
-	}
-	r.svcIdx = i
-	r.svc = &r.batch.Services[i].Outcomes
 }
 
 // slotHash is the cheap hash of the direct-mapped caches: length and two
@@ -149,13 +127,7 @@ func (r *reportTally) flush() {
 // reset empties the tally, keeping capacity, and drops every reference to the
 // batch's strings.
 func (r *reportTally) reset() {
-	clear(r.batch.Services)
-	clear(r.batch.Keys)
-	clear(r.batch.Findings)
-	clear(r.batch.Signals)
 	r.findings.reset()
-	r.batch.Reset()
-	clear(r.services)
 	clear(r.keys)
 	for _, i := range r.recentUsed {
 		r.recent[i] = recentKey{}
@@ -166,6 +138,5 @@ func (r *reportTally) reset() {
 	r.recentUsed, r.seenUsed = r.recentUsed[:0], r.seenUsed[:0]
 	clear(r.known)
 	r.known = r.known[:0]
-	r.svc = &r.unused
 	r.svcIdx = 0
 }

@@ -1,9 +1,13 @@
 package engine
 
-import "github.com/otelgov/otelcol-governance/registry"
+import (
+	"github.com/otelgov/otelcol-governance/registry"
+
+	"github.com/otelgov/otelcol-governance/vocab"
+)
 
 // findingTally fills Batch.Findings and Batch.Signals while the walk runs
-// (only with Options.Report). Like the key tally, a direct-mapped cache in
+// (only with Options.Detail). Like the key tally, a direct-mapped cache in
 // front of a reused map makes a repeated finding cost a few comparisons.
 type findingTally struct {
 	enabled bool
@@ -16,8 +20,9 @@ type findingTally struct {
 
 type findingKey struct {
 	service int
-	finding Finding
-	subject Subject
+	finding vocab.Finding
+	level   vocab.Level
+	subject vocab.Subject
 	name    string
 }
 
@@ -41,29 +46,27 @@ func (f *findingTally) reset() {
 	f.lastSig, f.lastIdx = nil, 0
 }
 
-// finding counts one finding for the current service.
-func (r *reportTally) finding(fi Finding, subj Subject, name string) {
+// finding lists one finding, at level lv, for the current service by name
+// (the service's count is the walker's).
+func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) {
 	f := &r.findings
 	if !f.enabled {
 		return
 	}
 	svc := r.svcIdx
-	if svc < len(r.batch.Services) {
-		r.batch.Services[svc].Findings[fi]++
-	}
 	c := &f.recent[(slotHash(name)+svc*7+int(fi)*3+int(subj))&(recentSize-1)]
-	if c.idx > 0 && c.fk.name == name && c.fk.service == svc && c.fk.finding == fi && c.fk.subject == subj {
+	if c.idx > 0 && c.fk.name == name && c.fk.service == svc && c.fk.finding == fi && c.fk.subject == subj && c.fk.level == lv {
 		r.batch.Findings[c.idx-1].Count++
 		return
 	}
-	fk := findingKey{service: svc, finding: fi, subject: subj, name: name}
+	fk := findingKey{service: svc, finding: fi, level: lv, subject: subj, name: name}
 	i, ok := f.index[fk]
 	if ok {
 		r.batch.Findings[i].Count++
 	} else {
 		i = len(r.batch.Findings)
 		f.index[fk] = i
-		r.batch.Findings = append(r.batch.Findings, FindingTally{Service: svc, Finding: fi, Subject: subj, Name: name, Count: 1})
+		r.batch.Findings = append(r.batch.Findings, FindingTally{Service: svc, Finding: fi, Level: lv, Subject: subj, Name: name, Count: 1})
 	}
 	*c = recentFinding{fk: fk, idx: i + 1}
 }

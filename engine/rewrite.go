@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 type opKind uint8
@@ -27,7 +28,7 @@ type op struct {
 	// Value migrations (values.go).
 	mig  *registry.Migration
 	conv registry.Type // opRenameValue: convert to this type
-	out  Outcome       // opRenameValue: the outcome of a successful rename
+	out  vocab.Outcome // opRenameValue: the outcome of a successful rename
 }
 
 // coerced is a value converted to its declared type.
@@ -161,33 +162,36 @@ func (w *Walker) renameAll(m pcommon.Map) {
 		if n == found {
 			break // not in the map (cannot happen: the scan queued it)
 		}
-		w.place(m, o.target, w.moved[n])
+		w.place(m, o.target, w.moved[n], vocab.OutcomeRenamed)
 		n++
 	}
 }
 
 // place puts a renamed key's value, held in val, under newKey, with the
 // collision policy of renames: an existing newKey keeps its value (renamed
-// when equal, conflict otherwise) and val is let go.
-func (w *Walker) place(m pcommon.Map, newKey string, val pcommon.Value) {
+// when equal, conflict otherwise) and val is let go. renamed is the outcome
+// counted when the value lands (renamed, or a value migration's own
+// outcome); a collision is a conflict whatever the rename was.
+func (w *Walker) place(m pcommon.Map, newKey string, val pcommon.Value, renamed vocab.Outcome) {
 	dst, exists := m.GetOrPutEmpty(newKey)
 	switch {
 	case !exists:
 		val.MoveTo(dst)
-		w.count(OutcomeRenamed)
+		w.count(renamed)
 		return
 	case dst.Equal(val):
-		w.count(OutcomeRenamed)
+		w.count(renamed)
 	default:
-		w.count(OutcomeConflict)
+		w.count(vocab.OutcomeConflict)
 	}
 	// Let go of the dropped value.
 	w.empty.MoveTo(val)
 }
 
-// rename renames one key, as renameAll does for all of them; value
-// migrations use it after changing the value in place.
-func (w *Walker) rename(m pcommon.Map, oldKey, newKey string) {
+// rename renames one key, as renameAll does for all of them, counting
+// renamed when the value lands; value migrations use it after changing the
+// value in place.
+func (w *Walker) rename(m pcommon.Map, oldKey, newKey string, renamed vocab.Outcome) {
 	old, ok := m.Get(oldKey)
 	if !ok {
 		return
@@ -198,7 +202,7 @@ func (w *Walker) rename(m pcommon.Map, oldKey, newKey string) {
 	val := w.moved[0]
 	old.MoveTo(val)
 	m.Remove(oldKey)
-	w.place(m, newKey, val)
+	w.place(m, newKey, val, renamed)
 }
 
 // find looks up the first entries of two keys in one pass over m.
@@ -227,9 +231,9 @@ func (w *Walker) copy(m pcommon.Map, oldKey, newKey string) {
 	}
 	if hasCur {
 		if cur.Equal(old) {
-			w.count(OutcomeCopied)
+			w.count(vocab.OutcomeCopied)
 		} else {
-			w.count(OutcomeConflict)
+			w.count(vocab.OutcomeConflict)
 		}
 		return
 	}
@@ -238,7 +242,7 @@ func (w *Walker) copy(m pcommon.Map, oldKey, newKey string) {
 	if old, ok := m.Get(oldKey); ok {
 		old.CopyTo(dst)
 	}
-	w.count(OutcomeCopied)
+	w.count(vocab.OutcomeCopied)
 }
 
 // maxExactInt is the largest magnitude a float64 holds exactly.

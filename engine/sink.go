@@ -2,15 +2,17 @@ package engine
 
 import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // FindingEvent is one finding with the context a FindingSink needs to turn
 // it into Weaver's weaver.live_check.finding log record. Its strings point
 // into the batch being walked: a sink copies what it keeps.
 type FindingEvent struct {
-	Finding Finding
-	Level   Level
-	Subject Subject
+	Finding vocab.Finding
+	Level   vocab.Level
+	Subject vocab.Subject
 	// Name is the attribute key, metric name, event name or span definition
 	// id the finding is about.
 	Name string
@@ -48,7 +50,7 @@ type sinkState struct {
 func (s *sinkState) reset() { *s = sinkState{} }
 
 // emit offers one finding to the sink.
-func (w *Walker) emit(f Finding, subj Subject, name string) {
+func (w *Walker) emit(f vocab.Finding, subj vocab.Subject, name string) {
 	ss := &w.grp.sink
 	if ss.closed {
 		return
@@ -58,17 +60,17 @@ func (w *Walker) emit(f Finding, subj Subject, name string) {
 		SignalType: ss.signalType, SignalName: ss.signalName, Service: ss.service,
 	}
 	switch {
-	case subj == SubjectKey && (f >= FindingRequiredAttributeNotPresent && f <= FindingUnexpectedAttribute ||
-		f >= FindingEntityRequiredAttributeNotPresent):
+	case subj == vocab.SubjectKey && (f >= vocab.FindingRequiredAttributeNotPresent && f <= vocab.FindingUnexpectedAttribute ||
+		f >= vocab.FindingEntityRequiredAttributeNotPresent && f <= vocab.FindingEntityConditionallyRequiredAttributeNotPresent):
 		ev.SampleType = ss.signalType
 		if ss.pointType != "" {
 			ev.SampleType = ss.pointType
 		}
-	case subj == SubjectKey:
+	case subj == vocab.SubjectKey:
 		ev.SampleType = "attribute"
-	case subj == SubjectMetric:
+	case subj == vocab.SubjectMetric:
 		ev.SampleType = "metric"
-	case subj == SubjectEvent:
+	case subj == vocab.SubjectEvent:
 		ev.SampleType = "log"
 	default:
 		ev.SampleType = "span"

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // This file migrates values, not only keys: enum member renames from the
@@ -67,9 +68,9 @@ type migState struct {
 
 // rewriteOutcome marks the outcomes that rewrite data to the registry's
 // names and values.
-var rewriteOutcome = [NumOutcomes]int{
-	OutcomeRenamed: 1, OutcomeValueRenamed: 1, OutcomeConverted: 1,
-	OutcomeSplit: 1, OutcomeMerged: 1, OutcomeMoved: 1,
+var rewriteOutcome = [vocab.NumOutcomes]int{
+	vocab.OutcomeRenamed: 1, vocab.OutcomeValueRenamed: 1, vocab.OutcomeConverted: 1,
+	vocab.OutcomeSplit: 1, vocab.OutcomeMerged: 1, vocab.OutcomeMoved: 1,
 }
 
 // migrates reports whether value migrations may change the current batch.
@@ -91,7 +92,7 @@ func (w *Walker) enumValue(k string, v pcommon.Value, a *registry.Attribute) {
 	switch a.Type {
 	case registry.TypeString:
 		if a.EnumStrings == nil {
-			w.count(OutcomeConformant)
+			w.count(vocab.OutcomeConformant)
 			return
 		}
 		s := v.Str()
@@ -102,33 +103,33 @@ func (w *Walker) enumValue(k string, v pcommon.Value, a *registry.Attribute) {
 			if to, ok := m.Values[s]; ok && to != s {
 				if !a.AllowsString(s) {
 					// Weaver's verdict on the value as received.
-					w.finding(FindingUndefinedEnumVariant, SubjectKey, k)
+					w.finding(vocab.FindingUndefinedEnumVariant, vocab.SubjectKey, k)
 				}
 				w.setValue(k, to)
 				return
 			}
 		}
 		if a.AllowsString(s) {
-			w.count(OutcomeConformant)
+			w.count(vocab.OutcomeConformant)
 			return
 		}
 	case registry.TypeInt:
 		if a.AllowsInt(v.Int()) {
-			w.count(OutcomeConformant)
+			w.count(vocab.OutcomeConformant)
 			return
 		}
 	default:
-		w.count(OutcomeConformant)
+		w.count(vocab.OutcomeConformant)
 		return
 	}
-	w.finding(FindingUndefinedEnumVariant, SubjectKey, k)
+	w.finding(vocab.FindingUndefinedEnumVariant, vocab.SubjectKey, k)
 	switch {
 	case !w.e.closedEnum(k):
-		w.count(OutcomeUndefinedEnumVariant)
+		w.count(vocab.OutcomeUndefinedEnumVariant)
 	case w.mutate && w.e.opts.EnumViolation == EnumViolationDrop:
-		w.drop(k, ReasonEnumViolation)
+		w.drop(k, vocab.ReasonEnumViolation)
 	default:
-		w.count(OutcomeEnumViolation)
+		w.count(vocab.OutcomeEnumViolation)
 	}
 }
 
@@ -143,7 +144,7 @@ func (w *Walker) member(k, s string, a *registry.Attribute) bool {
 		if dm.RenamedTo != "" && w.migrates() {
 			w.setValue(k, dm.RenamedTo)
 		} else {
-			w.count(OutcomeDeprecatedKept)
+			w.count(vocab.OutcomeDeprecatedKept)
 		}
 		return true
 	}
@@ -154,11 +155,11 @@ func (w *Walker) member(k, s string, a *registry.Attribute) bool {
 // coercion pass applies it without allocating.
 func (w *Walker) setValue(k, to string) {
 	if !w.migrates() {
-		w.count(OutcomeDeprecatedKept)
+		w.count(vocab.OutcomeDeprecatedKept)
 		return
 	}
 	w.queue(op{kind: opCoerce, key: k, val: coerced{typ: pcommon.ValueTypeStr, s: to}})
-	w.count(OutcomeValueRenamed)
+	w.count(vocab.OutcomeValueRenamed)
 }
 
 // renameValue queues a key rename that also changes the value: a rule's
@@ -179,21 +180,21 @@ func (w *Walker) renameValue(k string, v pcommon.Value, a, t *registry.Attribute
 		switch v.Type() {
 		case pcommon.ValueTypeStr:
 			if to, ok := m.Values[v.Str()]; ok {
-				o.val, o.out, found = coerced{typ: pcommon.ValueTypeStr, s: to}, OutcomeValueRenamed, true
+				o.val, o.out, found = coerced{typ: pcommon.ValueTypeStr, s: to}, vocab.OutcomeValueRenamed, true
 			}
 		case pcommon.ValueTypeInt:
 			if to, ok := m.IntValues[v.Int()]; ok {
-				o.val, o.out, found = coerced{typ: pcommon.ValueTypeStr, s: to}, OutcomeValueRenamed, true
+				o.val, o.out, found = coerced{typ: pcommon.ValueTypeStr, s: to}, vocab.OutcomeValueRenamed, true
 			}
 		default:
 		}
 		if !found && m.Convert != registry.TypeUnknown && convertible(v, a.Type) {
-			o.conv, o.out, found = m.Convert, OutcomeConverted, true
+			o.conv, o.out, found = m.Convert, vocab.OutcomeConverted, true
 		}
 	}
 	if !found && t.DeprecatedMembers != nil && v.Type() == pcommon.ValueTypeStr {
 		if to, ok := t.CurrentMember(v.Str()); ok {
-			o.val, o.out, found = coerced{typ: pcommon.ValueTypeStr, s: to}, OutcomeValueRenamed, true
+			o.val, o.out, found = coerced{typ: pcommon.ValueTypeStr, s: to}, vocab.OutcomeValueRenamed, true
 		}
 	}
 	if !found {
@@ -222,7 +223,7 @@ func (w *Walker) migrate(k string, v pcommon.Value, a *registry.Attribute) bool 
 		if !convertible(v, a.Type) {
 			return false
 		}
-		w.queue(op{kind: opRenameValue, key: k, target: m.ConvertTo, conv: m.Convert, out: OutcomeConverted})
+		w.queue(op{kind: opRenameValue, key: k, target: m.ConvertTo, conv: m.Convert, out: vocab.OutcomeConverted})
 		return true
 	}
 	if v.Type() != pcommon.ValueTypeStr {
@@ -275,13 +276,7 @@ func (w *Walker) applyValue(m pcommon.Map, o *op) {
 		} else {
 			o.val.set(old)
 		}
-		c := &w.counts.Attrs[w.ctx.Location]
-		before := c[OutcomeRenamed]
-		w.rename(m, o.key, o.target)
-		if c[OutcomeRenamed] > before {
-			w.uncount(OutcomeRenamed)
-			w.count(o.out)
-		}
+		w.rename(m, o.key, o.target, o.out)
 	case opCopyValue:
 		_, existed := m.Get(o.target)
 		w.copy(m, o.key, o.target)
@@ -306,11 +301,10 @@ func (w *Walker) applyValue(m pcommon.Map, o *op) {
 }
 
 // uncount takes back one count of o, for an outcome that a later step
-// refines (a rename that also mapped the value).
-func (w *Walker) uncount(o Outcome) {
-	w.counts.Attrs[w.ctx.Location][o]--
-	w.svc[o]--
-	w.report.svc[o]--
+// refines (a merge recounts the keys the scan kept as deprecated_kept).
+func (w *Walker) uncount(o vocab.Outcome) {
+	w.tally.Attrs[w.ctx.Location][o]--
+	w.svc.Outcomes[o]--
 	w.mig.rewrites -= rewriteOutcome[o]
 }
 
@@ -351,7 +345,7 @@ func (w *Walker) split(m pcommon.Map, o *op) {
 		set := sp.Cases[s]
 		for _, as := range set {
 			if !absentOrEqual(m, as.Key, as.Value) {
-				w.count(OutcomeConflict)
+				w.count(vocab.OutcomeConflict)
 				return
 			}
 		}
@@ -359,12 +353,12 @@ func (w *Walker) split(m pcommon.Map, o *op) {
 		for _, as := range set {
 			m.PutStr(as.Key, as.Value)
 		}
-		w.count(OutcomeSplit)
+		w.count(vocab.OutcomeSplit)
 		return
 	}
 	first, rest, cut := strings.Cut(s, sp.Separator)
 	if !absentOrEqual(m, sp.Into[0], first) || (cut && !absentOrEqual(m, sp.Into[1], rest)) {
-		w.count(OutcomeConflict)
+		w.count(vocab.OutcomeConflict)
 		return
 	}
 	m.Remove(o.key)
@@ -372,7 +366,7 @@ func (w *Walker) split(m pcommon.Map, o *op) {
 	if cut {
 		m.PutStr(sp.Into[1], rest)
 	}
-	w.count(OutcomeSplit)
+	w.count(vocab.OutcomeSplit)
 }
 
 func absentOrEqual(m pcommon.Map, k, s string) bool {
@@ -390,7 +384,7 @@ func (w *Walker) merge(m pcommon.Map, o *op) {
 	for _, k := range mg.Keys {
 		v, ok := m.Get(k)
 		if !ok || v.Type() != pcommon.ValueTypeStr {
-			w.count(OutcomeDeprecatedKept)
+			w.count(vocab.OutcomeDeprecatedKept)
 			return
 		}
 		n += len(v.Str())
@@ -410,18 +404,18 @@ func (w *Walker) merge(m pcommon.Map, o *op) {
 	}
 	merged := b.String()
 	if !absentOrEqual(m, mg.To, merged) {
-		w.count(OutcomeConflict)
+		w.count(vocab.OutcomeConflict)
 		return
 	}
 	for _, k := range mg.Keys {
 		m.Remove(k)
 		if k != o.key {
-			w.uncount(OutcomeDeprecatedKept)
-			w.count(OutcomeMerged)
+			w.uncount(vocab.OutcomeDeprecatedKept)
+			w.count(vocab.OutcomeMerged)
 		}
 	}
 	m.PutStr(mg.To, merged)
-	w.count(OutcomeMerged)
+	w.count(vocab.OutcomeMerged)
 }
 
 // move sets a field (the log record's EventName, or the span's status
@@ -446,7 +440,7 @@ func (w *Walker) move(m pcommon.Map, o *op) {
 	switch {
 	case cur == s:
 	case cur != "":
-		w.count(OutcomeConflict)
+		w.count(vocab.OutcomeConflict)
 		return
 	case o.mig.Move == registry.FieldEventName:
 		w.mig.rec.SetEventName(s)
@@ -454,7 +448,7 @@ func (w *Walker) move(m pcommon.Map, o *op) {
 		w.mig.span.Status().SetMessage(s)
 	}
 	m.Remove(o.key)
-	w.count(OutcomeMoved)
+	w.count(vocab.OutcomeMoved)
 }
 
 // schemaURLer is a resource-level or scope-level container of pdata.
@@ -475,5 +469,5 @@ func schemaURL[T schemaURLer](w *Walker, x T, before int, level SchemaLevel) {
 		return
 	}
 	x.SetSchemaUrl(u)
-	w.counts.SchemaURLs[level]++
+	w.tally.SchemaURLs[level]++
 }

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 const (
@@ -36,11 +37,11 @@ func firstSpan(td ptrace.Traces) ptrace.Span {
 }
 
 // outcomes returns the non-zero outcomes of one location by name.
-func outcomes(c *Counts, l registry.Location) map[string]int64 {
+func outcomes(c counts, l registry.Location) map[string]int64 {
 	out := map[string]int64{}
 	for o, n := range c.Attrs[l] {
 		if n != 0 {
-			out[Outcome(o).String()] = n
+			out[vocab.Outcome(o).String()] = n
 		}
 	}
 	return out
@@ -187,7 +188,7 @@ func TestValueMigrationsSpan(t *testing.T) {
 			w := e.Walker(ix, false)
 			w.Traces(td)
 			assert.Equal(t, tt.want, firstSpan(td).Attributes().AsRaw())
-			assert.Equal(t, tt.outs, outcomes(w.Counts(), registry.LocationSpan))
+			assert.Equal(t, tt.outs, outcomes(countsOf(w.Batch()), registry.LocationSpan))
 			rs := td.ResourceSpans().At(0)
 			wantURL, n := oldSchema, int64(0)
 			if tt.schema {
@@ -195,7 +196,7 @@ func TestValueMigrationsSpan(t *testing.T) {
 			}
 			assert.Equal(t, wantURL, rs.SchemaUrl())
 			assert.Equal(t, wantURL, rs.ScopeSpans().At(0).SchemaUrl())
-			assert.Equal(t, [NumSchemaLevels]int64{n, n}, w.Counts().SchemaURLs)
+			assert.Equal(t, [NumSchemaLevels]int64{n, n}, countsOf(w.Batch()).SchemaURLs)
 			e.Release(w)
 		})
 	}
@@ -209,7 +210,7 @@ func TestValueMigrationsReadOnly(t *testing.T) {
 	defer e.Release(w)
 	w.Traces(td)
 	assert.Equal(t, map[string]any{"cloud.platform": "azure_vm", "http.target": "/a?b=1", "db.system": "mssql"}, firstSpan(td).Attributes().AsRaw())
-	assert.Equal(t, map[string]int64{"deprecated_kept": 3}, outcomes(w.Counts(), registry.LocationSpan))
+	assert.Equal(t, map[string]int64{"deprecated_kept": 3}, outcomes(countsOf(w.Batch()), registry.LocationSpan))
 	assert.Equal(t, oldSchema, td.ResourceSpans().At(0).SchemaUrl())
 }
 
@@ -240,7 +241,7 @@ func TestMoveEventName(t *testing.T) {
 			w.Logs(ld)
 			assert.Equal(t, tt.wantAttrs, rec.Attributes().AsRaw())
 			assert.Equal(t, tt.wantName, rec.EventName())
-			assert.Equal(t, tt.outs, outcomes(w.Counts(), registry.LocationLog))
+			assert.Equal(t, tt.outs, outcomes(countsOf(w.Batch()), registry.LocationLog))
 		})
 	}
 	// rpc.jsonrpc.error_message moves to the status description of spans

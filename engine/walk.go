@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 const serviceNameKey = "service.name"
@@ -19,9 +20,18 @@ type Walker struct {
 	ix     *registry.Index
 	mutate bool // the configuration mutates and the batch is writable
 
-	ctx    registry.Context
-	svc    *[NumOutcomes]int64 // tally of the current resource's service
-	counts Counts
+	ctx registry.Context
+	// tally is the batch's one tally (Batch).
+	tally Batch
+	// svc is the tally of the current resource's service: it points into
+	// tally.Services, or at noService outside a governed resource.
+	svc       *ServiceTally
+	noService ServiceTally
+	// services files resources by bounded service.name when the engine has
+	// no ServiceSlots and fills the detail: name -> index in tally.Services.
+	// With neither, nothing reads per-service counts, and one entry
+	// (wholeBatch) holds the batch.
+	services map[string]int
 
 	// ops are the changes found in the current map, applied after the scan:
 	// pdata has no stable iteration under mutation.
@@ -34,10 +44,9 @@ type Walker struct {
 	keys [NumLocations]keyCache
 	// moved carries the values of renamed keys from their old keys to their
 	// new keys without a copy; it grows to the most renames of one map.
-	moved  []pcommon.Value
-	empty  pcommon.Value // always empty; clears a moved value without allocating
-	unused [NumOutcomes]int64
-	// report feeds the registry extension's conformance report.
+	moved []pcommon.Value
+	empty pcommon.Value // always empty; clears a moved value without allocating
+	// report fills the tally's detail (Options.Detail).
 	report reportTally
 	// mig is the value-migration state (values.go).
 	mig migState
@@ -50,10 +59,13 @@ func newWalker(e *Engine) *Walker {
 		e:      e,
 		ops:    make([]op, 0, 16),
 		empty:  pcommon.NewValueEmpty(),
-		report: newReportTally(e.opts.Report),
+		report: newReportTally(e.opts.Detail),
 	}
-	w.svc = &w.unused
-	w.grp.svc = &w.grp.unused
+	w.report.batch = &w.tally
+	w.svc = &w.noService
+	if e.opts.Services == nil && e.opts.Detail {
+		w.services = make(map[string]int, 8)
+	}
 	return w
 }
 
@@ -92,9 +104,10 @@ func (w *Walker) reset() {
 		clear(c.refs[:c.used])
 		c.used = 0
 	}
-	w.counts.reset()
+	w.tally.reset()
+	clear(w.services)
 	w.ops = w.ops[:0]
-	w.svc = &w.unused
+	w.svc, w.noService = &w.noService, ServiceTally{}
 	w.ctx = registry.Context{}
 	w.ix = nil
 	w.report.reset()
@@ -102,23 +115,67 @@ func (w *Walker) reset() {
 	w.grp.reset()
 }
 
-// Counts returns the tally of the batch walked so far. It belongs to the
+// Batch returns the tally of the batch walked so far. It belongs to the
 // walker: read it before Release.
-func (w *Walker) Counts() *Counts { return &w.counts }
-
-// Report returns the batch's per-service, per-key tally (empty unless
-// Options.Report is set). It belongs to the walker: read it before Release.
-func (w *Walker) Report() *Batch {
+func (w *Walker) Batch() *Batch {
 	w.report.flush()
-	w.report.batch.Levels = w.e.levels
-	return &w.report.batch
+	return &w.tally
 }
 
-func (w *Walker) count(o Outcome) {
-	w.counts.Attrs[w.ctx.Location][o]++
-	w.svc[o]++
-	w.report.svc[o]++
+// count counts one attribute's outcome, by location and for its service.
+func (w *Walker) count(o vocab.Outcome) {
+	w.tally.Attrs[w.ctx.Location][o]++
+	w.svc.Outcomes[o]++
 	w.mig.rewrites += rewriteOutcome[o]
+}
+
+// serviceID is the service identity of a resource: the front-end's
+// ServiceSlots, or the bounded name.
+func (w *Walker) serviceID(name string, hasName bool) ServiceID {
+	slots := w.e.opts.Services
+	switch {
+	case slots != nil && hasName:
+		return slots.Slot(name)
+	case slots != nil:
+		return slots.Missing()
+	case hasName:
+		b, _ := vocab.Bound(name)
+		return ServiceID{Slot: -1, Name: b}
+	}
+	return ServiceID{Slot: -1, Name: vocab.ServiceMissing}
+}
+
+// wholeBatch is the one service entry of a walk without ServiceSlots and
+// without Options.Detail.
+var wholeBatch = ServiceID{Slot: -1}
+
+// service selects the tally of a service identity, adding it on first use.
+func (w *Walker) service(id ServiceID) {
+	if id.Overflow {
+		w.tally.Overflow++
+	}
+	ss := w.tally.Services
+	i := -1
+	if w.services == nil {
+		for j := range ss {
+			if ss[j].Slot == id.Slot {
+				i = j
+				break
+			}
+		}
+	} else if j, ok := w.services[id.Name]; ok {
+		i = j
+	}
+	if i < 0 {
+		i = len(ss)
+		if w.services != nil {
+			id.Slot = i
+			w.services[id.Name] = i
+		}
+		w.tally.Services = append(ss, ServiceTally{Slot: id.Slot, Service: id.Name})
+	}
+	w.svc = &w.tally.Services[i]
+	w.report.svcIdx = i
 }
 
 // resource starts a resource: it applies include_resources, selects the
@@ -129,25 +186,17 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 	if len(w.e.include) > 0 && !w.e.included(attrs) {
 		return false
 	}
-	// service.name is looked up once per resource, for the service slots,
-	// the report and the finding sink.
+	// service.name is looked up once per resource, and the service identity
+	// computed once, for every sink of the tally and the finding sink.
 	name, hasName := "", false
 	if v, ok := attrs.Get(serviceNameKey); ok && v.Type() == pcommon.ValueTypeStr {
 		name, hasName = v.Str(), true
 	}
-	if slots := w.e.opts.Services; slots != nil {
-		slot := slots.Missing()
-		if hasName {
-			var overflow bool
-			slot, overflow = slots.Slot(name)
-			if overflow {
-				w.counts.Overflow++
-			}
-		}
-		w.svc = w.counts.service(slot)
-		w.grp.svc = w.counts.serviceFindings(slot)
+	if w.e.opts.Services == nil && w.services == nil {
+		w.service(wholeBatch)
+	} else {
+		w.service(w.serviceID(name, hasName))
 	}
-	w.report.resource(name)
 	w.ctx = registry.Context{Location: registry.LocationResource}
 	w.groupResource(name, attrs)
 	w.attrs(attrs)
@@ -352,13 +401,16 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	}
 	if r.Plain() {
 		// The common case: a current key that no rule renames and no enum
-		// constrains, decided from the Ref alone. A scalar of the right
-		// type is conformant without reading the *Attribute.
+		// constrains. Its outcome is decided from the Ref alone: a scalar
+		// of the right type is conformant without reading the *Attribute
+		// here. With Options.Findings on (the default), groupAttr above has
+		// already read ix.Attr(r) for the key's findings; the Ref saves the
+		// rest of the classification, not that read.
 		if w.report.enabled {
 			w.report.registryKey(r, w.ix)
 		}
 		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
-			w.count(OutcomeConformant)
+			w.count(vocab.OutcomeConformant)
 			return
 		}
 		w.value(k, v, w.ix.Attr(r))
@@ -376,12 +428,12 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		w.report.key(k, KeyDeprecated)
 		switch {
 		case !a.Placeholder:
-			w.finding(FindingDeprecated, SubjectKey, k)
+			w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
 			if w.e.opts.Findings {
 				w.valueFinding(k, v, a)
 			}
 		case w.e.extended:
-			w.finding(FindingDeprecated, SubjectKey, k)
+			w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
 		case w.e.opts.Findings:
 			// Only a schema file or a rule renames it: not in Weaver's
 			// registry.
@@ -398,14 +450,14 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		w.unknown(k)
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
-		w.finding(FindingDeprecated, SubjectKey, k)
+		w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
 		if w.e.opts.Findings {
 			w.valueFinding(k, v, a)
 		}
 		if a.Migration != nil && w.migrate(k, v, a) {
 			return
 		}
-		w.count(OutcomeDeprecatedKept)
+		w.count(vocab.OutcomeDeprecatedKept)
 	default:
 		w.value(k, v, a)
 	}
@@ -416,33 +468,33 @@ func (w *Walker) unknown(k string) {
 	w.unknownFindings(k, allowed)
 	switch {
 	case allowed:
-		w.count(OutcomeAllowed)
+		w.count(vocab.OutcomeAllowed)
 	case w.mutate && w.e.opts.Unknown == UnknownDrop:
 		w.report.key(k, KeyUnknown)
-		w.drop(k, ReasonUnknown)
+		w.drop(k, vocab.ReasonUnknown)
 	default:
 		w.report.key(k, KeyUnknown)
-		w.count(OutcomeUnknown)
+		w.count(vocab.OutcomeUnknown)
 	}
 }
 
 // unknownFindings are the findings on a key outside the registry.
 func (w *Walker) unknownFindings(k string, allowed bool) {
 	if w.e.opts.Findings && !allowed {
-		w.finding(FindingMissingAttribute, SubjectKey, k)
+		w.finding(vocab.FindingMissingAttribute, vocab.SubjectKey, k)
 		w.nameFindings(k)
 	}
 }
 
-func (w *Walker) drop(k string, r DropReason) {
+func (w *Walker) drop(k string, r vocab.DropReason) {
 	w.queue(op{kind: opDrop, key: k})
-	w.counts.Drops[r]++
-	w.count(OutcomeDropped)
+	w.tally.Drops[r]++
+	w.count(vocab.OutcomeDropped)
 }
 
 func (w *Walker) deprecated(k string, a, t *registry.Attribute) {
 	if !w.mutate || w.e.opts.Deprecated == DeprecatedOff {
-		w.count(OutcomeDeprecatedKept)
+		w.count(vocab.OutcomeDeprecatedKept)
 		return
 	}
 	newKey := t.Key
@@ -475,22 +527,22 @@ func (w *Walker) mismatch(k string, v pcommon.Value, a *registry.Attribute) {
 		w.valueFinding(k, v, a)
 	}
 	if !w.mutate {
-		w.count(OutcomeTypeMismatch)
+		w.count(vocab.OutcomeTypeMismatch)
 		return
 	}
 	switch w.e.opts.TypeMismatch {
 	case TypeMismatchDrop:
-		w.drop(k, ReasonTypeMismatch)
+		w.drop(k, vocab.ReasonTypeMismatch)
 		return
 	case TypeMismatchCoerce:
 		if c, ok := coerce(v, want); ok {
 			w.queue(op{kind: opCoerce, key: k, val: c})
-			w.count(OutcomeCoerced)
+			w.count(vocab.OutcomeCoerced)
 			return
 		}
 	case TypeMismatchKeep:
 	}
-	w.count(OutcomeTypeMismatch)
+	w.count(vocab.OutcomeTypeMismatch)
 }
 
 // scalarType maps scalar registry types to their pdata value type; every
@@ -550,34 +602,34 @@ func (w *Walker) metricName(ms pmetric.MetricSlice, m pmetric.Metric) {
 	md := w.ix.Metric(m.Name())
 	switch {
 	case md == nil:
-		w.counts.Names[OutcomeUnknown]++
+		w.tally.Names[vocab.OutcomeUnknown]++
 	case md.RenamedTo != "":
 		t := w.ix.Metric(md.RenamedTo)
 		if t == nil || !compatible(m, t) {
-			w.counts.Names[OutcomeIncompatible]++
+			w.tally.Names[vocab.OutcomeIncompatible]++
 			return
 		}
 		if !w.mutate {
-			w.counts.Names[OutcomeDeprecatedKept]++
+			w.tally.Names[vocab.OutcomeDeprecatedKept]++
 			return
 		}
 		switch w.e.opts.Deprecated {
 		case DeprecatedRename:
 			m.SetName(t.Name)
-			w.counts.Names[OutcomeRenamed]++
+			w.tally.Names[vocab.OutcomeRenamed]++
 			w.mig.rewrites++
 		case DeprecatedCopy:
 			c := ms.AppendEmpty()
 			m.CopyTo(c)
 			c.SetName(t.Name)
-			w.counts.Names[OutcomeCopied]++
+			w.tally.Names[vocab.OutcomeCopied]++
 		case DeprecatedOff:
-			w.counts.Names[OutcomeDeprecatedKept]++
+			w.tally.Names[vocab.OutcomeDeprecatedKept]++
 		}
 	case md.Deprecation.Reason != registry.NotDeprecated:
-		w.counts.Names[OutcomeDeprecatedKept]++
+		w.tally.Names[vocab.OutcomeDeprecatedKept]++
 	default:
-		w.counts.Names[OutcomeConformant]++
+		w.tally.Names[vocab.OutcomeConformant]++
 	}
 }
 

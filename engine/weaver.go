@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // This file holds Weaver live-check's rules for one attribute, as the engine
@@ -121,17 +122,17 @@ func (w *Walker) valueFinding(k string, v pcommon.Value, a *registry.Attribute) 
 		switch t {
 		case sampleString:
 			if a.EnumStrings == nil || !a.AllowsString(v.Str()) {
-				w.finding(FindingUndefinedEnumVariant, SubjectKey, k)
+				w.finding(vocab.FindingUndefinedEnumVariant, vocab.SubjectKey, k)
 			}
 		case sampleInt:
 			if a.EnumInts == nil || !a.AllowsInt(v.Int()) {
-				w.finding(FindingUndefinedEnumVariant, SubjectKey, k)
+				w.finding(vocab.FindingUndefinedEnumVariant, vocab.SubjectKey, k)
 			}
 		default:
-			w.finding(FindingTypeMismatch, SubjectKey, k)
+			w.finding(vocab.FindingTypeMismatch, vocab.SubjectKey, k)
 		}
 	case !compatibleType(t, a.Type):
-		w.finding(FindingTypeMismatch, SubjectKey, k)
+		w.finding(vocab.FindingTypeMismatch, vocab.SubjectKey, k)
 	}
 }
 
@@ -147,10 +148,10 @@ func (w *Walker) keyNameFindings(k string, a *registry.Attribute) {
 	template := a != nil && a.Template
 	dot := strings.IndexByte(k, '.')
 	if dot < 0 {
-		w.finding(FindingMissingNamespace, SubjectKey, k)
+		w.finding(vocab.FindingMissingNamespace, vocab.SubjectKey, k)
 	}
-	if !template && !validName(k) {
-		w.finding(FindingInvalidFormat, SubjectKey, k)
+	if !template && !vocab.ValidName(k) {
+		w.finding(vocab.FindingInvalidFormat, vocab.SubjectKey, k)
 	}
 	if dot < 0 {
 		return
@@ -163,7 +164,7 @@ func (w *Walker) keyNameFindings(k string, a *registry.Attribute) {
 	}
 	w.illegalNamespaces(k, from)
 	if a == nil && w.ix.ExtendsNamespace(k) {
-		w.finding(FindingExtendsNamespace, SubjectKey, k)
+		w.finding(vocab.FindingExtendsNamespace, vocab.SubjectKey, k)
 	}
 }
 
@@ -180,7 +181,7 @@ func (w *Walker) illegalNamespaces(k string, from int) {
 	}
 	for i += from; i > 0; {
 		if isNamespaceAttr(w.ix, k[:i]) {
-			w.finding(FindingIllegalNamespace, SubjectKey, k)
+			w.finding(vocab.FindingIllegalNamespace, vocab.SubjectKey, k)
 		}
 		j := strings.IndexByte(k[i+1:], '.')
 		if j < 0 {
@@ -225,7 +226,7 @@ func newNameRules(ix *registry.Index) *nameRules {
 			continue
 		}
 		k := a.Key
-		odd := !strings.Contains(k, ".") || (!a.Template && !validName(k))
+		odd := !strings.Contains(k, ".") || (!a.Template && !vocab.ValidName(k))
 		for i := strings.IndexByte(k, '.'); i > 0 && !odd; {
 			odd = isNamespaceAttr(ix, k[:i])
 			j := strings.IndexByte(k[i+1:], '.')

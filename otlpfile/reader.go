@@ -30,46 +30,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
-
-// Signal is the telemetry signal of one record.
-type Signal uint8
-
-const (
-	SignalUnknown Signal = iota
-	SignalTraces
-	SignalMetrics
-	SignalLogs
-)
-
-// String returns "traces", "metrics", "logs" or "unknown".
-func (s Signal) String() string {
-	switch s {
-	case SignalTraces:
-		return "traces"
-	case SignalMetrics:
-		return "metrics"
-	case SignalLogs:
-		return "logs"
-	case SignalUnknown:
-	}
-	return "unknown"
-}
-
-// ParseSignal parses "traces", "metrics", "logs" or "" (unknown).
-func ParseSignal(s string) (Signal, error) {
-	switch s {
-	case "":
-		return SignalUnknown, nil
-	case "traces":
-		return SignalTraces, nil
-	case "metrics":
-		return SignalMetrics, nil
-	case "logs":
-		return SignalLogs, nil
-	}
-	return SignalUnknown, fmt.Errorf("unknown signal %q: want traces, metrics or logs", s)
-}
 
 // Format is the framing of a file's records.
 type Format uint8
@@ -131,10 +94,10 @@ const MaxEmptyRun = 64
 type Options struct {
 	// Name is the input's name in error messages ("-" for stdin).
 	Name string
-	// Signal is the signal of binary protobuf records, which do not say it
-	// themselves. SignalUnknown: detected from the content, with the file
+	// Kind is the telemetry kind of binary protobuf records, which do not say it
+	// themselves. vocab.KindUnknown: detected from the content, with the file
 	// name as a tie-breaker. JSON records always say their signal.
-	Signal Signal
+	Kind vocab.Kind
 	// MaxRecordBytes bounds one request. Zero: DefaultMaxRecordBytes.
 	MaxRecordBytes int
 	// MaxDecompressionRatio bounds gzip input: once more than 16 MiB have
@@ -145,9 +108,9 @@ type Options struct {
 }
 
 // Record is one Export*ServiceRequest. Exactly one of Traces, Metrics and
-// Logs is set, as Signal says.
+// Logs is set, as Kind says.
 type Record struct {
-	Signal  Signal
+	Kind    vocab.Kind
 	Traces  ptrace.Traces
 	Metrics pmetric.Metrics
 	Logs    plog.Logs
@@ -159,28 +122,28 @@ type Record struct {
 
 // Items is the number of spans, data points or log records in the record.
 func (r *Record) Items() int {
-	switch r.Signal {
-	case SignalTraces:
+	switch r.Kind {
+	case vocab.KindTraces:
 		return r.Traces.SpanCount()
-	case SignalMetrics:
+	case vocab.KindMetrics:
 		return r.Metrics.DataPointCount()
-	case SignalLogs:
+	case vocab.KindLogs:
 		return r.Logs.LogRecordCount()
-	case SignalUnknown:
+	case vocab.KindUnknown, vocab.NumKinds:
 	}
 	return 0
 }
 
 // resources is the number of resources in the record.
 func (r *Record) resources() int {
-	switch r.Signal {
-	case SignalTraces:
+	switch r.Kind {
+	case vocab.KindTraces:
 		return r.Traces.ResourceSpans().Len()
-	case SignalMetrics:
+	case vocab.KindMetrics:
 		return r.Metrics.ResourceMetrics().Len()
-	case SignalLogs:
+	case vocab.KindLogs:
 		return r.Logs.ResourceLogs().Len()
-	case SignalUnknown:
+	case vocab.KindUnknown, vocab.NumKinds:
 	}
 	return 0
 }
@@ -423,7 +386,7 @@ func (r *Reader) readSingle() error {
 	if len(b) > r.max {
 		return r.errorf(0, 0, fmt.Errorf("a single protobuf message larger than %d bytes (raise --max-record-size)", r.max))
 	}
-	if _, _, err := decodeProto(b, r.opts.Signal, r.opts.Name); err != nil {
+	if _, _, err := decodeProto(b, r.opts.Kind, r.opts.Name); err != nil {
 		if vr, ok := varintFramed(b); ok {
 			r.format = FormatProtoVarint
 			r.src = bufio.NewReader(bytes.NewReader(vr))
@@ -479,7 +442,7 @@ func (r *Reader) Next() (Record, error) {
 }
 
 func (r *Reader) decode(b []byte, line int, off int64) (Record, error) {
-	rec, _, err := decodeProto(b, r.opts.Signal, r.opts.Name)
+	rec, _, err := decodeProto(b, r.opts.Kind, r.opts.Name)
 	if err != nil {
 		return Record{}, r.errorf(line, off, err)
 	}
@@ -712,15 +675,15 @@ func decodeJSON(b []byte) (Record, error) {
 		return Record{}, err
 	}
 	var rec Record
-	rec.Signal = sig
+	rec.Kind = sig
 	switch sig {
-	case SignalTraces:
+	case vocab.KindTraces:
 		rec.Traces, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
-	case SignalMetrics:
+	case vocab.KindMetrics:
 		rec.Metrics, err = (&pmetric.JSONUnmarshaler{}).UnmarshalMetrics(b)
-	case SignalLogs:
+	case vocab.KindLogs:
 		rec.Logs, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(b)
-	case SignalUnknown:
+	case vocab.KindUnknown, vocab.NumKinds:
 		return Record{}, nil
 	}
 	if err != nil {
@@ -732,32 +695,32 @@ func decodeJSON(b []byte) (Record, error) {
 // maxKeyEcho bounds a foreign key echoed in an error message.
 const maxKeyEcho = 64
 
-// jsonSignal finds the signal from the request's top-level keys: unknown
+// jsonSignal finds the kind from the request's top-level keys: unknown
 // for {}, ErrNotOTLP for an object without any of the three data keys.
-func jsonSignal(b []byte) (Signal, error) {
+func jsonSignal(b []byte) (vocab.Kind, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	t, err := dec.Token()
 	if err != nil {
-		return SignalUnknown, fmt.Errorf("invalid JSON: %w", err)
+		return vocab.KindUnknown, fmt.Errorf("invalid JSON: %w", err)
 	}
 	if d, ok := t.(json.Delim); !ok || d != '{' {
-		return SignalUnknown, fmt.Errorf("%w: expected a JSON object (an Export*ServiceRequest), found an array", ErrNotOTLP)
+		return vocab.KindUnknown, fmt.Errorf("%w: expected a JSON object (an Export*ServiceRequest), found an array", ErrNotOTLP)
 	}
 	first := ""
 	keys := 0
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return SignalUnknown, fmt.Errorf("invalid JSON: %w", err)
+			return vocab.KindUnknown, fmt.Errorf("invalid JSON: %w", err)
 		}
 		key, _ := t.(string)
 		switch key {
 		case "resourceSpans", "resource_spans":
-			return SignalTraces, nil
+			return vocab.KindTraces, nil
 		case "resourceMetrics", "resource_metrics":
-			return SignalMetrics, nil
+			return vocab.KindMetrics, nil
 		case "resourceLogs", "resource_logs":
-			return SignalLogs, nil
+			return vocab.KindLogs, nil
 		}
 		if keys == 0 {
 			first = key
@@ -765,47 +728,47 @@ func jsonSignal(b []byte) (Signal, error) {
 		keys++
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
-			return SignalUnknown, fmt.Errorf("invalid JSON: %w", err)
+			return vocab.KindUnknown, fmt.Errorf("invalid JSON: %w", err)
 		}
 	}
 	if keys > 0 {
 		if len(first) > maxKeyEcho {
 			first = strings.ToValidUTF8(first[:maxKeyEcho], "") + "..."
 		}
-		return SignalUnknown, fmt.Errorf("%w: a JSON object with none of resourceSpans, resourceMetrics and resourceLogs (%d key(s), the first %q)", ErrNotOTLP, keys, first)
+		return vocab.KindUnknown, fmt.Errorf("%w: a JSON object with none of resourceSpans, resourceMetrics and resourceLogs (%d key(s), the first %q)", ErrNotOTLP, keys, first)
 	}
-	return SignalUnknown, nil
+	return vocab.KindUnknown, nil
 }
 
 // decodeProto decodes one binary request. With no signal given it tries the
 // three request types, hinted by the file name, and keeps the first that
 // decodes with items (protobuf requests do not name their signal).
-func decodeProto(b []byte, sig Signal, name string) (Record, Signal, error) {
-	order := []Signal{SignalTraces, SignalMetrics, SignalLogs}
-	if sig != SignalUnknown {
-		order = []Signal{sig}
-	} else if h := nameHint(name); h != SignalUnknown {
-		order = append([]Signal{h}, order...)
+func decodeProto(b []byte, sig vocab.Kind, name string) (Record, vocab.Kind, error) {
+	order := []vocab.Kind{vocab.KindTraces, vocab.KindMetrics, vocab.KindLogs}
+	if sig != vocab.KindUnknown {
+		order = []vocab.Kind{sig}
+	} else if h := nameHint(name); h != vocab.KindUnknown {
+		order = append([]vocab.Kind{h}, order...)
 	}
 	var firstOK *Record
 	var errs []error
 	for _, s := range order {
-		rec := Record{Signal: s}
+		rec := Record{Kind: s}
 		var err error
 		switch s {
-		case SignalTraces:
+		case vocab.KindTraces:
 			rec.Traces, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(b)
-		case SignalMetrics:
+		case vocab.KindMetrics:
 			rec.Metrics, err = (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(b)
-		case SignalLogs:
+		case vocab.KindLogs:
 			rec.Logs, err = (&plog.ProtoUnmarshaler{}).UnmarshalLogs(b)
-		case SignalUnknown:
+		case vocab.KindUnknown, vocab.NumKinds:
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("as %s: %w", s, err))
 			continue
 		}
-		if rec.Items() > 0 || sig != SignalUnknown {
+		if rec.Items() > 0 || sig != vocab.KindUnknown {
 			return rec, s, nil
 		}
 		if firstOK == nil {
@@ -813,22 +776,22 @@ func decodeProto(b []byte, sig Signal, name string) (Record, Signal, error) {
 		}
 	}
 	if firstOK != nil {
-		return *firstOK, firstOK.Signal, nil
+		return *firstOK, firstOK.Kind, nil
 	}
-	return Record{}, SignalUnknown, fmt.Errorf("invalid OTLP protobuf request: %w", errors.Join(errs...))
+	return Record{}, vocab.KindUnknown, fmt.Errorf("invalid OTLP protobuf request: %w", errors.Join(errs...))
 }
 
-func nameHint(name string) Signal {
+func nameHint(name string) vocab.Kind {
 	n := strings.ToLower(name)
 	switch {
 	case strings.Contains(n, "trace") || strings.Contains(n, "span"):
-		return SignalTraces
+		return vocab.KindTraces
 	case strings.Contains(n, "metric"):
-		return SignalMetrics
+		return vocab.KindMetrics
 	case strings.Contains(n, "log"):
-		return SignalLogs
+		return vocab.KindLogs
 	}
-	return SignalUnknown
+	return vocab.KindUnknown
 }
 
 // countingReader counts the compressed bytes the gzip reader consumes. It

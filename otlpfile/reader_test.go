@@ -13,14 +13,15 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/otlpfile/otlpfiletest"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // mixed returns one traces, one metrics and one logs record.
 func mixed() []Record {
 	return []Record{
-		{Signal: SignalTraces, Traces: enginetest.GenTraces(3, enginetest.MixDeprecated)},
-		{Signal: SignalMetrics, Metrics: enginetest.GenMetrics(2, enginetest.MixConformant)},
-		{Signal: SignalLogs, Logs: enginetest.GenLogs(4, enginetest.MixUnknown)},
+		{Kind: vocab.KindTraces, Traces: enginetest.GenTraces(3, enginetest.MixDeprecated)},
+		{Kind: vocab.KindMetrics, Metrics: enginetest.GenMetrics(2, enginetest.MixConformant)},
+		{Kind: vocab.KindLogs, Logs: enginetest.GenLogs(4, enginetest.MixUnknown)},
 	}
 }
 
@@ -65,7 +66,7 @@ func TestRoundTrip(t *testing.T) {
 				assert.Equal(t, gz, r.Gzip())
 				require.Len(t, got, 3)
 				for i := range want {
-					assert.Equal(t, want[i].Signal, got[i].Signal)
+					assert.Equal(t, want[i].Kind, got[i].Kind)
 					assert.Equal(t, want[i].Items(), got[i].Items())
 				}
 			})
@@ -75,12 +76,12 @@ func TestRoundTrip(t *testing.T) {
 
 func TestSingleProto(t *testing.T) {
 	for _, rec := range mixed() {
-		t.Run(rec.Signal.String(), func(t *testing.T) {
+		t.Run(rec.Kind.String(), func(t *testing.T) {
 			got, r, err := readAll(t, encode(t, FormatProtoSingle, false, []Record{rec}), Options{})
 			require.NoError(t, err)
 			assert.Equal(t, FormatProtoSingle, r.Format())
 			require.Len(t, got, 1)
-			assert.Equal(t, rec.Signal, got[0].Signal, "detected from the content")
+			assert.Equal(t, rec.Kind, got[0].Kind, "detected from the content")
 			assert.Equal(t, rec.Items(), got[0].Items())
 		})
 	}
@@ -102,7 +103,7 @@ func TestJSONLinesAndPretty(t *testing.T) {
 	assert.Equal(t, 3, got[0].Line)
 	assert.Equal(t, 1, got[0].Items())
 	assert.Equal(t, 8, got[1].Line)
-	assert.Equal(t, SignalLogs, got[1].Signal)
+	assert.Equal(t, vocab.KindLogs, got[1].Kind)
 }
 
 func TestBadInput(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Writer writes records in one of the Reader's formats, so that a file
@@ -73,23 +75,23 @@ func (w *Writer) Write(rec *Record) error {
 }
 
 func marshal(rec *Record, asJSON bool) ([]byte, error) {
-	switch rec.Signal {
-	case SignalTraces:
+	switch rec.Kind {
+	case vocab.KindTraces:
 		if asJSON {
 			return (&ptrace.JSONMarshaler{}).MarshalTraces(rec.Traces)
 		}
 		return (&ptrace.ProtoMarshaler{}).MarshalTraces(rec.Traces)
-	case SignalMetrics:
+	case vocab.KindMetrics:
 		if asJSON {
 			return (&pmetric.JSONMarshaler{}).MarshalMetrics(rec.Metrics)
 		}
 		return (&pmetric.ProtoMarshaler{}).MarshalMetrics(rec.Metrics)
-	case SignalLogs:
+	case vocab.KindLogs:
 		if asJSON {
 			return (&plog.JSONMarshaler{}).MarshalLogs(rec.Logs)
 		}
 		return (&plog.ProtoMarshaler{}).MarshalLogs(rec.Logs)
-	case SignalUnknown:
+	case vocab.KindUnknown, vocab.NumKinds:
 	}
 	return nil, errors.New("record without a signal")
 }

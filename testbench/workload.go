@@ -12,15 +12,18 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
-// Signal is a telemetry signal the testbench generates.
-type Signal string
+// Signal is the telemetry kind the testbench generates (vocab.Kind: it
+// encodes as "traces", "metrics" or "logs").
+type Signal = vocab.Kind
 
+// The kinds the testbench generates.
 const (
-	Traces  Signal = "traces"
-	Metrics Signal = "metrics"
-	Logs    Signal = "logs"
+	Traces  = vocab.KindTraces
+	Metrics = vocab.KindMetrics
+	Logs    = vocab.KindLogs
 )
 
 // Keys the workload reserves: every item carries them, and no profile picks them.
@@ -205,7 +208,7 @@ func NewWorkload(ix *registry.Index, mix Mix) (*Workload, error) {
 	regKeys := map[string]struct{}{serviceNameKey: {}, seqKey: {}, AllowedKey: {}}
 	unknown := map[string]struct{}{}
 	for _, sig := range []Signal{Traces, Metrics, Logs} {
-		rng := newRand(mix.Seed ^ uint64(len(sig))<<40 ^ hashString(string(sig)))
+		rng := newRand(mix.Seed ^ uint64(len(sig.String()))<<40 ^ hashString(sig.String()))
 		for pi := range mix.Profiles {
 			pr, err := buildProfile(ix, mix, p, sig, pi, rng)
 			if err != nil {
@@ -321,6 +324,7 @@ func contextTarget(a *registry.Attribute, sig Signal, kind ptrace.SpanKind) *reg
 		return a.Target(registry.Context{Location: registry.LocationLog})
 	case Metrics:
 		return a.Target(registry.Context{Location: registry.LocationDataPoint, MetricName: MetricName})
+	case vocab.KindUnknown, vocab.NumKinds:
 	}
 	return nil
 }

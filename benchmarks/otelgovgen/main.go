@@ -13,6 +13,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/otlpfile"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 func main() {
@@ -43,9 +44,9 @@ func run(path string, size int64, items int, format otlpfile.Format) error {
 	cw := &countingWriter{w: f}
 	w := otlpfile.NewWriter(cw, format, false)
 	recs := []otlpfile.Record{
-		{Signal: otlpfile.SignalTraces, Traces: enginetest.GenTraces(items, enginetest.MixDeprecated)},
-		{Signal: otlpfile.SignalMetrics, Metrics: enginetest.GenMetrics(items, enginetest.MixDeprecated)},
-		{Signal: otlpfile.SignalLogs, Logs: enginetest.GenLogs(items, enginetest.MixUnknown)},
+		{Kind: vocab.KindTraces, Traces: enginetest.GenTraces(items, enginetest.MixDeprecated)},
+		{Kind: vocab.KindMetrics, Metrics: enginetest.GenMetrics(items, enginetest.MixDeprecated)},
+		{Kind: vocab.KindLogs, Logs: enginetest.GenLogs(items, enginetest.MixUnknown)},
 	}
 	var n, total int64
 	for i := 0; cw.n < size; i++ {

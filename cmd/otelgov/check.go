@@ -14,6 +14,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/otlpfile"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 type checkOptions struct {
@@ -52,9 +53,10 @@ Inputs: the collector file exporter's JSON lines (traces, metrics and logs
 mixed), otlpjsonfile-style JSON, binary protobuf (4-byte or varint length
 prefix, or one message), each optionally gzip-compressed. "-" reads stdin.
 
---format json is the /conformance document of the registry extension; text,
-markdown and junit (a test case per finding ID per service) render the same
-data.
+--format json is the /conformance document of the registry extension, with
+two more top-level fields: "items" (what was checked) and "examples" (per
+service and finding ID, the example locations); text, markdown and junit (a
+test case per finding ID per service) render the same data.
 
 With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop or
 SIGTERM, then prints the report.
@@ -106,11 +108,11 @@ const maxRatioUsage = "gzip input may expand at most this many times its compres
 // levels, wrapped for --help.
 func findingLevels() string {
 	var b strings.Builder
-	for l := range engine.NumLevels {
+	for l := range vocab.NumLevels {
 		line := fmt.Sprintf("  %-11s ", l)
 		first := true
-		for f := range engine.NumFindings {
-			if engine.DefaultLevel(f) != l {
+		for f := range vocab.NumFindings {
+			if vocab.DefaultLevel(f) != l {
 				continue
 			}
 			item := f.String()
@@ -135,7 +137,7 @@ func findingLevels() string {
 type checkSetup struct {
 	checker *checker.Checker
 	failOn  checker.FailOn
-	signal  otlpfile.Signal
+	signal  vocab.Kind
 	ix      *registry.Index
 	engine  engine.Options
 }
@@ -145,7 +147,7 @@ func (o *checkOptions) setup() (*checkSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	sig, err := otlpfile.ParseSignal(o.signal)
+	sig, err := parseKind(o.signal)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--signal: %w", err))
 	}
@@ -180,7 +182,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 	if s.engine.Mutates() {
 		return badInput(errors.New("check never changes files: --deprecated, --unknown, --type-mismatch and --enum-violation other than off/keep apply to --listen --forward (use otelgov fix to migrate a file)"))
 	}
-	ro := otlpfile.Options{Signal: s.signal, MaxRecordBytes: o.maxRecord, MaxDecompressionRatio: o.maxRatio}
+	ro := otlpfile.Options{Kind: s.signal, MaxRecordBytes: o.maxRecord, MaxDecompressionRatio: o.maxRatio}
 	read := make([]fileRead, len(files))
 	var items int64
 	for i, f := range files {
@@ -286,14 +288,14 @@ func checkFile(stdin io.Reader, opts otlpfile.Options, c *checker.Checker) (file
 		read.requests++
 		read.items += int64(rec.Items())
 		in := where(name, &rec)
-		switch rec.Signal {
-		case otlpfile.SignalTraces:
+		switch rec.Kind {
+		case vocab.KindTraces:
 			c.Traces(rec.Traces, in)
-		case otlpfile.SignalMetrics:
+		case vocab.KindMetrics:
 			c.Metrics(rec.Metrics, in)
-		case otlpfile.SignalLogs:
+		case vocab.KindLogs:
 			c.Logs(rec.Logs, in)
-		case otlpfile.SignalUnknown:
+		case vocab.KindUnknown, vocab.NumKinds:
 		}
 	}
 }

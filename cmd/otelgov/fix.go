@@ -11,6 +11,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/otlpfile"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 type fixOptions struct {
@@ -58,7 +59,7 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 	if !eo.Mutates() {
 		return badInput(errors.New("nothing to fix with these modes: --deprecated off and keep everywhere"))
 	}
-	sig, err := otlpfile.ParseSignal(o.signal)
+	sig, err := parseKind(o.signal)
 	if err != nil {
 		return badInput(fmt.Errorf("--signal: %w", err))
 	}
@@ -79,7 +80,7 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 		return badInput(err)
 	}
 	defer func() { _ = closeIn() }()
-	r, err := otlpfile.NewReader(src, otlpfile.Options{Name: in, Signal: sig, MaxRecordBytes: o.maxRecord, MaxDecompressionRatio: o.maxRatio})
+	r, err := otlpfile.NewReader(src, otlpfile.Options{Name: in, Kind: sig, MaxRecordBytes: o.maxRecord, MaxDecompressionRatio: o.maxRatio})
 	if err != nil {
 		return badInput(err)
 	}
@@ -111,24 +112,24 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 			return badInput(err)
 		}
 		wk := e.Walker(ix, false)
-		switch rec.Signal {
-		case otlpfile.SignalTraces:
+		switch rec.Kind {
+		case vocab.KindTraces:
 			wk.Traces(rec.Traces)
-		case otlpfile.SignalMetrics:
+		case vocab.KindMetrics:
 			wk.Metrics(rec.Metrics)
-		case otlpfile.SignalLogs:
+		case vocab.KindLogs:
 			wk.Logs(rec.Logs)
-		case otlpfile.SignalUnknown:
+		case vocab.KindUnknown, vocab.NumKinds:
 		}
-		c := wk.Counts()
+		c := wk.Batch()
 		for l := range c.Attrs {
-			renamed += c.Attrs[l][engine.OutcomeRenamed]
-			copied += c.Attrs[l][engine.OutcomeCopied]
+			renamed += c.Attrs[l][vocab.OutcomeRenamed]
+			copied += c.Attrs[l][vocab.OutcomeCopied]
 			for _, o := range valueMigrations {
 				values += c.Attrs[l][o]
 			}
 		}
-		names += c.Names[engine.OutcomeRenamed] + c.Names[engine.OutcomeCopied]
+		names += c.Names[vocab.OutcomeRenamed] + c.Names[vocab.OutcomeCopied]
 		e.Release(wk)
 		requests++
 		if err := w.Write(&rec); err != nil {
@@ -152,8 +153,8 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 }
 
 // valueMigrations are the outcomes of the engine's value migrations.
-var valueMigrations = [...]engine.Outcome{
-	engine.OutcomeValueRenamed, engine.OutcomeConverted, engine.OutcomeSplit, engine.OutcomeMerged, engine.OutcomeMoved,
+var valueMigrations = [...]vocab.Outcome{
+	vocab.OutcomeValueRenamed, vocab.OutcomeConverted, vocab.OutcomeSplit, vocab.OutcomeMerged, vocab.OutcomeMoved,
 }
 
 func absPath(p string) string {

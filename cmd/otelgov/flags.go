@@ -10,6 +10,7 @@ import (
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // registryFlags are the processor's registry section as flags:
@@ -67,7 +68,7 @@ func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
 // bindLevelOverrides binds --profile and --level-override, the processor's
 // findings::profile and findings::level_overrides.
 func (e *engineFlags) bindLevelOverrides(fs *pflag.FlagSet) {
-	fs.StringVar(&e.profile, "profile", engine.ProfileWeaver.String(), `findings: "weaver" (exactly Weaver live-check's) or "extended" (adds v1 span matchers, unexpected_attribute on v1 groups, span events as events, service.name on resources); the processor's findings::profile`)
+	fs.StringVar(&e.profile, "profile", vocab.ProfileWeaver.String(), `findings: "weaver" (exactly Weaver live-check's) or "extended" (adds v1 span matchers, unexpected_attribute on v1 groups, span events as events, service.name on resources); the processor's findings::profile`)
 	fs.StringArrayVar(&e.overrides, "level-override", nil, `count a Weaver finding ID at another level, e.g. "missing_attribute=improvement" (repeatable; the processor's findings::level_overrides)`)
 }
 
@@ -132,7 +133,7 @@ func (e *engineFlags) options() (engine.Options, error) {
 		o.IncludeResources[k] = append(o.IncludeResources[k], strings.Split(vs, ",")...)
 	}
 	if e.profile != "" {
-		p, ok := engine.ParseProfile(e.profile)
+		p, ok := vocab.ParseProfile(e.profile)
 		if !ok {
 			return o, badInput(fmt.Errorf("--profile: unknown profile %q: want weaver or extended", e.profile))
 		}
@@ -144,7 +145,7 @@ func (e *engineFlags) options() (engine.Options, error) {
 			return o, badInput(fmt.Errorf("--level-override: %w", err))
 		}
 		if o.LevelOverrides == nil {
-			o.LevelOverrides = map[engine.Finding]engine.Level{}
+			o.LevelOverrides = map[vocab.Finding]vocab.Level{}
 		}
 		o.LevelOverrides[f] = l
 	}
@@ -183,4 +184,16 @@ func (r *reportFlags) parse() (checker.FailOn, conformance.Limits, error) {
 		return checker.FailOn{}, conformance.Limits{}, badInput(fmt.Errorf("--max-services and --top-keys must not be negative"))
 	}
 	return l, conformance.Limits{MaxServices: r.maxServices, TopKeys: r.topKeys}, nil
+}
+
+// parseKind parses --signal: traces, metrics, logs, or "" (detected).
+func parseKind(s string) (vocab.Kind, error) {
+	if s == "" {
+		return vocab.KindUnknown, nil
+	}
+	k, ok := vocab.ParseKind(s)
+	if !ok {
+		return vocab.KindUnknown, fmt.Errorf("unknown signal %q: want traces, metrics or logs", s)
+	}
+	return k, nil
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/otelgov/otelcol-governance/checker"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // listenOptions mirror the otlp receiver's protocols.grpc.endpoint and
@@ -150,9 +151,9 @@ func nothingReceivedText(res *checker.Result) string {
 
 func (l *listener) mux() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/traces", l.handle(signalTraces))
-	mux.HandleFunc("POST /v1/metrics", l.handle(signalMetrics))
-	mux.HandleFunc("POST /v1/logs", l.handle(signalLogs))
+	mux.HandleFunc("POST /v1/traces", l.handle(vocab.KindTraces))
+	mux.HandleFunc("POST /v1/metrics", l.handle(vocab.KindMetrics))
+	mux.HandleFunc("POST /v1/logs", l.handle(vocab.KindLogs))
 	mux.HandleFunc("GET /report", l.serveReport(false))
 	mux.HandleFunc("POST /stop", l.serveReport(true))
 	return mux
@@ -204,16 +205,8 @@ func contentType(format string) string {
 	return "text/plain; charset=utf-8"
 }
 
-type signalKind uint8
-
-const (
-	signalTraces signalKind = iota
-	signalMetrics
-	signalLogs
-)
-
 // handle is one OTLP/HTTP endpoint: protobuf or JSON, optionally gzip.
-func (l *listener) handle(sig signalKind) http.HandlerFunc {
+func (l *listener) handle(sig vocab.Kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var body io.Reader = r.Body
 		switch strings.ToLower(r.Header.Get("Content-Encoding")) {
@@ -250,24 +243,27 @@ func (l *listener) handle(sig signalKind) http.HandlerFunc {
 			MarshalJSON() ([]byte, error)
 		}
 		switch sig {
-		case signalTraces:
+		case vocab.KindTraces:
 			req := ptraceotlp.NewExportRequest()
 			if err = unmarshal(req.UnmarshalJSON, req.UnmarshalProto, asJSON, b); err == nil {
 				err = l.traces(r.Context(), req.Traces(), "otlp/http")
 			}
 			resp = ptraceotlp.NewExportResponse()
-		case signalMetrics:
+		case vocab.KindMetrics:
 			req := pmetricotlp.NewExportRequest()
 			if err = unmarshal(req.UnmarshalJSON, req.UnmarshalProto, asJSON, b); err == nil {
 				err = l.metrics(r.Context(), req.Metrics(), "otlp/http")
 			}
 			resp = pmetricotlp.NewExportResponse()
-		case signalLogs:
+		case vocab.KindLogs:
 			req := plogotlp.NewExportRequest()
 			if err = unmarshal(req.UnmarshalJSON, req.UnmarshalProto, asJSON, b); err == nil {
 				err = l.logs(r.Context(), req.Logs(), "otlp/http")
 			}
 			resp = plogotlp.NewExportResponse()
+		case vocab.KindUnknown, vocab.NumKinds:
+			http.Error(w, "unknown signal", http.StatusNotFound)
+			return
 		}
 		if err != nil {
 			code := http.StatusBadRequest

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/otelgov/otelcol-governance/checker"
-	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/queries"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 type queriesOptions struct {
@@ -115,7 +115,7 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 		return badInput(fmt.Errorf("%d unreadable input(s) (see the notes); --skip-unreadable scans the rest", res.Unreadable))
 	}
 	// Every finding is a deprecated name: Weaver's deprecated finding.
-	if failOn.Fails(engine.DefaultLevel(engine.FindingDeprecated)) {
+	if failOn.Fails(vocab.DefaultLevel(vocab.FindingDeprecated)) {
 		for _, f := range res.Findings {
 			if !f.Rewritten {
 				return findings()

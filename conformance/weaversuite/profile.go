@@ -4,18 +4,19 @@ import (
 	"fmt"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // parseProfile returns the engine profile a case names; empty: weaver.
-func parseProfile(s string) (engine.Profile, error) {
+func parseProfile(s string) (vocab.Profile, error) {
 	if s == "" {
-		return engine.ProfileWeaver, nil
+		return vocab.ProfileWeaver, nil
 	}
-	p, ok := engine.ParseProfile(s)
+	p, ok := vocab.ParseProfile(s)
 	if !ok {
 		return 0, fmt.Errorf("unknown profile %q", s)
 	}
 	return p, nil
 }
 
-func setProfile(o *engine.Options, p engine.Profile) { o.Profile = p }
+func setProfile(o *engine.Options, p vocab.Profile) { o.Profile = p }

@@ -24,6 +24,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/otlpfile"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Suite is testdata/suite.yaml.
@@ -182,7 +183,7 @@ func (c *Case) Options() (engine.Options, error) {
 			return o, fmt.Errorf("case %s: level_overrides: %w", c.Name, err)
 		}
 		if o.LevelOverrides == nil {
-			o.LevelOverrides = map[engine.Finding]engine.Level{}
+			o.LevelOverrides = map[vocab.Finding]vocab.Level{}
 		}
 		o.LevelOverrides[f] = l
 	}
@@ -211,17 +212,17 @@ func (c *Case) Run(dir string) (*Result, error) {
 	ch := checker.New(ix, checker.Options{Engine: opts})
 	err = c.records(dir, func(r *otlpfile.Record, where string) {
 		w := e.Walker(ix, true)
-		switch r.Signal {
-		case otlpfile.SignalTraces:
+		switch r.Kind {
+		case vocab.KindTraces:
 			w.Traces(r.Traces)
 			ch.Traces(r.Traces, where)
-		case otlpfile.SignalMetrics:
+		case vocab.KindMetrics:
 			w.Metrics(r.Metrics)
 			ch.Metrics(r.Metrics, where)
-		case otlpfile.SignalLogs:
+		case vocab.KindLogs:
 			w.Logs(r.Logs)
 			ch.Logs(r.Logs, where)
-		case otlpfile.SignalUnknown:
+		case vocab.KindUnknown, vocab.NumKinds:
 		}
 		e.Release(w)
 	})

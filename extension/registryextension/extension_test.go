@@ -30,6 +30,7 @@ import (
 	"github.com/otelgov/otelcol-governance/extension/registryextension/internal/metadatatest"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 func TestReload(t *testing.T) {
@@ -262,9 +263,9 @@ func TestConcurrentReloadAndReport(t *testing.T) {
 				b.Generation = snap.Generation
 				b.Services = append(b.Services, registryapi.ServiceTally{Service: []string{"checkout", "cart", "payment", "search"}[w]})
 				if snap.Index.Lookup("acme.cart.size") != nil {
-					b.Services[0].Outcomes[engine.OutcomeConformant]++
+					b.Services[0].Outcomes[vocab.OutcomeConformant]++
 				} else {
-					b.Services[0].Outcomes[engine.OutcomeUnknown]++
+					b.Services[0].Outcomes[vocab.OutcomeUnknown]++
 					b.Keys = append(b.Keys, registryapi.KeyTally{Service: 0, Key: "acme.cart.size", Kind: engine.KeyUnknown, Count: 1})
 				}
 				e.Report(b)

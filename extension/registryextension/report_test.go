@@ -21,6 +21,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension/internal/metadatatest"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 func get(t *testing.T, h http.Handler, url string, out any) int {
@@ -32,8 +33,8 @@ func get(t *testing.T, h http.Handler, url string, out any) int {
 	return rec.Code
 }
 
-func outcomes(kv map[registryapi.Outcome]int64) [engine.NumOutcomes]int64 {
-	var o [engine.NumOutcomes]int64
+func outcomes(kv map[registryapi.Outcome]int64) [vocab.NumOutcomes]int64 {
+	var o [vocab.NumOutcomes]int64
 	for k, v := range kv {
 		o[k] = v
 	}
@@ -50,13 +51,13 @@ func TestConformanceReport(t *testing.T) {
 		b.Generation = 1
 		b.Services = append(b.Services,
 			registryapi.ServiceTally{Service: "checkout", Outcomes: outcomes(map[registryapi.Outcome]int64{
-				engine.OutcomeConformant: 10, engine.OutcomeUnknown: 3, engine.OutcomeRenamed: 2,
+				vocab.OutcomeConformant: 10, vocab.OutcomeUnknown: 3, vocab.OutcomeRenamed: 2,
 			})},
 			registryapi.ServiceTally{Service: "cart", Outcomes: outcomes(map[registryapi.Outcome]int64{
-				engine.OutcomeConformant: 5,
+				vocab.OutcomeConformant: 5,
 			})},
 			registryapi.ServiceTally{Service: "payment", Outcomes: outcomes(map[registryapi.Outcome]int64{
-				engine.OutcomeConformant: 1, engine.OutcomeDeprecatedKept: 4,
+				vocab.OutcomeConformant: 1, vocab.OutcomeDeprecatedKept: 4,
 			})},
 		)
 		b.Keys = append(b.Keys,
@@ -91,7 +92,7 @@ func TestConformanceReport(t *testing.T) {
 
 	assert.Equal(t, int64(48), rep.Totals.Attributes["conformant"])
 	assert.Equal(t, int64(12), rep.Totals.Attributes["deprecated_kept"])
-	assert.Len(t, rep.Totals.Attributes, int(engine.NumOutcomes))
+	assert.Len(t, rep.Totals.Attributes, int(vocab.NumOutcomes))
 	assert.Equal(t, 2, rep.Totals.SeenRegistryAttributes)
 	assert.Equal(t, int64(9), rep.Totals.SeenNonRegistryAttributes)
 	assert.InDelta(t, 2/float64(e.Current().Index.Stats().Known), rep.Totals.RegistryCoverage, 1e-12)
@@ -129,7 +130,7 @@ func TestReportBounds(t *testing.T) {
 		b.Reset()
 		b.Services = append(b.Services, registryapi.ServiceTally{
 			Service:  fmt.Sprintf("svc-%04d", s),
-			Outcomes: outcomes(map[registryapi.Outcome]int64{engine.OutcomeUnknown: keysPerService + 1000}),
+			Outcomes: outcomes(map[registryapi.Outcome]int64{vocab.OutcomeUnknown: keysPerService + 1000}),
 		})
 		for k := range keysPerService {
 			b.Keys = append(b.Keys, registryapi.KeyTally{
@@ -171,7 +172,7 @@ func TestReportBounds(t *testing.T) {
 		require.NotEmpty(t, s.UnknownKeys, s.Service)
 		assert.Equal(t, "acme.hot", s.UnknownKeys[0].Key, s.Service)
 		for _, k := range s.UnknownKeys {
-			assert.LessOrEqual(t, len(k.Key), conformance.MaxKeyLength)
+			assert.LessOrEqual(t, len(k.Key), vocab.MaxKeyLength)
 		}
 	}
 	other := rep.Services[0] // "_" sorts before letters

@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 const allocRuns = 50
@@ -19,7 +21,7 @@ const allocRuns = 50
 // TestZeroAllocsDrop covers unknown: drop, where RemoveIf takes the keys out.
 func TestZeroAllocsDrop(t *testing.T) {
 	skipUnderRace(t)
-	g := newTestGovernor(t, withConfig(func(c *config) { c.Unknown = engine.UnknownDrop }), signalTraces, nopTelemetry())
+	g := newTestGovernor(t, withConfig(func(c *config) { c.Unknown = engine.UnknownDrop }), vocab.KindTraces, nopTelemetry())
 	batches := make([]ptrace.Traces, allocRuns+1)
 	for i := range batches {
 		batches[i] = genTraces(100, mixUnknown)
@@ -54,7 +56,7 @@ func TestZeroAllocs(t *testing.T) {
 			ctx := context.Background()
 
 			t.Run("traces", func(t *testing.T) {
-				g := newTestGovernor(t, defaultTestConfig(), signalTraces, tel.NewTelemetrySettings())
+				g := newTestGovernor(t, defaultTestConfig(), vocab.KindTraces, tel.NewTelemetrySettings())
 				batches := make([]ptrace.Traces, allocRuns+1)
 				for i := range batches {
 					batches[i] = genTraces(100, tt.mix)
@@ -73,7 +75,7 @@ func TestZeroAllocs(t *testing.T) {
 				}
 			})
 			t.Run("metrics", func(t *testing.T) {
-				g := newTestGovernor(t, defaultTestConfig(), signalMetrics, tel.NewTelemetrySettings())
+				g := newTestGovernor(t, defaultTestConfig(), vocab.KindMetrics, tel.NewTelemetrySettings())
 				batches := make([]pmetric.Metrics, allocRuns+1)
 				for i := range batches {
 					batches[i] = genMetrics(100, tt.mix)
@@ -86,7 +88,7 @@ func TestZeroAllocs(t *testing.T) {
 				assert.Zero(t, allocs)
 			})
 			t.Run("logs", func(t *testing.T) {
-				g := newTestGovernor(t, defaultTestConfig(), signalLogs, tel.NewTelemetrySettings())
+				g := newTestGovernor(t, defaultTestConfig(), vocab.KindLogs, tel.NewTelemetrySettings())
 				batches := make([]plog.Logs, allocRuns+1)
 				for i := range batches {
 					batches[i] = genLogs(100, tt.mix)

@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Configurations that together exercise every code path of the walk.
@@ -63,7 +65,7 @@ func TestDuplicateKeys(t *testing.T) {
 	attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
 	require.Equal(t, 11, attrs.Len(), "the payload keeps its duplicates")
 	for _, mod := range fuzzConfigs {
-		g := newTestGovernor(t, withConfig(mod), signalTraces, nopTelemetry())
+		g := newTestGovernor(t, withConfig(mod), vocab.KindTraces, nopTelemetry())
 		in := ptrace.NewTraces()
 		td.CopyTo(in)
 		c := walkBatch(g, in)
@@ -97,12 +99,12 @@ func TestEmptyBatches(t *testing.T) {
 	for _, mod := range fuzzConfigs {
 		cfg := withConfig(mod)
 		for _, td := range traces {
-			_, err := newTestGovernor(t, cfg, signalTraces, nopTelemetry()).processTraces(context.Background(), td)
+			_, err := newTestGovernor(t, cfg, vocab.KindTraces, nopTelemetry()).processTraces(context.Background(), td)
 			require.NoError(t, err)
 		}
-		_, err := newTestGovernor(t, cfg, signalMetrics, nopTelemetry()).processMetrics(context.Background(), md)
+		_, err := newTestGovernor(t, cfg, vocab.KindMetrics, nopTelemetry()).processMetrics(context.Background(), md)
 		require.NoError(t, err)
-		_, err = newTestGovernor(t, cfg, signalLogs, nopTelemetry()).processLogs(context.Background(), ld)
+		_, err = newTestGovernor(t, cfg, vocab.KindLogs, nopTelemetry()).processLogs(context.Background(), ld)
 		require.NoError(t, err)
 	}
 }
@@ -113,7 +115,7 @@ func TestEmptyBatches(t *testing.T) {
 func TestHugeMap(t *testing.T) {
 	const n = 10_000
 	for _, mod := range fuzzConfigs {
-		g := newTestGovernor(t, withConfig(mod), signalLogs, nopTelemetry())
+		g := newTestGovernor(t, withConfig(mod), vocab.KindLogs, nopTelemetry())
 		ld := plog.NewLogs()
 		rl := ld.ResourceLogs().AppendEmpty()
 		rl.Resource().Attributes().PutStr("service.name", "checkout")
@@ -148,15 +150,6 @@ func TestHugeMap(t *testing.T) {
 	}
 }
 
-// TestWalkerReuse checks that pooled walkers start clean.
-func TestWalkerReuse(t *testing.T) {
-	g := newTestGovernor(t, defaultTestConfig(), signalTraces, nopTelemetry())
-	for range 3 {
-		c := walkBatch(g, genTraces(2, mixDeprecated))
-		assert.Equal(t, map[string]int64{"conformant": 2*9 + 6, "renamed": 2 * 4}, outcomes(c))
-	}
-}
-
 func fuzzSeeds(f *testing.F, seeds ...[]byte) {
 	for _, s := range seeds {
 		f.Add(s)
@@ -183,7 +176,7 @@ func FuzzTraces(f *testing.F) {
 		mustMarshal[ptrace.Traces](m.MarshalTraces(smallMixedTraces())),
 		nil,
 	)
-	gs := fuzzGovernors(f, signalTraces)
+	gs := fuzzGovernors(f, vocab.KindTraces)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, g := range gs {
 			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(data)
@@ -205,7 +198,7 @@ func FuzzMetrics(f *testing.F) {
 		mustMarshal[pmetric.Metrics](m.MarshalMetrics(smallMixedMetrics())),
 		nil,
 	)
-	gs := fuzzGovernors(f, signalMetrics)
+	gs := fuzzGovernors(f, vocab.KindMetrics)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, g := range gs {
 			md, err := (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(data)
@@ -227,7 +220,7 @@ func FuzzLogs(f *testing.F) {
 		mustMarshal[plog.Logs](m.MarshalLogs(smallMixedLogs())),
 		nil,
 	)
-	gs := fuzzGovernors(f, signalLogs)
+	gs := fuzzGovernors(f, vocab.KindLogs)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, g := range gs {
 			ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(data)
@@ -244,12 +237,12 @@ func FuzzLogs(f *testing.F) {
 
 // fuzzGovernors loads the registry once: under the fuzzer's coverage
 // instrumentation a load is slow, and every worker process pays for it.
-func fuzzGovernors(f *testing.F, sig signal) []*governor {
+func fuzzGovernors(f *testing.F, sig vocab.Kind) []*governor {
 	ix, err := withConfig(orgRegistry).Registry.load()
 	require.NoError(f, err)
 	var gs []*governor
 	for _, mod := range fuzzConfigs {
-		g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), withConfig(mod), ix, sig)
+		g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), withConfig(mod), ix, sig, nil)
 		require.NoError(f, err)
 		gs = append(gs, g)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/collector/component/componenttest"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Benchmarks walk 100 items x 13 attributes per op, recording telemetry into a
@@ -33,7 +35,7 @@ func BenchmarkTraces(b *testing.B) {
 		b.Run(bm.name, func(b *testing.B) {
 			tel := componenttest.NewTelemetry()
 			defer func() { _ = tel.Shutdown(context.Background()) }()
-			g := newTestGovernor(b, defaultTestConfig(), signalTraces, tel.NewTelemetrySettings())
+			g := newTestGovernor(b, defaultTestConfig(), vocab.KindTraces, tel.NewTelemetrySettings())
 			ctx := context.Background()
 			src := wireTraces(genTraces(benchItems, bm.mix))
 			td := wireTraces(genTraces(benchItems, bm.mix))
@@ -61,7 +63,7 @@ func BenchmarkMetrics(b *testing.B) {
 		b.Run(bm.name, func(b *testing.B) {
 			tel := componenttest.NewTelemetry()
 			defer func() { _ = tel.Shutdown(context.Background()) }()
-			g := newTestGovernor(b, defaultTestConfig(), signalMetrics, tel.NewTelemetrySettings())
+			g := newTestGovernor(b, defaultTestConfig(), vocab.KindMetrics, tel.NewTelemetrySettings())
 			ctx := context.Background()
 			src := wireMetrics(genMetrics(benchItems, bm.mix))
 			md := wireMetrics(genMetrics(benchItems, bm.mix))
@@ -89,7 +91,7 @@ func BenchmarkLogs(b *testing.B) {
 		b.Run(bm.name, func(b *testing.B) {
 			tel := componenttest.NewTelemetry()
 			defer func() { _ = tel.Shutdown(context.Background()) }()
-			g := newTestGovernor(b, defaultTestConfig(), signalLogs, tel.NewTelemetrySettings())
+			g := newTestGovernor(b, defaultTestConfig(), vocab.KindLogs, tel.NewTelemetrySettings())
 			ctx := context.Background()
 			src := wireLogs(genLogs(benchItems, bm.mix))
 			ld := wireLogs(genLogs(benchItems, bm.mix))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Sentinel errors returned by Validate; tests match them with errors.Is.
@@ -141,14 +142,14 @@ type findingLogsConfig struct {
 // Validate checks finding IDs and levels.
 func (f *findingsConfig) Validate() error {
 	var errs []error
-	if _, ok := engine.ParseProfile(f.Profile); !ok {
+	if _, ok := vocab.ParseProfile(f.Profile); !ok {
 		errs = append(errs, fmt.Errorf("profile: %w %q, want weaver or extended", errUnknownProfile, f.Profile))
 	}
 	for id, level := range f.LevelOverrides {
-		if _, ok := engine.ParseFinding(id); !ok {
+		if _, ok := vocab.ParseFinding(id); !ok {
 			errs = append(errs, fmt.Errorf("level_overrides: %w %q", errUnknownFinding, id))
 		}
-		if _, ok := engine.ParseLevel(level); !ok {
+		if _, ok := vocab.ParseLevel(level); !ok {
 			errs = append(errs, fmt.Errorf("level_overrides: %q: %w %q, want violation, improvement or information", id, errUnknownLevel, level))
 		}
 	}
@@ -165,20 +166,20 @@ func (f *findingsConfig) Validate() error {
 }
 
 // profile returns the validated profile.
-func (f *findingsConfig) profile() engine.Profile {
-	p, _ := engine.ParseProfile(f.Profile)
+func (f *findingsConfig) profile() vocab.Profile {
+	p, _ := vocab.ParseProfile(f.Profile)
 	return p
 }
 
 // levelOverrides returns the validated overrides in the engine's types.
-func (f *findingsConfig) levelOverrides() map[engine.Finding]engine.Level {
+func (f *findingsConfig) levelOverrides() map[vocab.Finding]vocab.Level {
 	if len(f.LevelOverrides) == 0 {
 		return nil
 	}
-	out := make(map[engine.Finding]engine.Level, len(f.LevelOverrides))
+	out := make(map[vocab.Finding]vocab.Level, len(f.LevelOverrides))
 	for id, level := range f.LevelOverrides {
-		fi, ok1 := engine.ParseFinding(id)
-		l, ok2 := engine.ParseLevel(level)
+		fi, ok1 := vocab.ParseFinding(id)
+		l, ok2 := vocab.ParseLevel(level)
 		if ok1 && ok2 {
 			out[fi] = l
 		}
@@ -368,7 +369,7 @@ func (cfg *config) engineOptions() engine.Options {
 		AllowKeys:        cfg.Allow.Keys,
 		AllowPrefixes:    cfg.Allow.Prefixes,
 		IncludeResources: cfg.IncludeResources,
-		Report:           cfg.Registry.Extension != nil,
+		Detail:           cfg.Registry.Extension != nil,
 		ClosedEnums:      cfg.ClosedEnums,
 		Findings:         cfg.Findings.Enabled,
 		LevelOverrides:   cfg.Findings.levelOverrides(),

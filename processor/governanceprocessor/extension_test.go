@@ -6,16 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/otelgov/otelcol-governance/engine"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/conformance"
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // fakeRegistry is a registryapi.Registry whose snapshot a test swaps, and
@@ -71,7 +72,7 @@ func TestExtensionLookupErrors(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
 			require.NoError(t, err)
 			err = g.start(context.Background(), tt.host)
 			require.ErrorIs(t, err, tt.want)
@@ -104,7 +105,7 @@ func TestExtensionSwapAndReport(t *testing.T) {
 	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, g.start(ctx, host))
@@ -138,17 +139,17 @@ func TestExtensionSwapAndReport(t *testing.T) {
 	require.Len(t, first.Services, 1)
 	assert.Equal(t, "checkout", first.Services[0].Service)
 	// service.name conformant; http.method renamed; shop.customer unknown.
-	assert.Equal(t, int64(1), first.Services[0].Outcomes[engine.OutcomeConformant])
-	assert.Equal(t, int64(1), first.Services[0].Outcomes[engine.OutcomeRenamed])
-	assert.Equal(t, int64(1), first.Services[0].Outcomes[engine.OutcomeUnknown])
+	assert.Equal(t, int64(1), first.Services[0].Outcomes[vocab.OutcomeConformant])
+	assert.Equal(t, int64(1), first.Services[0].Outcomes[vocab.OutcomeRenamed])
+	assert.Equal(t, int64(1), first.Services[0].Outcomes[vocab.OutcomeUnknown])
 	assert.ElementsMatch(t, []registryapi.KeyTally{
 		{Service: 0, Key: "service.name", Kind: engine.KeyRegistry, Count: 1},
 		{Service: 0, Key: "http.method", Kind: engine.KeyRegistry, Count: 1},
 		{Service: 0, Key: "http.method", Kind: engine.KeyDeprecated, Count: 1},
 		{Service: 0, Key: "shop.customer", Kind: engine.KeyUnknown, Count: 1},
 	}, first.Keys)
-	assert.Equal(t, int64(2), second.Services[0].Outcomes[engine.OutcomeRenamed])
-	assert.Zero(t, second.Services[0].Outcomes[engine.OutcomeUnknown])
+	assert.Equal(t, int64(2), second.Services[0].Outcomes[vocab.OutcomeRenamed])
+	assert.Zero(t, second.Services[0].Outcomes[vocab.OutcomeUnknown])
 }
 
 // countingRegistry is a registryapi.Registry whose Report only sums, so that
@@ -178,7 +179,7 @@ func TestZeroAllocsWithExtension(t *testing.T) {
 	require.NoError(t, err)
 	ext := &countingRegistry{snap: &registryapi.Snapshot{Index: def, Generation: 1}}
 	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
-	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, signalTraces)
+	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, g.start(ctx, host))
@@ -198,4 +199,117 @@ func TestZeroAllocsWithExtension(t *testing.T) {
 		assert.Zerof(t, allocs, "mix %+v", mix)
 	}
 	assert.Positive(t, ext.attrs)
+}
+
+func newReportRegistry(t *testing.T, maxServices int) (*reportRegistry, fakeHost) {
+	t.Helper()
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	r := &reportRegistry{
+		snap:   &registryapi.Snapshot{Index: ix, Generation: 1, LoadedAt: time.Now()},
+		report: conformance.New(conformance.Limits{MaxServices: maxServices, TopKeys: 5}, time.Now()),
+	}
+	return r, fakeHost{exts: map[component.ID]component.Component{registryExtID: r}}
+}
+
+// servicesTraces is one span with a deprecated key (http.method) per
+// service, in that order.
+func servicesTraces(services ...string) ptrace.Traces {
+	td := ptrace.NewTraces()
+	for _, s := range services {
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.Resource().Attributes().PutStr("service.name", s)
+		sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		sp.SetName("GET /")
+		sp.Attributes().PutStr("http.method", "GET")
+	}
+	return td
+}
+
+func (r *reportRegistry) document() conformance.Document {
+	return r.report.Document(r.snap.Index, 1, "", time.Now())
+}
+
+func reportServices(d conformance.Document) map[string]int64 {
+	out := map[string]int64{}
+	for _, s := range d.Services {
+		var n int64
+		for _, c := range s.Attributes {
+			n += c
+		}
+		out[s.Service] = n
+	}
+	return out
+}
+
+// TestServiceLimitAndMaxServices: the processor's service identity is the
+// one the report files a resource under. The processor's service_limit
+// applies first (a service it folds into _other is under _other in the
+// report too), then the report's max_services, across every processor that
+// feeds it.
+func TestServiceLimitAndMaxServices(t *testing.T) {
+	five := []string{"a", "b", "c", "d", "e"}
+	for _, tt := range []struct {
+		name         string
+		serviceLimit int
+		maxServices  int
+		want         map[string]int64 // attributes per report entry (service.name + http.method)
+		overflow     int64            // report's services_overflow: batch service tallies filed under _other
+	}{
+		// The processor's _other slot reaches the report as one tally.
+		{"service_limit_first", 2, 10, map[string]int64{"a": 2, "b": 2, "_other": 6}, 1},
+		{"max_services_first", 10, 2, map[string]int64{"a": 2, "b": 2, "_other": 6}, 3},
+		{"both_roomy", 10, 10, map[string]int64{"a": 2, "b": 2, "c": 2, "d": 2, "e": 2}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ext, host := newReportRegistry(t, tt.maxServices)
+			cfg := extensionConfig()
+			cfg.ServiceLimit = tt.serviceLimit
+			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), cfg, nil, vocab.KindTraces, nil)
+			require.NoError(t, err)
+			ctx := context.Background()
+			require.NoError(t, g.start(ctx, host))
+			_, err = g.processTraces(ctx, servicesTraces(five...))
+			require.NoError(t, err)
+			doc := ext.document()
+			assert.Equal(t, tt.want, reportServices(doc))
+			assert.Equal(t, tt.overflow, doc.Totals.ServicesOverflow)
+			require.NoError(t, g.shutdown(ctx))
+		})
+	}
+}
+
+// TestSharedReportLevels: two processors with different level_overrides
+// feed one report. Each finding is counted at the level its processor
+// gave it: the report splits the count by level, its level is the most
+// severe, and the totals count each level as reported.
+func TestSharedReportLevels(t *testing.T) {
+	ext, host := newReportRegistry(t, 10)
+	ctx := context.Background()
+	var gs []*governor
+	for i, overrides := range []map[string]string{nil, {"deprecated": "information"}} {
+		cfg := extensionConfig()
+		cfg.Findings.LevelOverrides = overrides
+		require.NoError(t, cfg.Findings.Validate())
+		g, err := newGovernor(nopTelemetry(), component.MustNewIDWithName("governance", string(rune('a'+i))), cfg, nil, vocab.KindTraces, nil)
+		require.NoError(t, err)
+		require.NoError(t, g.start(ctx, host))
+		gs = append(gs, g)
+	}
+	_, err := gs[0].processTraces(ctx, servicesTraces("checkout"))
+	require.NoError(t, err)
+	_, err = gs[1].processTraces(ctx, servicesTraces("checkout", "checkout"))
+	require.NoError(t, err)
+
+	doc := ext.document()
+	require.Len(t, doc.Services, 1)
+	dep := doc.Services[0].Findings["deprecated"]
+	assert.Equal(t, int64(3), dep.Count)
+	assert.Equal(t, map[string]int64{"violation": 1, "information": 2}, dep.Levels)
+	assert.Equal(t, "violation", dep.Level, "the most severe level counted")
+	assert.Equal(t, int64(3), doc.Totals.AdviceTypeCounts["deprecated"])
+	assert.GreaterOrEqual(t, doc.Totals.AdviceLevelCounts["information"], int64(2))
+	for _, g := range gs {
+		require.NoError(t, g.shutdown(ctx))
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Defaults of every option; createDefaultConfig is the only place that uses them.
@@ -117,20 +118,13 @@ func (f *factory) index(id component.ID, cfg *config) (*registry.Index, error) {
 	return ix, nil
 }
 
-func (f *factory) newGovernor(set processor.Settings, cfg component.Config, sig signal) (*governor, error) {
+func (f *factory) newGovernor(set processor.Settings, cfg component.Config, sig vocab.Kind) (*governor, error) {
 	pCfg := cfg.(*config)
 	ix, err := f.index(set.ID, pCfg)
 	if err != nil {
 		return nil, err
 	}
-	g, err := newGovernor(set.TelemetrySettings, set.ID, pCfg, ix, sig)
-	if err != nil {
-		return nil, err
-	}
-	if fl := f.findingLog(set.ID, pCfg); fl != nil {
-		g.setFindingLog(fl)
-	}
-	return g, nil
+	return newGovernor(set.TelemetrySettings, set.ID, pCfg, ix, sig, f.findingLog(set.ID, pCfg))
 }
 
 func capabilities(cfg component.Config) processorhelper.Option {
@@ -138,7 +132,7 @@ func capabilities(cfg component.Config) processorhelper.Option {
 }
 
 func (f *factory) createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
-	g, err := f.newGovernor(set, cfg, signalTraces)
+	g, err := f.newGovernor(set, cfg, vocab.KindTraces)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +141,7 @@ func (f *factory) createTraces(ctx context.Context, set processor.Settings, cfg 
 }
 
 func (f *factory) createMetrics(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Metrics) (processor.Metrics, error) {
-	g, err := f.newGovernor(set, cfg, signalMetrics)
+	g, err := f.newGovernor(set, cfg, vocab.KindMetrics)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +150,7 @@ func (f *factory) createMetrics(ctx context.Context, set processor.Settings, cfg
 }
 
 func (f *factory) createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
-	g, err := f.newGovernor(set, cfg, signalLogs)
+	g, err := f.newGovernor(set, cfg, vocab.KindLogs)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // findingEventName is the event name of Weaver live-check's finding records.
@@ -72,13 +73,13 @@ func (f *findingLog) Emit(ev *engine.FindingEvent) bool {
 	lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(now))
 	lr.SetEventName(findingEventName)
 	switch ev.Level {
-	case engine.LevelViolation:
+	case vocab.LevelViolation:
 		lr.SetSeverityNumber(plog.SeverityNumberError)
 		lr.SetSeverityText("ERROR")
-	case engine.LevelImprovement:
+	case vocab.LevelImprovement:
 		lr.SetSeverityNumber(plog.SeverityNumberWarn)
 		lr.SetSeverityText("WARN")
-	case engine.LevelInformation, engine.NumLevels:
+	case vocab.LevelInformation, vocab.NumLevels:
 		lr.SetSeverityNumber(plog.SeverityNumberInfo)
 		lr.SetSeverityText("INFO")
 	}
@@ -101,17 +102,17 @@ func (f *findingLog) Emit(ev *engine.FindingEvent) bool {
 }
 
 // contextKey names a finding's subject under weaver.finding.context.
-func contextKey(s engine.Subject) string {
+func contextKey(s vocab.Subject) string {
 	switch s {
-	case engine.SubjectKey:
+	case vocab.SubjectKey:
 		return "attribute_key"
-	case engine.SubjectMetric:
+	case vocab.SubjectMetric:
 		return "metric_name"
-	case engine.SubjectEvent:
+	case vocab.SubjectEvent:
 		return "event_name"
-	case engine.SubjectSpan:
+	case vocab.SubjectSpan:
 		return "span_type"
-	case engine.NumSubjects:
+	case vocab.NumSubjects:
 	}
 	return "name"
 }

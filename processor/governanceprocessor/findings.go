@@ -5,17 +5,23 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // findingLevels is the level of each finding under the configuration's
 // overrides; nil when the signal checks are off.
-type findingLevels [engine.NumFindings]engine.Level
+type findingLevels [vocab.NumFindings]vocab.Level
 
-func levelsOf(opts *engine.Options) *findingLevels {
-	if !opts.Findings {
+// levelsOf asks the engine, the one place that applies level overrides,
+// for the level each finding is counted at.
+func levelsOf(e *engine.Engine, findings bool) *findingLevels {
+	if !findings {
 		return nil
 	}
-	l := findingLevels(opts.Levels())
+	var l findingLevels
+	for f := range l {
+		l[f] = e.Level(vocab.Finding(f))
+	}
 	return &l
 }
 
@@ -27,8 +33,8 @@ func newFindingCounters(base []attribute.KeyValue, levels *findingLevels, svc *a
 	if levels == nil {
 		return nil
 	}
-	c := make(findingCounters, engine.NumFindings)
-	for f := range engine.NumFindings {
+	c := make(findingCounters, vocab.NumFindings)
+	for f := range vocab.NumFindings {
 		kvs := []attribute.KeyValue{attribute.String("finding", f.String()), attribute.String("level", levels[f].String())}
 		if svc != nil {
 			kvs = append([]attribute.KeyValue{*svc}, kvs...)
@@ -39,7 +45,7 @@ func newFindingCounters(base []attribute.KeyValue, levels *findingLevels, svc *a
 }
 
 // add adds one batch's findings.
-func (c findingCounters) add(n *[engine.NumFindings]int64) {
+func (c findingCounters) add(n *[vocab.NumFindings]int64) {
 	for f := range c {
 		c[f].add(n[f])
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // durationMetric is http.server.request.duration in unit with the required
@@ -103,7 +104,7 @@ func TestFindingLogRateLimit(t *testing.T) {
 	now := time.Unix(100, 0)
 	fl := newFindingLog(2, func() time.Time { return now })
 	ev := &engine.FindingEvent{
-		Finding: engine.FindingUnitMismatch, Level: engine.LevelViolation, Subject: engine.SubjectMetric,
+		Finding: vocab.FindingUnitMismatch, Level: vocab.LevelViolation, Subject: vocab.SubjectMetric,
 		Name: "http.server.request.duration", SampleType: "metric", SignalType: "metric",
 		SignalName: "http.server.request.duration", Service: "checkout",
 	}

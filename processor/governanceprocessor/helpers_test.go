@@ -3,19 +3,25 @@ package governanceprocessor
 import (
 	"testing"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // newTestGovernor builds a processor instance the way the factory does.
-func newTestGovernor(tb testing.TB, cfg *config, sig signal, set component.TelemetrySettings) *governor {
+func newTestGovernor(tb testing.TB, cfg *config, sig vocab.Kind, set component.TelemetrySettings) *governor {
 	tb.Helper()
 	ix, err := cfg.Registry.load()
 	require.NoError(tb, err)
-	g, err := newGovernor(set, component.MustNewID("governance"), cfg, ix, sig)
+	g, err := newGovernor(set, component.MustNewID("governance"), cfg, ix, sig, nil)
 	require.NoError(tb, err)
 	return g
 }
@@ -47,3 +53,52 @@ var (
 	wireLogs         = enginetest.WireLogs
 	startCPU         = enginetest.StartCPU
 )
+
+func withConfig(f func(*config)) *config {
+	cfg := defaultTestConfig()
+	if f != nil {
+		f(cfg)
+	}
+	return cfg
+}
+
+func orgRegistry(c *config) {
+	c.Registry.OrgRegistries = []string{"testdata/org"}
+	c.Registry.RulesFiles = []string{"testdata/rules.yaml"}
+}
+
+// walkBatch runs one walk through the governor's engine and returns a copy
+// of the batch's tally.
+func walkBatch(g *governor, batch any) engine.Batch {
+	var w *engine.Walker
+	ix := g.snap.Load().ix
+	switch b := batch.(type) {
+	case ptrace.Traces:
+		w = g.engine.Walker(ix, b.IsReadOnly())
+		w.Traces(b)
+	case pmetric.Metrics:
+		w = g.engine.Walker(ix, b.IsReadOnly())
+		w.Metrics(b)
+	case plog.Logs:
+		w = g.engine.Walker(ix, b.IsReadOnly())
+		w.Logs(b)
+	}
+	c := *w.Batch()
+	c.Services = append([]engine.ServiceTally(nil), c.Services...)
+	c.Keys, c.Findings, c.Signals = nil, nil, nil
+	g.engine.Release(w)
+	return c
+}
+
+// outcomes sums a tally over locations, by outcome name, leaving out zeros.
+func outcomes(c engine.Batch) map[string]int64 {
+	out := map[string]int64{}
+	for l := range c.Attrs {
+		for o, n := range c.Attrs[l] {
+			if n > 0 {
+				out[vocab.Outcome(o).String()] += n
+			}
+		}
+	}
+	return out
+}

@@ -15,8 +15,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // hostileTraces carries what an untrusted client controls, at its worst: a
@@ -71,7 +71,7 @@ func TestHostileInputBounded(t *testing.T) {
 		for _, kv := range dp.Attributes.ToSlice() {
 			v := kv.Value.AsString()
 			labelBytes += len(v)
-			assert.LessOrEqual(t, len(v), conformance.MaxKeyLength, "label %s", kv.Key)
+			assert.LessOrEqual(t, len(v), vocab.MaxKeyLength, "label %s", kv.Key)
 			assert.True(t, utf8.ValidString(v), "label %s", kv.Key)
 			if kv.Key == "service.name" {
 				names[v] = true
@@ -79,9 +79,9 @@ func TestHostileInputBounded(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]bool{
-		strings.Repeat("s", conformance.MaxKeyLength): true,
-		"bad\uFFFD\uFFFD-service":                     true,
-		"checkout":                                    true,
+		strings.Repeat("s", vocab.MaxKeyLength): true,
+		"bad\uFFFD\uFFFD-service":               true,
+		"checkout":                              true,
 	}, names)
 	assert.Less(t, labelBytes, 16<<10, "the per-service metric stays small")
 
@@ -94,16 +94,18 @@ func TestHostileInputBounded(t *testing.T) {
 // TestServiceTableBound checks the table directly: a name is bounded before
 // it is looked up or stored, so the table never holds more than the bound.
 func TestServiceTableBound(t *testing.T) {
-	st := newServiceTable(nil, 10, nil)
+	st := newServiceTable(10)
+	st.init(nil, nil)
 	mb := strings.Repeat("x", 1<<20)
-	a, over := st.Slot(mb)
-	require.False(t, over)
-	b, _ := st.Slot(mb + "tail")
+	a := st.Slot(mb)
+	require.False(t, a.Overflow)
+	assert.Equal(t, mb[:vocab.MaxKeyLength], a.Name, "the identity carries the bounded name")
+	b := st.Slot(mb + "tail")
 	assert.Equal(t, a, b, "names equal after the bound share a slot")
-	c, _ := st.Slot("")
-	assert.NotEqual(t, a, c, "an empty name is a service of its own")
+	c := st.Slot("")
+	assert.NotEqual(t, a.Slot, c.Slot, "an empty name is a service of its own")
 	for name := range st.index {
-		assert.LessOrEqual(t, len(name), conformance.MaxKeyLength)
+		assert.LessOrEqual(t, len(name), vocab.MaxKeyLength)
 	}
 	assert.Equal(t, int64(2), st.bounded.n.Load())
 }
@@ -116,7 +118,7 @@ func TestObservableCountersSum(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	set := metadatatest.NewSettings(tel).TelemetrySettings
 	for range 2 {
-		g := newTestGovernor(t, defaultTestConfig(), signalTraces, set)
+		g := newTestGovernor(t, defaultTestConfig(), vocab.KindTraces, set)
 		_, err := g.processTraces(context.Background(), genTraces(3, mixConformant))
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, g.shutdown(context.Background())) })

@@ -16,6 +16,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // staticGeneration is the registry generation of a registry loaded once at
@@ -27,7 +28,7 @@ const staticGeneration = 1
 // lifecycle.
 type governor struct {
 	cfg    *config
-	sig    signal
+	sig    vocab.Kind
 	tel    *telemetry
 	logger *zap.Logger
 	engine *engine.Engine
@@ -44,15 +45,6 @@ type governor struct {
 	findingLog *findingLog
 }
 
-// setFindingLog makes the engine offer its findings to fl.
-func (g *governor) setFindingLog(fl *findingLog) {
-	opts := g.cfg.engineOptions()
-	opts.Services = g.tel.services
-	opts.Sink = fl
-	g.engine = engine.New(opts)
-	g.findingLog = fl
-}
-
 // snapshot is one registry in force.
 type snapshot struct {
 	ix         *registry.Index
@@ -60,19 +52,27 @@ type snapshot struct {
 	src        *registryapi.Snapshot // the extension's snapshot; nil when static
 }
 
-func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, sig signal) (*governor, error) {
+// newGovernor builds one instance: its engine (offering findings to fl
+// when it is not nil), and its telemetry, labelled with the engine's levels.
+func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, sig vocab.Kind, fl *findingLog) (*governor, error) {
 	opts := cfg.engineOptions()
-	tel, err := newTelemetry(set, id, sig, cfg.ServiceLimit, levelsOf(&opts))
+	services := newServiceTable(cfg.ServiceLimit)
+	opts.Services = services
+	if fl != nil {
+		opts.Sink = fl
+	}
+	e := engine.New(opts)
+	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings))
 	if err != nil {
 		return nil, err
 	}
-	opts.Services = tel.services
 	g := &governor{
-		cfg:    cfg,
-		sig:    sig,
-		tel:    tel,
-		logger: set.Logger,
-		engine: engine.New(opts),
+		cfg:        cfg,
+		sig:        sig,
+		tel:        tel,
+		logger:     set.Logger,
+		engine:     e,
+		findingLog: fl,
 	}
 	if ix != nil {
 		g.snap.Store(&snapshot{ix: ix, generation: staticGeneration})
@@ -177,9 +177,10 @@ func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, 
 	}
 	w := g.engine.Walker(s.ix, data.IsReadOnly())
 	walk(w, data)
-	g.tel.record(w.Counts())
+	// One tally feeds both sinks: :8888 and the extension's report.
+	b := w.Batch()
+	g.tel.record(b)
 	if g.ext != nil {
-		b := w.Report()
 		b.Generation = s.generation
 		g.ext.Report(b)
 	}

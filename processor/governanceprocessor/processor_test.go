@@ -24,6 +24,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 func TestCapabilities(t *testing.T) {
@@ -486,7 +487,7 @@ func TestNoDataLoss(t *testing.T) {
 func TestConcurrentBatches(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	g := newTestGovernor(t, withConfig(func(c *config) { c.ServiceLimit = 3 }), signalTraces, tel.NewTelemetrySettings())
+	g := newTestGovernor(t, withConfig(func(c *config) { c.ServiceLimit = 3 }), vocab.KindTraces, tel.NewTelemetrySettings())
 	const workers, batches = 4, 20
 	done := make(chan struct{})
 	for w := range workers {

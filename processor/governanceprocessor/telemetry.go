@@ -12,37 +12,10 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/registry"
-)
-
-// signal is the pipeline signal of one processor instance.
-type signal uint8
-
-const (
-	signalTraces signal = iota
-	signalMetrics
-	signalLogs
-)
-
-func (s signal) String() string {
-	switch s {
-	case signalTraces:
-		return "traces"
-	case signalMetrics:
-		return "metrics"
-	case signalLogs:
-		return "logs"
-	}
-	return "unknown"
-}
-
-// Fixed per-service slots; named services follow.
-const (
-	serviceOther   = "_other"   // services beyond service_limit
-	serviceMissing = "_missing" // resources without a string service.name
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // telemetry wraps the generated TelemetryBuilder. The per-batch counters are
@@ -58,9 +31,9 @@ type telemetry struct {
 	tb   *metadata.TelemetryBuilder
 	base []attribute.KeyValue // processor and otel.signal, on every series
 
-	attrs    [engine.NumLocations][engine.NumOutcomes]counter
-	drops    [engine.NumReasons]counter
-	names    [engine.NumOutcomes]counter
+	attrs    [engine.NumLocations][vocab.NumOutcomes]counter
+	drops    [vocab.NumReasons]counter
+	names    [vocab.NumOutcomes]counter
 	overflow counter
 	schema   [engine.NumSchemaLevels]counter
 	services *serviceTable
@@ -98,7 +71,10 @@ const (
 	signalKey    = "otel.signal"
 )
 
-func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, serviceLimit int, levels *findingLevels) (*telemetry, error) {
+// newTelemetry builds the processor's counters. services is the engine's
+// ServiceSlots; levels are the engine's finding levels (nil when the
+// signal checks are off).
+func newTelemetry(set component.TelemetrySettings, id component.ID, sig vocab.Kind, services *serviceTable, levels *findingLevels) (*telemetry, error) {
 	tb, err := metadata.NewTelemetryBuilder(set)
 	if err != nil {
 		return nil, fmt.Errorf("create telemetry: %w", err)
@@ -107,21 +83,22 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig signal, 
 		attribute.String(processorKey, id.String()),
 		attribute.String(signalKey, sig.String()),
 	}
-	t := &telemetry{tb: tb, base: base, services: newServiceTable(base, serviceLimit, levels)}
+	services.init(base, levels)
+	t := &telemetry{tb: tb, base: base, services: services}
 	t.findings = newFindingCounters(base, levels, nil)
 	for l := range engine.NumSchemaLevels {
 		t.schema[l].opts = observeOpts(base, attribute.String("target", l.String()))
 	}
 	for l := registry.LocationResource; l <= registry.LocationLog; l++ {
 		loc := attribute.String("location", l.String())
-		for o := range engine.NumOutcomes {
+		for o := range vocab.NumOutcomes {
 			t.attrs[l][o].opts = observeOpts(base, loc, attribute.String("outcome", o.String()))
 		}
 	}
-	for r := range engine.NumReasons {
+	for r := range vocab.NumReasons {
 		t.drops[r].opts = observeOpts(base, attribute.String("reason", r.String()))
 	}
-	for o := range engine.NumOutcomes {
+	for o := range vocab.NumOutcomes {
 		t.names[o].opts = observeOpts(base, attribute.String("outcome", o.String()))
 	}
 	t.overflow.opts = observeOpts(base)
@@ -196,8 +173,8 @@ func (t *telemetry) recordRegistry(ctx context.Context, ix *registry.Index, gene
 	)...))
 }
 
-// record adds one batch's counts to the counters.
-func (t *telemetry) record(c *engine.Counts) {
+// record adds one batch's tally to the counters.
+func (t *telemetry) record(c *engine.Batch) {
 	for l := range c.Attrs {
 		for o, n := range c.Attrs[l] {
 			t.attrs[l][o].add(n)
@@ -216,7 +193,10 @@ func (t *telemetry) record(c *engine.Counts) {
 	for l, n := range c.SchemaURLs {
 		t.schema[l].add(n)
 	}
-	t.findings.add(&c.Findings)
+	if t.findings != nil {
+		totals := c.FindingTotals()
+		t.findings.add(&totals)
+	}
 }
 
 func (t *telemetry) shutdown() {
@@ -226,15 +206,16 @@ func (t *telemetry) shutdown() {
 // serviceSlot is one service.name series per outcome, and per finding when
 // the signal checks are on.
 type serviceSlot struct {
-	counts   [engine.NumOutcomes]counter
+	name     string // the bounded service.name label (immutable)
+	counts   [vocab.NumOutcomes]counter
 	findings findingCounters
 }
 
 func newServiceSlot(base []attribute.KeyValue, name string, levels *findingLevels) *serviceSlot {
-	s := &serviceSlot{}
+	s := &serviceSlot{name: name}
 	svc := attribute.String("service.name", name)
 	s.findings = newFindingCounters(base, levels, &svc)
-	for o := range engine.NumOutcomes {
+	for o := range vocab.NumOutcomes {
 		s.counts[o].opts = observeOpts(base, svc, attribute.String("outcome", o.String()))
 	}
 	return s
@@ -248,11 +229,16 @@ const (
 
 // serviceTable bounds the cardinality of the per-service metric: the first
 // limit distinct names get their own series, later ones share "_other". It
-// also bounds each label value: a name is cut to conformance.MaxKeyLength
-// bytes and made valid UTF-8 (conformance.Bound), the same bound as the
-// conformance report, so that one client sending a huge or malformed
-// service.name cannot bloat every scrape. Names equal after bounding share a
-// series. It is the engine's ServiceSlots.
+// also bounds each label value: a name is cut to vocab.MaxKeyLength
+// bytes and made valid UTF-8 (vocab.Bound), so that one client sending a
+// huge or malformed service.name cannot bloat every scrape. Names equal
+// after bounding share a series. It is the engine's ServiceSlots: the
+// identity it returns (bounded name, slot, _other/_missing) is computed once
+// per resource and is also the name the registry extension's conformance
+// report files the resource under. The report applies its own max_services
+// on top, across every processor that feeds it: a service folded into
+// _other here is under _other there too, and a report entry exists only for
+// a service some processor gave a slot of its own.
 type serviceTable struct {
 	mu      sync.Mutex
 	base    []attribute.KeyValue
@@ -266,54 +252,62 @@ type serviceTable struct {
 
 var _ engine.ServiceSlots = (*serviceTable)(nil)
 
-func newServiceTable(base []attribute.KeyValue, limit int, levels *findingLevels) *serviceTable {
-	return &serviceTable{
-		base:   base,
-		limit:  limit,
-		levels: levels,
-		index:  make(map[string]int, min(limit, 1024)),
-		slots: []*serviceSlot{
-			slotOther:   newServiceSlot(base, serviceOther, levels),
-			slotMissing: newServiceSlot(base, serviceMissing, levels),
-		},
+// newServiceTable returns a table of limit named services; init builds its
+// series before the first batch.
+func newServiceTable(limit int) *serviceTable {
+	return &serviceTable{limit: limit, index: make(map[string]int, min(limit, 1024))}
+}
+
+// init builds the reserved slots' series, once the engine's levels are known.
+func (st *serviceTable) init(base []attribute.KeyValue, levels *findingLevels) {
+	st.base, st.levels = base, levels
+	st.slots = []*serviceSlot{
+		slotOther:   newServiceSlot(base, vocab.ServiceOther, levels),
+		slotMissing: newServiceSlot(base, vocab.ServiceMissing, levels),
 	}
 }
 
-// Missing is the slot of resources without a string service.name.
-func (*serviceTable) Missing() int { return slotMissing }
+// Missing is the identity of resources without a string service.name.
+func (*serviceTable) Missing() engine.ServiceID {
+	return engine.ServiceID{Slot: slotMissing, Name: vocab.ServiceMissing}
+}
 
-// Slot returns the slot of a service name; overflow reports that the name
-// was folded into "_other". Only a name seen for the first time allocates.
-func (st *serviceTable) Slot(name string) (slot int, overflow bool) {
-	label, changed := conformance.Bound(name)
+// Slot returns the identity of a service name: its own slot, or "_other"
+// with Overflow set beyond the limit. Only a name seen for the first time
+// allocates.
+func (st *serviceTable) Slot(name string) engine.ServiceID {
+	label, changed := vocab.Bound(name)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if changed {
 		st.bounded.add(1)
 	}
 	if i, ok := st.index[label]; ok {
-		return i, false
+		return engine.ServiceID{Slot: i, Name: st.slots[i].name}
 	}
 	if len(st.index) >= st.limit {
-		return slotOther, true
+		return engine.ServiceID{Slot: slotOther, Name: vocab.ServiceOther, Overflow: true}
 	}
 	// Clone so the table does not pin the batch that carried the name.
 	label = strings.Clone(label)
-	slot = len(st.slots)
+	slot := len(st.slots)
 	st.slots = append(st.slots, newServiceSlot(st.base, label, st.levels))
 	st.index[label] = slot
-	return slot, false
+	return engine.ServiceID{Slot: slot, Name: label}
 }
 
 // record adds the per-service counts of one batch.
-func (st *serviceTable) record(services []engine.ServiceCount) {
+func (st *serviceTable) record(services []engine.ServiceTally) {
 	st.mu.Lock()
 	slots := st.slots
 	st.mu.Unlock()
 	for i := range services {
 		s := &services[i]
+		if s.Slot < 0 || s.Slot >= len(slots) {
+			continue // not one of this table's slots (cannot happen)
+		}
 		slot := slots[s.Slot]
-		for o, n := range s.Counts {
+		for o, n := range s.Outcomes {
 			slot.counts[o].add(n)
 		}
 		slot.findings.add(&s.Findings)

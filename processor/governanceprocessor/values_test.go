@@ -17,6 +17,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // TestValueTelemetry: value migrations, open-enum values and schema_url
@@ -107,7 +108,7 @@ func TestEnumWarnings(t *testing.T) {
 			core, logs := observer.New(zap.WarnLevel)
 			set := nopTelemetry()
 			set.Logger = zap.New(core)
-			g := newTestGovernor(t, withConfig(tt.cfg), signalTraces, set)
+			g := newTestGovernor(t, withConfig(tt.cfg), vocab.KindTraces, set)
 			require.NoError(t, g.start(context.Background(), componenttest.NewNopHost()))
 			require.NoError(t, g.shutdown(context.Background()))
 			var got []string
@@ -126,7 +127,7 @@ func TestZeroAllocsValueMigrations(t *testing.T) {
 	skipUnderRace(t)
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	g := newTestGovernor(t, defaultTestConfig(), signalTraces, tel.NewTelemetrySettings())
+	g := newTestGovernor(t, defaultTestConfig(), vocab.KindTraces, tel.NewTelemetrySettings())
 	mk := func() ptrace.Traces {
 		td := ptrace.NewTraces()
 		rs := td.ResourceSpans().AppendEmpty()

@@ -24,6 +24,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // Registry is what the governance_registry extension offers processors. All
@@ -59,7 +60,7 @@ type (
 	ServiceTally = engine.ServiceTally
 	KeyTally     = engine.KeyTally
 	KeyKind      = engine.KeyKind
-	Outcome      = engine.Outcome
+	Outcome      = vocab.Outcome
 )
 
 // Errors of Lookup; processors wrap them and tests match them with errors.Is.

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 type host map[component.ID]component.Component
@@ -48,13 +49,13 @@ func TestLookup(t *testing.T) {
 
 func TestOutcomeNames(t *testing.T) {
 	seen := map[string]bool{}
-	for o := range engine.NumOutcomes {
+	for o := range vocab.NumOutcomes {
 		n := o.String()
 		assert.NotEqual(t, "invalid", n)
 		assert.False(t, seen[n], n)
 		seen[n] = true
 	}
-	assert.Equal(t, "invalid", engine.NumOutcomes.String())
+	assert.Equal(t, "invalid", vocab.NumOutcomes.String())
 	assert.Equal(t, "deprecated", engine.KeyDeprecated.String())
 }
 

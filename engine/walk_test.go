@@ -1,9 +1,7 @@
-package governanceprocessor
+package engine
 
 import (
 	"testing"
-
-	"github.com/otelgov/otelcol-governance/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,20 +10,22 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // site is one place an attribute map sits in one signal.
 type site struct {
 	name string
-	sig  signal
+	sig  vocab.Kind
 	loc  registry.Location
 	// build returns a batch and the map under test inside it.
 	build func() (any, pcommon.Map)
 }
 
 func traceSite(name string, loc registry.Location, pick func(ptrace.Span, ptrace.ResourceSpans, ptrace.ScopeSpans) pcommon.Map) site {
-	return site{name: "traces/" + name, sig: signalTraces, loc: loc, build: func() (any, pcommon.Map) {
+	return site{name: "traces/" + name, sig: vocab.KindTraces, loc: loc, build: func() (any, pcommon.Map) {
 		td := ptrace.NewTraces()
 		rs := td.ResourceSpans().AppendEmpty()
 		ss := rs.ScopeSpans().AppendEmpty()
@@ -43,7 +43,7 @@ func metricSite(name string, pick func(pmetric.Metric) pcommon.Map) site {
 	case "scope":
 		loc = registry.LocationScope
 	}
-	return site{name: "metrics/" + name, sig: signalMetrics, loc: loc, build: func() (any, pcommon.Map) {
+	return site{name: "metrics/" + name, sig: vocab.KindMetrics, loc: loc, build: func() (any, pcommon.Map) {
 		md := pmetric.NewMetrics()
 		rm := md.ResourceMetrics().AppendEmpty()
 		sm := rm.ScopeMetrics().AppendEmpty()
@@ -62,7 +62,7 @@ func metricSite(name string, pick func(pmetric.Metric) pcommon.Map) site {
 }
 
 func logSite(name string, loc registry.Location, pick func(plog.LogRecord, plog.ResourceLogs, plog.ScopeLogs) pcommon.Map) site {
-	return site{name: "logs/" + name, sig: signalLogs, loc: loc, build: func() (any, pcommon.Map) {
+	return site{name: "logs/" + name, sig: vocab.KindLogs, loc: loc, build: func() (any, pcommon.Map) {
 		ld := plog.NewLogs()
 		rl := ld.ResourceLogs().AppendEmpty()
 		sl := rl.ScopeLogs().AppendEmpty()
@@ -125,46 +125,67 @@ var allSites = []site{
 	}),
 }
 
-// walkBatch runs one walk and returns the batch's tally.
-func walkBatch(g *governor, batch any) engine.Counts {
-	var w *engine.Walker
-	ix := g.snap.Load().ix
+// testEngine is an engine compiled against one registry, as a front-end
+// holds it.
+type testEngine struct {
+	e  *Engine
+	ix *registry.Index
+}
+
+// config is the engine's options and the registry's sources of one test.
+// It starts from the processor's defaults (findings on).
+type config struct {
+	Options
+	Registry registry.Sources
+}
+
+func newTestEngineCfg(tb testing.TB, c *config) testEngine {
+	tb.Helper()
+	ix, err := registry.Load(c.Registry)
+	require.NoError(tb, err)
+	return testEngine{e: New(c.Options), ix: ix}
+}
+
+// walkBatch runs one walk and returns a copy of the batch's tally.
+func walkBatch(g testEngine, batch any) Batch {
+	var w *Walker
 	switch b := batch.(type) {
 	case ptrace.Traces:
-		w = g.engine.Walker(ix, b.IsReadOnly())
+		w = g.e.Walker(g.ix, b.IsReadOnly())
 		w.Traces(b)
 	case pmetric.Metrics:
-		w = g.engine.Walker(ix, b.IsReadOnly())
+		w = g.e.Walker(g.ix, b.IsReadOnly())
 		w.Metrics(b)
 	case plog.Logs:
-		w = g.engine.Walker(ix, b.IsReadOnly())
+		w = g.e.Walker(g.ix, b.IsReadOnly())
 		w.Logs(b)
 	}
-	c := *w.Counts()
-	c.Services = append([]engine.ServiceCount(nil), c.Services...)
-	g.engine.Release(w)
+	c := *w.Batch()
+	c.Services = append([]ServiceTally(nil), c.Services...)
+	c.Keys, c.Findings, c.Signals = nil, nil, nil
+	g.e.Release(w)
 	return c
 }
 
-// outcomes sums a tally over locations, by outcome name, leaving out zeros.
-func outcomes(c engine.Counts) map[string]int64 {
+// allOutcomes sums a tally over locations, by outcome name, leaving out zeros.
+func allOutcomes(c Batch) map[string]int64 {
 	out := map[string]int64{}
 	for l := range c.Attrs {
-		for o, n := range c.Attrs[l] {
-			if n > 0 {
-				out[engine.Outcome(o).String()] += n
-			}
+		for o, n := range outcomes(countsOf(&c), registry.Location(l)) { //nolint:gosec // l < NumLocations
+			out[o] += n
 		}
 	}
 	return out
 }
 
+// withConfig is the processor's default configuration changed by f.
 func withConfig(f func(*config)) *config {
-	cfg := defaultTestConfig()
+	c := &config{Options: defaultOptions(), Registry: registry.Sources{Embedded: true}}
+	c.Findings = true
 	if f != nil {
-		f(cfg)
+		f(c)
 	}
-	return cfg
+	return c
 }
 
 // TestOutcomesEverySite runs every attribute outcome at every location of
@@ -203,14 +224,14 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "copied",
-			cfg:  func(c *config) { c.Deprecated = engine.DeprecatedCopy },
+			cfg:  func(c *config) { c.Deprecated = DeprecatedCopy },
 			in:   map[string]any{"http.method": "GET"},
 			want: map[string]any{"http.method": "GET", "http.request.method": "GET"},
 			outs: map[string]int64{"copied": 1},
 		},
 		{
 			name: "deprecated off",
-			cfg:  func(c *config) { c.Deprecated = engine.DeprecatedOff },
+			cfg:  func(c *config) { c.Deprecated = DeprecatedOff },
 			in:   map[string]any{"http.method": "GET"},
 			want: map[string]any{"http.method": "GET"},
 			outs: map[string]int64{"deprecated_kept": 1},
@@ -229,7 +250,7 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "conflict in copy mode keeps both",
-			cfg:  func(c *config) { c.Deprecated = engine.DeprecatedCopy },
+			cfg:  func(c *config) { c.Deprecated = DeprecatedCopy },
 			in:   map[string]any{"http.method": "GET", "http.request.method": "POST"},
 			want: map[string]any{"http.method": "GET", "http.request.method": "POST"},
 			outs: map[string]int64{"conflict": 1, "conformant": 1},
@@ -248,7 +269,7 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "unknown dropped",
-			cfg:  func(c *config) { c.Unknown = engine.UnknownDrop },
+			cfg:  func(c *config) { c.Unknown = UnknownDrop },
 			in:   map[string]any{"acme.team": "cart", "server.port": int64(1)},
 			want: map[string]any{"server.port": int64(1)},
 			outs: map[string]int64{"dropped": 1, "conformant": 1},
@@ -256,9 +277,9 @@ func TestOutcomesEverySite(t *testing.T) {
 		{
 			name: "allowed by key and prefix",
 			cfg: func(c *config) {
-				c.Unknown = engine.UnknownDrop
-				c.Allow.Keys = []string{"team"}
-				c.Allow.Prefixes = []string{"acme."}
+				c.Unknown = UnknownDrop
+				c.AllowKeys = []string{"team"}
+				c.AllowPrefixes = []string{"acme."}
 			},
 			in:   map[string]any{"acme.team": "cart", "team": "x", "acmex": "y"},
 			want: map[string]any{"acme.team": "cart", "team": "x"},
@@ -278,14 +299,14 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "type mismatch dropped",
-			cfg:  func(c *config) { c.TypeMismatch = engine.TypeMismatchDrop },
+			cfg:  func(c *config) { c.TypeMismatch = TypeMismatchDrop },
 			in:   map[string]any{"server.port": "443"},
 			want: map[string]any{},
 			outs: map[string]int64{"dropped": 1},
 		},
 		{
 			name: "type mismatch coerced where lossless",
-			cfg:  func(c *config) { c.TypeMismatch = engine.TypeMismatchCoerce },
+			cfg:  func(c *config) { c.TypeMismatch = TypeMismatchCoerce },
 			in:   map[string]any{"server.port": "443", "network.peer.port": "0443", "url.path": int64(7)},
 			want: map[string]any{"server.port": int64(443), "network.peer.port": "0443", "url.path": "7"},
 			outs: map[string]int64{"coerced": 2, "type_mismatch": 1},
@@ -300,7 +321,7 @@ func TestOutcomesEverySite(t *testing.T) {
 		{
 			name: "enum violation dropped",
 			cfg: func(c *config) {
-				c.EnumViolation = engine.EnumViolationDrop
+				c.EnumViolation = EnumViolationDrop
 				c.ClosedEnums = []string{"http.request.method"}
 			},
 			in:   map[string]any{"http.request.method": "FETCH"},
@@ -309,7 +330,7 @@ func TestOutcomesEverySite(t *testing.T) {
 		},
 		{
 			name: "open enum never dropped",
-			cfg:  func(c *config) { c.EnumViolation = engine.EnumViolationDrop },
+			cfg:  func(c *config) { c.EnumViolation = EnumViolationDrop },
 			in:   map[string]any{"http.request.method": "FETCH", "db.system.name": "acme_db"},
 			want: map[string]any{"http.request.method": "FETCH", "db.system.name": "acme_db"},
 			outs: map[string]int64{"undefined_enum_variant": 2},
@@ -337,17 +358,14 @@ func TestOutcomesEverySite(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := withConfig(tt.cfg)
-			gs := map[signal]*governor{}
-			for _, s := range []signal{signalTraces, signalMetrics, signalLogs} {
-				gs[s] = newTestGovernor(t, cfg, s, nopTelemetry())
-			}
+			g := newTestEngineCfg(t, cfg)
 			for _, st := range allSites {
 				t.Run(st.name, func(t *testing.T) {
 					batch, m := st.build()
 					require.NoError(t, m.FromRaw(tt.in))
-					c := walkBatch(gs[st.sig], batch)
+					c := walkBatch(g, batch)
 					assert.Equal(t, tt.want, m.AsRaw())
-					assert.Equal(t, tt.outs, outcomes(c))
+					assert.Equal(t, tt.outs, allOutcomes(c))
 					var atLoc int64
 					for _, n := range c.Attrs[st.loc] {
 						atLoc += n
@@ -359,9 +377,11 @@ func TestOutcomesEverySite(t *testing.T) {
 	}
 }
 
+// orgRegistry adds the processor's test organisation registry and rules
+// (one copy of the test data, shared with the processor's adapter tests).
 func orgRegistry(c *config) {
-	c.Registry.OrgRegistries = []string{"testdata/org"}
-	c.Registry.RulesFiles = []string{"testdata/rules.yaml"}
+	c.Registry.OrgRegistries = []string{"../processor/governanceprocessor/testdata/org"}
+	c.Registry.RulesFiles = []string{"../processor/governanceprocessor/testdata/rules.yaml"}
 }
 
 // TestContextualRenames covers renames that depend on span kind or metric.
@@ -422,7 +442,7 @@ func TestContextualRenames(t *testing.T) {
 			outs: map[string]int64{"unknown": 1},
 		},
 	}
-	g := newTestGovernor(t, withConfig(orgRegistry), signalTraces, nopTelemetry())
+	g := newTestEngineCfg(t, withConfig(orgRegistry))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			td := ptrace.NewTraces()
@@ -438,7 +458,7 @@ func TestContextualRenames(t *testing.T) {
 				require.True(t, ok)
 				assert.Contains(t, []string{"a", "b"}, v.Str())
 			}
-			assert.Equal(t, tt.outs, outcomes(c))
+			assert.Equal(t, tt.outs, allOutcomes(c))
 		})
 	}
 }
@@ -518,7 +538,7 @@ func TestMetricRenames(t *testing.T) {
 		},
 		{
 			name:     "deprecated off counts only",
-			cfg:      func(c *config) { c.Deprecated = engine.DeprecatedOff },
+			cfg:      func(c *config) { c.Deprecated = DeprecatedOff },
 			metric:   metricSpec{"db.client.connections.usage", "{connection}", upDown},
 			in:       map[string]any{},
 			wantName: "db.client.connections.usage",
@@ -537,7 +557,7 @@ func TestMetricRenames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newTestGovernor(t, withConfig(tt.cfg), signalMetrics, nopTelemetry())
+			g := newTestEngineCfg(t, withConfig(tt.cfg))
 			md := pmetric.NewMetrics()
 			m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
 			m.SetName(tt.metric.name)
@@ -551,11 +571,11 @@ func TestMetricRenames(t *testing.T) {
 			if tt.attrOuts == nil {
 				tt.attrOuts = map[string]int64{}
 			}
-			assert.Equal(t, tt.attrOuts, outcomes(c))
+			assert.Equal(t, tt.attrOuts, allOutcomes(c))
 			names := map[string]int64{}
 			for o, n := range c.Names {
 				if n > 0 {
-					names[engine.Outcome(o).String()] = n
+					names[vocab.Outcome(o).String()] = n
 				}
 			}
 			assert.Equal(t, tt.nameOuts, names)
@@ -566,7 +586,7 @@ func TestMetricRenames(t *testing.T) {
 // TestMetricCopy keeps the deprecated metric and adds a copy under the
 // current name.
 func TestMetricCopy(t *testing.T) {
-	g := newTestGovernor(t, withConfig(func(c *config) { c.Deprecated = engine.DeprecatedCopy }), signalMetrics, nopTelemetry())
+	g := newTestEngineCfg(t, withConfig(func(c *config) { c.Deprecated = DeprecatedCopy }))
 	md := pmetric.NewMetrics()
 	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
 	m := ms.AppendEmpty()
@@ -582,14 +602,14 @@ func TestMetricCopy(t *testing.T) {
 	want := map[string]any{"state": "idle", "db.client.connection.state": "idle"}
 	assert.Equal(t, want, ms.At(0).Sum().DataPoints().At(0).Attributes().AsRaw())
 	assert.Equal(t, want, ms.At(1).Sum().DataPoints().At(0).Attributes().AsRaw())
-	assert.Equal(t, int64(1), c.Names[engine.OutcomeCopied])
+	assert.Equal(t, int64(1), c.Names[vocab.OutcomeCopied])
 }
 
 // TestIncludeResources governs only the listed services.
 func TestIncludeResources(t *testing.T) {
-	g := newTestGovernor(t, withConfig(func(c *config) {
+	g := newTestEngineCfg(t, withConfig(func(c *config) {
 		c.IncludeResources = map[string][]string{"service.name": {"checkout"}}
-	}), signalTraces, nopTelemetry())
+	}))
 	td := ptrace.NewTraces()
 	for _, svc := range []string{"checkout", "payment"} {
 		rs := td.ResourceSpans().AppendEmpty()
@@ -602,16 +622,16 @@ func TestIncludeResources(t *testing.T) {
 	}
 	assert.Equal(t, map[string]any{"http.request.method": "GET"}, spanAttrs(0))
 	assert.Equal(t, map[string]any{"http.method": "GET"}, spanAttrs(1))
-	assert.Equal(t, map[string]int64{"conformant": 1, "renamed": 1}, outcomes(c))
+	assert.Equal(t, map[string]int64{"conformant": 1, "renamed": 1}, allOutcomes(c))
 }
 
 // TestReadOnlyData observes without mutating, even when configured to mutate.
 func TestReadOnlyData(t *testing.T) {
-	g := newTestGovernor(t, withConfig(func(c *config) {
-		c.Unknown = engine.UnknownDrop
-		c.TypeMismatch = engine.TypeMismatchCoerce
-	}), signalTraces, nopTelemetry())
-	td := genTraces(3, attrMix{Deprecated: 2, Unknown: 2})
+	g := newTestEngineCfg(t, withConfig(func(c *config) {
+		c.Unknown = UnknownDrop
+		c.TypeMismatch = TypeMismatchCoerce
+	}))
+	td := enginetest.GenTraces(3, enginetest.Mix{Deprecated: 2, Unknown: 2})
 	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().PutStr("server.port", "80")
 	before := ptrace.NewTraces()
 	td.CopyTo(before)
@@ -619,7 +639,7 @@ func TestReadOnlyData(t *testing.T) {
 	before.MarkReadOnly()
 	c := walkBatch(g, td)
 	assert.Equal(t, before, td)
-	outs := outcomes(c)
+	outs := allOutcomes(c)
 	assert.Equal(t, int64(6), outs["deprecated_kept"])
 	assert.Equal(t, int64(6), outs["unknown"])
 	assert.Equal(t, int64(1), outs["type_mismatch"])
@@ -628,7 +648,7 @@ func TestReadOnlyData(t *testing.T) {
 // TestKeyCachePositions varies the key at one map position from item to
 // item: the positional cache must never answer for a different key.
 func TestKeyCachePositions(t *testing.T) {
-	g := newTestGovernor(t, defaultTestConfig(), signalTraces, nopTelemetry())
+	g := newTestEngineCfg(t, withConfig(nil))
 	td := ptrace.NewTraces()
 	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
 	keys := []string{"http.method", "acme.x", "server.address", "", "http.methox", "http.method", "server.port"}
@@ -643,5 +663,14 @@ func TestKeyCachePositions(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"http.request.method", "acme.x", "server.address", "", "http.methox", "http.request.method", "server.port"}, got)
-	assert.Equal(t, map[string]int64{"renamed": 2, "unknown": 3, "conformant": 1, "type_mismatch": 1}, outcomes(c))
+	assert.Equal(t, map[string]int64{"renamed": 2, "unknown": 3, "conformant": 1, "type_mismatch": 1}, allOutcomes(c))
+}
+
+// TestWalkerReuse checks that pooled walkers start clean.
+func TestWalkerReuse(t *testing.T) {
+	g := newTestEngineCfg(t, withConfig(nil))
+	for range 3 {
+		c := walkBatch(g, enginetest.GenTraces(2, enginetest.MixDeprecated))
+		assert.Equal(t, map[string]int64{"conformant": 2*9 + 6, "renamed": 2 * 4}, allOutcomes(c))
+	}
 }

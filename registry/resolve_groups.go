@@ -93,6 +93,7 @@ func (r *resolver) buildGroups(ix *Index) error {
 		if err != nil {
 			return nil, err
 		}
+		s.Attrs = make([]GroupAttr, 0, len(ga))
 		for _, a := range ga {
 			attr := ix.Attr(ix.table.get(a.Key))
 			if attr == nil || attr.Placeholder {

@@ -45,6 +45,7 @@ type WeaverFinding struct {
 	level      engine.Level
 	sampleName string // what finding_filters' sample_names match, when named
 	named      bool
+	about      string // the engine's name: attribute key, metric, event or span definition
 }
 
 // WeaverResult is Weaver's LiveCheckResult.
@@ -126,6 +127,10 @@ type WeaverDataPoint struct {
 	Flags           uint32
 	LiveCheckResult *WeaverResult
 }
+
+// Kind is the point's sample type: number_data_point, histogram_data_point
+// or exponential_histogram_data_point.
+func (p *WeaverDataPoint) Kind() string { return p.kind }
 
 // WeaverBuckets are an exponential histogram's buckets.
 type WeaverBuckets struct {
@@ -281,6 +286,10 @@ func newWeaverStatistics(ix *registry.Index) *WeaverStatistics {
 func (ww *WeaverWriter) Fails(failOn FailOn) bool {
 	return ww.stats.anyFinding && failOn.Fails(ww.stats.highest)
 }
+
+// Samples returns the samples kept in the report shape (nil when
+// streaming).
+func (ww *WeaverWriter) Samples() []*WeaverSample { return ww.samples }
 
 // Statistics returns the statistics so far.
 func (ww *WeaverWriter) Statistics() *WeaverStatistics { return ww.stats }
@@ -777,7 +786,7 @@ func (t *tree) attrs(as []*WeaverAttribute) {
 
 // attach places the engine's findings of one item walk in the sample: each
 // on the first slot of its sample type (and key, for attributes) that does
-// not hold that finding ID yet; one without such a slot goes on the item
+// not hold that finding ID for that name yet; one without such a slot goes on the item
 // itself, so that no finding is lost. Resource findings were placed on the
 // resource sample.
 func (ww *WeaverWriter) attach(s *WeaverSample, events []engine.FindingEvent) {
@@ -818,7 +827,7 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 		if n.sampleType != ev.SampleType || (n.sampleType == "attribute" && n.name != ev.Name) {
 			continue
 		}
-		if *n.result == nil || !slices.ContainsFunc((*n.result).AllAdvice, func(f WeaverFinding) bool { return f.ID == id }) {
+		if *n.result == nil || !slices.ContainsFunc((*n.result).AllAdvice, func(f WeaverFinding) bool { return f.ID == id && f.about == ev.Name }) {
 			target = n
 			break
 		}
@@ -854,7 +863,7 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 // context holds the key Weaver's advisors use for the subject; the message
 // is otelgov's wording, not Weaver's.
 func weaverFinding(ev *engine.FindingEvent) WeaverFinding {
-	f := WeaverFinding{ID: ev.Finding.String(), Level: ev.Level.String(), level: ev.Level, Context: map[string]any{}}
+	f := WeaverFinding{ID: ev.Finding.String(), Level: ev.Level.String(), level: ev.Level, Context: map[string]any{}, about: ev.Name}
 	switch ev.Subject {
 	case engine.SubjectKey:
 		f.Context["attribute_key"] = ev.Name

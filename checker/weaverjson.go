@@ -437,8 +437,10 @@ func (ww *WeaverWriter) span(sp ptrace.Span) *WeaverSample {
 	if !ok {
 		kind = "internal"
 	}
-	s := &WeaverSpan{Name: clone(sp.Name()), Kind: kind, Attributes: attributes(sp.Attributes()),
-		SpanEvents: []*WeaverSpanEvent{}, SpanLinks: []*WeaverSpanLink{}}
+	s := &WeaverSpan{
+		Name: clone(sp.Name()), Kind: kind, Attributes: attributes(sp.Attributes()),
+		SpanEvents: []*WeaverSpanEvent{}, SpanLinks: []*WeaverSpanLink{},
+	}
 	if c := sp.Status().Code(); int(c) < len(statusCodes) {
 		s.Status = &WeaverStatus{Code: statusCodes[c], Message: clone(sp.Status().Message())}
 	}

@@ -250,9 +250,17 @@ func TestInferType(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"a", "string"}, {int64(1), "int"}, {1.5, "double"}, {true, "boolean"},
-		{[]any{"a", "b"}, "string[]"}, {[]any{int64(1)}, "int[]"}, {[]any{1.5, int64(2)}, "double[]"},
-		{[]any{int64(1), 1.5}, "double[]"}, {[]any{"a", int64(1)}, ""}, {[]any{}, ""}, {nil, ""},
+		{"a", "string"},
+		{int64(1), "int"},
+		{1.5, "double"},
+		{true, "boolean"},
+		{[]any{"a", "b"}, "string[]"},
+		{[]any{int64(1)}, "int[]"},
+		{[]any{1.5, int64(2)}, "double[]"},
+		{[]any{int64(1), 1.5}, "double[]"},
+		{[]any{"a", int64(1)}, ""},
+		{[]any{}, ""},
+		{nil, ""},
 	} {
 		got := inferType(c.v)
 		if c.want == "" {

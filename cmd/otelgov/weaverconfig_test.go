@@ -84,7 +84,7 @@ func TestWeaverConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			work := filepath.Join(root, "sub", "dir")
-			require.NoError(t, os.MkdirAll(work, 0o755))
+			require.NoError(t, os.MkdirAll(work, 0o750))
 			if tc.toml != "" {
 				require.NoError(t, os.WriteFile(filepath.Join(root, ".weaver.toml"), []byte(tc.toml), 0o600))
 			}

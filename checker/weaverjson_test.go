@@ -270,3 +270,19 @@ func TestInferType(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWeaverWriter: one traces, metrics and logs request (a span with
+// an event and a link, two metrics, a log record) through the Weaver
+// report, streaming to io.Discard.
+func BenchmarkWeaverWriter(b *testing.B) {
+	ix, err := registry.Default()
+	require.NoError(b, err)
+	ww := NewWeaverWriter(io.Discard, ix, WeaverOptions{Engine: engine.Options{Findings: true}})
+	td, md, ld := weaverInput()
+	b.ReportAllocs()
+	for b.Loop() {
+		ww.Traces(td)
+		ww.Metrics(md)
+		ww.Logs(ld)
+	}
+}

@@ -78,8 +78,8 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 			if err := o.weaver.apply(cmd, &o.rep); err != nil {
 				return err
 			}
-			if o.listen.enabled && isWeaverFormat(o.rep.format) {
-				return badInput(errors.New("--format weaver is not supported with --listen yet"))
+			if err := o.weaver.listenSupported(o.listen.enabled, o.rep.format); err != nil {
+				return err
 			}
 			if o.listen.enabled {
 				if len(args) > 0 {

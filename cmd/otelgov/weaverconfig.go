@@ -158,6 +158,21 @@ func (c *weaverConfig) apply(cmd *cobra.Command, rep *reportFlags) error {
 	return nil
 }
 
+// listenSupported refuses, with --listen, what only the file reading
+// applies yet: the Weaver report and the .weaver.toml rules.
+func (c *weaverConfig) listenSupported(listen bool, format string) error {
+	if !listen {
+		return nil
+	}
+	if isWeaverFormat(format) {
+		return badInput(fmt.Errorf("--format %s (or format = \"json\"/\"jsonl\" in %s) is not supported with --listen yet", format, weaverConfigFile))
+	}
+	if c.modifier != nil {
+		return badInput(fmt.Errorf("%s: finding_filters and finding_level_overrides are not applied by --listen yet; check a recording instead, or use --config naming a file without them", c.found))
+	}
+	return nil
+}
+
 // weaverFormats maps Weaver's format values to check's: json and jsonl are
 // Weaver's report; ansi (Weaver's default) is check's text.
 var weaverFormats = map[string]string{

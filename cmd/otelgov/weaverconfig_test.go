@@ -78,6 +78,8 @@ func TestWeaverConfig(t *testing.T) {
 		{name: "advice_policies warned", toml: "[\"live-check\"]\nadvice_policies = \"policies\"\n", code: exitFindings, stderr: `advice_policies = "policies" is not supported yet`},
 		{name: "other Weaver keys warned", toml: "[\"live-check\"]\nno_stats = true\n[\"live-check\".otlp]\ngrpc_port = 4317\n", code: exitFindings, stderr: "no_stats is read but not acted on"},
 		{name: "[live_check] is not Weaver's section", toml: "[live_check]\nfail_on = \"none\"\n", code: exitFindings, stderr: `[live_check] is ignored (as Weaver ignores it)`},
+		{name: "listen: no weaver format yet", args: []string{"--listen", "--format", "weaver"}, code: exitBad, stderr: "not supported with --listen yet"},
+		{name: "listen: rules not applied yet", toml: "[[\"live-check\".finding_filters]]\nexclude = [\"deprecated\"]\n", args: []string{"--listen"}, code: exitBad, stderr: "not applied by --listen yet"},
 		{name: "other sections left alone", toml: "[registry]\nfoo = 1\n[\"live-check\"]\nfail_on = \"none\"\n", code: exitClean},
 	}
 	for _, tc := range tests {

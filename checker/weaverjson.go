@@ -229,7 +229,10 @@ type WeaverOptions struct {
 	// streaming shape: one document per sample, then the statistics.
 	Report bool
 	// Lines writes each document on one line (Weaver's jsonl); otherwise
-	// indented, as Weaver's json.
+	// indented, as Weaver's json. Lines are always one per sample, then
+	// the statistics: Weaver's report of a line-oriented format has no
+	// {statistics, samples} object (generate_report in
+	// src/registry/live_check.rs).
 	Lines bool
 	// Modifier, when set, applies finding_level_overrides and
 	// finding_filters to each finding, as Weaver's FindingModifier.
@@ -251,6 +254,9 @@ type WeaverWriter struct {
 
 // NewWeaverWriter returns a writer of Weaver's report on w.
 func NewWeaverWriter(w io.Writer, ix *registry.Index, opts WeaverOptions) *WeaverWriter {
+	if opts.Lines {
+		opts.Report = false // the same documents, in the same order
+	}
 	rec := &eventRecorder{}
 	eo := opts.Engine
 	eo.Findings, eo.Sink, eo.Report, eo.Services = true, rec, false, nil

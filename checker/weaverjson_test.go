@@ -171,9 +171,10 @@ func TestWeaverReportShape(t *testing.T) {
 // TestWeaverStreaming: one document per sample, then the statistics; the
 // line variant puts each on one line.
 func TestWeaverStreaming(t *testing.T) {
-	for _, lines := range []bool{false, true} {
+	for _, opts := range []WeaverOptions{{}, {Lines: true}, {Lines: true, Report: true}} {
+		lines := opts.Lines
 		var out bytes.Buffer
-		ww := newWeaverWriter(t, &out, WeaverOptions{Lines: lines})
+		ww := newWeaverWriter(t, &out, opts)
 		td, _, ld := weaverInput()
 		ww.Traces(td)
 		ww.Logs(ld)

@@ -414,9 +414,9 @@ func (ww *WeaverWriter) resource(r pcommon.Resource, only any) {
 }
 
 func (ww *WeaverWriter) scope(s pcommon.InstrumentationScope, schemaURL string) {
-	if s.Name() == "" && s.Version() == "" && s.Attributes().Len() == 0 && schemaURL == "" {
-		return // Weaver: no scope sample without a scope
-	}
+	// Weaver writes a scope sample when the OTLP scope is present or a
+	// schema URL set; pdata cannot tell an absent scope from an empty one,
+	// and SDKs always send it: always written.
 	ww.emit(&WeaverSample{InstrumentationScope: &WeaverScope{
 		Name: clone(s.Name()), Version: clone(s.Version()), SchemaURL: clone(schemaURL),
 		Attributes: attributes(s.Attributes()), DroppedAttributesCount: s.DroppedAttributesCount(),
@@ -518,12 +518,10 @@ func (ww *WeaverWriter) log(lr plog.LogRecord) *WeaverSample {
 	s := &WeaverLog{EventName: clone(lr.EventName()), Attributes: attributes(lr.Attributes())}
 	sev := int32(lr.SeverityNumber())
 	s.SeverityNumber = &sev
-	if t := lr.SeverityText(); t != "" {
-		t = clone(t)
-		s.SeverityText = &t
-	}
-	if lr.Body().Type() != pcommon.ValueTypeEmpty {
-		b := clone(lr.Body().AsString())
+	st := clone(lr.SeverityText()) // Weaver: always Some
+	s.SeverityText = &st
+	if b, ok := debugValue(lr.Body()); ok {
+		b = clone(b)
 		s.Body = &b
 	}
 	if !lr.TraceID().IsEmpty() {
@@ -535,6 +533,31 @@ func (ww *WeaverWriter) log(lr plog.LogRecord) *WeaverSample {
 		s.SpanID = &t
 	}
 	return &WeaverSample{Log: s}
+}
+
+// debugValue is a log body as Weaver writes it: the Rust Debug form of the
+// OTLP value (StringValue("hello"), IntValue(3), ...); other kinds as
+// their pdata string, under the same wrapper names.
+func debugValue(v pcommon.Value) (string, bool) {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		s, _ := conformance.Bound(v.Str())
+		return fmt.Sprintf("StringValue(%q)", s), true
+	case pcommon.ValueTypeInt:
+		return fmt.Sprintf("IntValue(%d)", v.Int()), true
+	case pcommon.ValueTypeDouble:
+		return fmt.Sprintf("DoubleValue(%v)", v.Double()), true
+	case pcommon.ValueTypeBool:
+		return fmt.Sprintf("BoolValue(%t)", v.Bool()), true
+	case pcommon.ValueTypeBytes:
+		return "BytesValue(" + v.AsString() + ")", true
+	case pcommon.ValueTypeSlice:
+		return "ArrayValue(" + v.AsString() + ")", true
+	case pcommon.ValueTypeMap:
+		return "KvlistValue(" + v.AsString() + ")", true
+	case pcommon.ValueTypeEmpty:
+	}
+	return "", false
 }
 
 func optFloat(ok bool, v float64) *float64 {

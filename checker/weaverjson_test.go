@@ -86,6 +86,7 @@ func weaverInput() (ptrace.Traces, pmetric.Metrics, plog.Logs) {
 	ld := plog.NewLogs()
 	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 	lr.SetEventName("session.start")
+	lr.Body().SetStr("hello")
 	lr.Attributes().PutStr("session.id", "s1")
 	return td, md, ld
 }
@@ -166,6 +167,13 @@ func TestWeaverReportShape(t *testing.T) {
 	st := rep["statistics"].(map[string]any)
 	assert.InDelta(t, float64(seen["finding"]), st["total_advisories"], 0, "every finding in the samples is counted once")
 	assert.Positive(t, st["advice_type_counts"].(map[string]any)["deprecated"], "http.method is deprecated")
+	var body any
+	for _, s := range rep["samples"].([]any) {
+		if l, ok := s.(map[string]any)["log"]; ok {
+			body = l.(map[string]any)["body"]
+		}
+	}
+	assert.Equal(t, `StringValue("hello")`, body, "Weaver writes a log body in its Rust Debug form")
 }
 
 // TestWeaverStreaming: one document per sample, then the statistics; the
@@ -187,18 +195,18 @@ func TestWeaverStreaming(t *testing.T) {
 			require.NoError(t, dec.Decode(&d))
 			docs = append(docs, d)
 		}
-		// resource, scope, span; resource, log; statistics
-		require.Len(t, docs, 6)
+		// resource, scope, span; resource, scope, log; statistics
+		require.Len(t, docs, 7)
 		kinds := []string{}
-		for _, d := range docs[:5] {
+		for _, d := range docs[:6] {
 			for k := range d {
 				kinds = append(kinds, k)
 			}
 		}
-		assert.Equal(t, []string{"resource", "instrumentation_scope", "span", "resource", "log"}, kinds)
-		assert.Equal(t, weaverKeys["statistics"], keysOf(t, docs[5]))
+		assert.Equal(t, []string{"resource", "instrumentation_scope", "span", "resource", "instrumentation_scope", "log"}, kinds)
+		assert.Equal(t, weaverKeys["statistics"], keysOf(t, docs[6]))
 		if lines {
-			assert.Equal(t, 6, strings.Count(text, "\n"), "jsonl: one line per document")
+			assert.Equal(t, 7, strings.Count(text, "\n"), "jsonl: one line per document")
 		} else {
 			assert.Greater(t, strings.Count(text, "\n"), 20, "json: indented")
 		}

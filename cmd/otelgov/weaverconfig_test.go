@@ -125,9 +125,9 @@ func TestWeaverConfigFlag(t *testing.T) {
 	}, strings.NewReader(""), &out, &errb)
 	require.Equal(t, exitClean, code, errb.String())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	require.Len(t, lines, 4, "jsonl: resource, two logs, statistics")
+	require.Len(t, lines, 5, "jsonl: resource, scope, two logs, statistics")
 	var stats map[string]any
-	require.NoError(t, json.Unmarshal([]byte(lines[3]), &stats))
+	require.NoError(t, json.Unmarshal([]byte(lines[4]), &stats))
 	assert.InDelta(t, 3, stats["total_advisories"], 0)
 
 	code = run([]string{"check", "--config", filepath.Join(dir, "missing.toml"), "x"}, strings.NewReader(""), &out, &errb)

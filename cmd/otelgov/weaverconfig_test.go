@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelgov/otelcol-governance/checker"
 )
 
 // TestWeaverConfig: otelgov check reads the ["live-check"] section of a
@@ -133,4 +136,31 @@ func TestWeaverConfigFlag(t *testing.T) {
 	code = run([]string{"check", "--config", filepath.Join(dir, "missing.toml"), "x"}, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, exitBad, code)
 	assert.Contains(t, errb.String(), "missing.toml")
+}
+
+// FuzzWeaverConfig: any .weaver.toml is read or refused with an error
+// naming the file, never a panic.
+func FuzzWeaverConfig(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"[\"live-check\"]\nfail_on = \"none\"\nformat = \"json\"\n",
+		"[[\"live-check\".finding_filters]]\nexclude = [\"deprecated\"]\nmin_level = \"improvement\"\nsample_names = [\"http.*\"]\n",
+		"[[\"live-check\".finding_level_overrides]]\nids = [\"x\"]\nlevel = \"violation\"\nsignal_type = \"span\"\n",
+		"[live_check]\nfail_on = 1\n",
+		"\"live-check\" = 3\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sec, err := parseWeaverConfig("w.toml", []byte(s), io.Discard)
+		if err != nil {
+			if !strings.Contains(err.Error(), "w.toml") {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		if _, err := checker.NewModifier(sec.filters, sec.overrides); err != nil && !strings.Contains(err.Error(), "pattern") {
+			t.Fatalf("unexpected modifier error: %v", err)
+		}
+	})
 }

@@ -802,6 +802,8 @@ type node struct {
 	name       string // attribute key or sample name
 	named      bool   // Weaver's sample_name() is Some: attributes, spans, metrics, logs
 	result     **WeaverResult
+	attr       *WeaverAttribute // for attributes: the value findings' context
+	metric     *WeaverMetric    // for metrics: the instrument and unit findings' context
 }
 
 func (t *tree) add(sampleType, name string, r **WeaverResult) {
@@ -811,7 +813,7 @@ func (t *tree) add(sampleType, name string, r **WeaverResult) {
 
 func (t *tree) attrs(as []*WeaverAttribute) {
 	for _, a := range as {
-		t.nodes = append(t.nodes, node{sampleType: "attribute", name: a.Name, named: true, result: &a.LiveCheckResult})
+		t.nodes = append(t.nodes, node{sampleType: "attribute", name: a.Name, named: true, result: &a.LiveCheckResult, attr: a})
 	}
 }
 
@@ -834,6 +836,7 @@ func (ww *WeaverWriter) attach(s *WeaverSample, events []engine.FindingEvent) {
 		}
 	case s.Metric != nil:
 		t.add("metric", s.Metric.Name, &s.Metric.LiveCheckResult)
+		t.nodes[len(t.nodes)-1].metric = s.Metric
 		for _, p := range s.Metric.DataPoints {
 			t.add(p.kind, "", &p.LiveCheckResult) // Weaver: a data point has no sample name
 			t.attrs(p.Attributes)
@@ -871,6 +874,7 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 	}
 	f := weaverFinding(ev)
 	f.sampleName, f.named = target.name, target.named
+	target.context(&f)
 	if ww.opts.Modifier != nil && !ww.opts.Modifier.Apply(&f) {
 		return
 	}
@@ -888,6 +892,22 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 	}
 	hs := h.String()
 	r.HighestAdviceLevel = &hs
+}
+
+// context adds what Weaver's advisors put in a value finding's context
+// from the sample: the attribute's value (undefined_enum_variant) or type
+// (type_mismatch), the metric's instrument or unit.
+func (n *node) context(f *WeaverFinding) {
+	switch {
+	case n.attr != nil && f.ID == engine.FindingUndefinedEnumVariant.String():
+		f.Context["attribute_value"] = n.attr.Value
+	case n.attr != nil && f.ID == engine.FindingTypeMismatch.String():
+		f.Context["attribute_type"] = n.attr.Type
+	case n.metric != nil && f.ID == engine.FindingUnexpectedInstrument.String():
+		f.Context["instrument"] = n.metric.Instrument
+	case n.metric != nil && f.ID == engine.FindingUnitMismatch.String():
+		f.Context["unit"] = n.metric.Unit
+	}
 }
 
 // weaverFinding is the engine's finding as Weaver's PolicyFinding. The

@@ -34,7 +34,7 @@ func TestWeaverConfig(t *testing.T) {
 		absent []string
 		stderr string
 	}{
-		{name: "no config", args: []string{"--format", "weaver"}, code: exitFindings, stdout: []string{`"deprecated"`, `"not_stable"`}},
+		{name: "no config", args: []string{"--format", "weaver"}, code: exitFindings, stdout: []string{`"deprecated"`, `"not_stable"`, `"attribute_value": "foo"`}},
 		{name: "fail_on from the file", toml: "[\"live-check\"]\nfail_on = \"none\"\n", args: []string{"--format", "weaver"}, code: exitClean},
 		{name: "flag over file", toml: "[\"live-check\"]\nfail_on = \"none\"\n", args: []string{"--format", "weaver", "--fail-on", "violation"}, code: exitFindings},
 		{name: "format json is Weaver's report", toml: "[\"live-check\"]\nformat = \"json\"\nno_stream = true\n", code: exitFindings, stdout: []string{`"statistics"`, `"samples"`}},

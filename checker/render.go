@@ -23,7 +23,7 @@ const (
 // ValidFormat reports whether f is a format Render knows.
 func ValidFormat(f string) bool {
 	switch f {
-	case FormatText, FormatJSON, FormatJUnit, FormatMarkdown:
+	case FormatText, FormatJSON, FormatJUnit, FormatMarkdown, FormatWeaver, FormatWeaverLines:
 		return true
 	}
 	return false

@@ -28,6 +28,8 @@ type checkOptions struct {
 	// Fail closed: --max-decompression-ratio and --allow-empty.
 	maxRatio   int
 	allowEmpty bool
+
+	weaver weaverConfig // --config (.weaver.toml), --no-stream
 }
 
 func newCheck() *cobra.Command {
@@ -75,6 +77,12 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
   otelgov check --level-override missing_attribute=improvement --fail-on violation recorded.jsonl
   otelgov check --listen --grpc-endpoint 127.0.0.1:4317 --http-endpoint 127.0.0.1:4318`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.weaver.apply(cmd, &o.rep); err != nil {
+				return err
+			}
+			if err := o.weaver.listenSupported(o.listen.enabled, o.rep.format); err != nil {
+				return err
+			}
 			if o.listen.enabled {
 				if len(args) > 0 {
 					return badInput(errors.New("--listen takes no files"))
@@ -98,6 +106,7 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, maxRatioUsage)
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "pass a run that checked no span, data point or log record (default: exit 2, so that an empty, missing or non-OTLP recording fails the gate)")
 	o.listen.bind(fs)
+	o.weaver.bind(fs)
 	return cmd
 }
 
@@ -183,11 +192,12 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 		return badInput(errors.New("check never changes files: --deprecated, --unknown, --type-mismatch and --enum-violation other than off/keep apply to --listen --forward (use otelgov fix to migrate a file)"))
 	}
 	ro := otlpfile.Options{Kind: s.signal, MaxRecordBytes: o.maxRecord, MaxDecompressionRatio: o.maxRatio}
+	sink, ww := o.sink(cmd.OutOrStdout(), s)
 	read := make([]fileRead, len(files))
 	var items int64
 	for i, f := range files {
 		ro.Name = f
-		if read[i], err = checkFile(cmd.InOrStdin(), ro, s.checker); err != nil {
+		if read[i], err = checkFile(cmd.InOrStdin(), ro, sink); err != nil {
 			return badInput(err)
 		}
 		items += read[i].items
@@ -200,7 +210,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: no span, data point or log record in %s (%s)\n", f, read[i])
 		}
 	}
-	return report(cmd.OutOrStdout(), o.rep.format, s.checker, s.failOn)
+	return o.finish(cmd.OutOrStdout(), s, ww)
 }
 
 // fileRead is what one input held.
@@ -263,7 +273,7 @@ func openInput(stdin io.Reader, name string) (io.Reader, func() error, error) {
 	return f, f.Close, nil
 }
 
-func checkFile(stdin io.Reader, opts otlpfile.Options, c *checker.Checker) (fileRead, error) {
+func checkFile(stdin io.Reader, opts otlpfile.Options, c checkSink) (fileRead, error) {
 	name := opts.Name
 	var read fileRead
 	in, closeIn, err := openInput(stdin, name)

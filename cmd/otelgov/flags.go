@@ -166,7 +166,7 @@ type reportFlags struct {
 }
 
 func (r *reportFlags) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&r.format, "format", checker.FormatText, "output: text, json (the /conformance document), junit or markdown")
+	fs.StringVar(&r.format, "format", checker.FormatText, "output: text, json (the /conformance document), junit, markdown, weaver (the JSON of weaver registry live-check --format json) or weaver-jsonl (its --format jsonl)")
 	fs.StringVar(&r.failOn, "fail-on", "violation", "exit 1 on a finding whose level (Weaver's, after --level-override) is at or above: violation, improvement, information or none")
 	fs.IntVar(&r.maxServices, "max-services", 1000, "services listed separately in the report; later ones count under _other")
 	fs.IntVar(&r.topKeys, "top-keys", 100, "names listed per service and finding ID (and unknown and deprecated keys) in the report")
@@ -174,7 +174,7 @@ func (r *reportFlags) bind(fs *pflag.FlagSet) {
 
 func (r *reportFlags) parse() (checker.FailOn, conformance.Limits, error) {
 	if !checker.ValidFormat(r.format) {
-		return checker.FailOn{}, conformance.Limits{}, badInput(fmt.Errorf("--format: unknown format %q: want text, json, junit or markdown", r.format))
+		return checker.FailOn{}, conformance.Limits{}, badInput(fmt.Errorf("--format: unknown format %q: want text, json, junit, markdown, weaver or weaver-jsonl", r.format))
 	}
 	l, err := checker.ParseFailOn(r.failOn)
 	if err != nil {

@@ -54,6 +54,11 @@ type Case struct {
 	LevelOverrides map[string]string `yaml:"level_overrides"`
 	// FailOn maps a --fail-on threshold to whether the check must fail.
 	FailOn map[string]bool `yaml:"fail_on"`
+	// FindingFilters and FindingLevelOverrides are the .weaver.toml rules
+	// of the case (Weaver's keys); with them, the expectations are checked
+	// against otelgov check --format weaver's report, which applies them.
+	FindingFilters        []FilterYAML   `yaml:"finding_filters"`
+	FindingLevelOverrides []OverrideYAML `yaml:"finding_level_overrides"`
 	// Note says how the Weaver test was translated, where that is not plain.
 	Note   string        `yaml:"note"`
 	Expect []Expectation `yaml:"expect"`
@@ -97,6 +102,14 @@ type Result struct {
 	// Check is the checker's result over the same input: what otelgov
 	// check renders and gates on.
 	Check checker.Result
+	// Weaver are the findings of otelgov check --format weaver's report
+	// over the same input, after the case's rules.
+	Weaver []Finding
+	// Modified: the case has finding_filters or finding_level_overrides,
+	// which only the Weaver report applies.
+	Modified bool
+	// WeaverFails is the Weaver report's --fail-on verdict.
+	WeaverFails func(checker.FailOn) bool
 }
 
 // Load reads suite.yaml from dir.
@@ -210,18 +223,26 @@ func (c *Case) Run(dir string) (*Result, error) {
 	eo.Sink = rec
 	e := engine.New(eo)
 	ch := checker.New(ix, checker.Options{Engine: opts})
+	mod, err := c.modifier()
+	if err != nil {
+		return nil, err
+	}
+	ww := checker.NewWeaverWriter(io.Discard, ix, checker.WeaverOptions{Engine: opts, Report: true, Modifier: mod})
 	err = c.records(dir, func(r *otlpfile.Record, where string) {
 		w := e.Walker(ix, true)
 		switch r.Kind {
 		case vocab.KindTraces:
 			w.Traces(r.Traces)
 			ch.Traces(r.Traces, where)
+			ww.Traces(r.Traces)
 		case vocab.KindMetrics:
 			w.Metrics(r.Metrics)
 			ch.Metrics(r.Metrics, where)
+			ww.Metrics(r.Metrics)
 		case vocab.KindLogs:
 			w.Logs(r.Logs)
 			ch.Logs(r.Logs, where)
+			ww.Logs(r.Logs)
 		case vocab.KindUnknown, vocab.NumKinds:
 		}
 		e.Release(w)
@@ -229,7 +250,13 @@ func (c *Case) Run(dir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Findings: rec.findings, Check: ch.Result()}, nil
+	if err := ww.Close(); err != nil {
+		return nil, err
+	}
+	return &Result{
+		Findings: rec.findings, Check: ch.Result(),
+		Weaver: weaverFindings(ww.Samples()), Modified: mod != nil, WeaverFails: ww.Fails,
+	}, nil
 }
 
 func (c *Case) registry(dir string) (*registry.Index, error) {

@@ -32,11 +32,17 @@ func TestWeaverSuite(t *testing.T) {
 			require.Positive(t, len(c.Expect)+len(c.FailOn), "a case asserts something")
 			res, err := c.Run(testdata)
 			require.NoError(t, err)
-			checkerAgrees(t, res)
+			findings := res.Findings
+			if res.Modified {
+				findings = res.Weaver
+			} else {
+				checkerAgrees(t, res)
+				weaverAgrees(t, res)
+			}
 			for j := range c.Expect {
 				e := &c.Expect[j]
 				total++
-				got := e.CountIn(res.Findings)
+				got := e.CountIn(findings)
 				ok := got == e.Count
 				switch {
 				case ok && e.Pending == "":
@@ -47,14 +53,18 @@ func TestWeaverSuite(t *testing.T) {
 					pending++
 					t.Logf("pending %s: got %d (%s)", e, got, e.Pending)
 				default:
-					t.Errorf("%s: got %d\n%s", e, got, dump(res.Findings))
+					t.Errorf("%s: got %d\n%s", e, got, dump(findings))
 				}
 			}
 			for th, fails := range c.FailOn {
 				total++
 				f, err := checker.ParseFailOn(th)
 				require.NoError(t, err)
-				if res.Check.Fails(f) == fails {
+				verdict := res.Check.Fails(f)
+				if res.Modified {
+					verdict = res.WeaverFails(f)
+				}
+				if verdict == fails {
 					passing++
 				} else {
 					t.Errorf("--fail-on %s: fails=%v, want %v", th, !fails, fails)
@@ -82,6 +92,21 @@ func checkerAgrees(t *testing.T, res *Result) {
 		}
 	}
 	assert.Equal(t, want, got, "checker and engine findings per ID")
+}
+
+// weaverAgrees asserts that otelgov check --format weaver's report holds
+// the engine's findings, each once: the same count per ID, level, name,
+// signal and sample type.
+func weaverAgrees(t *testing.T, res *Result) {
+	t.Helper()
+	count := func(fs []Finding) map[string]int {
+		m := map[string]int{}
+		for _, f := range fs {
+			m[f.ID+" "+f.Level+" "+f.Subject+"="+f.Name+" "+f.SignalType+"/"+f.SignalName+" "+f.SampleType]++
+		}
+		return m
+	}
+	assert.Equal(t, count(res.Findings), count(res.Weaver), "weaver report and engine findings")
 }
 
 func dump(fs []Finding) string {

@@ -1,0 +1,110 @@
+package weaversuite
+
+import (
+	"fmt"
+
+	"github.com/otelgov/otelcol-governance/checker"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+// FilterYAML is one of Weaver's [[live-check.finding_filters]], with its
+// keys.
+type FilterYAML struct {
+	Exclude        []string `yaml:"exclude"`
+	MinLevel       string   `yaml:"min_level"`
+	SignalType     string   `yaml:"signal_type"`
+	ExcludeSamples []string `yaml:"exclude_samples"`
+	SampleNames    []string `yaml:"sample_names"`
+}
+
+// OverrideYAML is one of Weaver's [[live-check.finding_level_overrides]].
+type OverrideYAML struct {
+	IDs         []string `yaml:"ids"`
+	Level       string   `yaml:"level"`
+	SignalType  string   `yaml:"signal_type"`
+	SampleNames []string `yaml:"sample_names"`
+}
+
+// modifier compiles the case's finding_filters and finding_level_overrides.
+func (c *Case) modifier() (*checker.Modifier, error) {
+	var fs []checker.FindingFilter
+	for _, f := range c.FindingFilters {
+		out := checker.FindingFilter{Exclude: f.Exclude, SignalType: f.SignalType, ExcludeSamples: f.ExcludeSamples, SampleNames: f.SampleNames}
+		if f.MinLevel != "" {
+			l, ok := vocab.ParseLevel(f.MinLevel)
+			if !ok {
+				return nil, fmt.Errorf("case %s: min_level %q", c.Name, f.MinLevel)
+			}
+			out.MinLevel = &l
+		}
+		fs = append(fs, out)
+	}
+	var os []checker.FindingLevelOverride
+	for _, o := range c.FindingLevelOverrides {
+		l, ok := vocab.ParseLevel(o.Level)
+		if !ok {
+			return nil, fmt.Errorf("case %s: level %q", c.Name, o.Level)
+		}
+		os = append(os, checker.FindingLevelOverride{IDs: o.IDs, Level: l, SignalType: o.SignalType, SampleNames: o.SampleNames})
+	}
+	return checker.NewModifier(fs, os)
+}
+
+// weaverFindings are the findings of a Weaver report, as the suite compares
+// them: the name is the finding's context (attribute key, metric, event or
+// span definition), the sample type where in the sample it was placed.
+func weaverFindings(samples []*checker.WeaverSample) []Finding {
+	var out []Finding
+	add := func(sampleType string, r *checker.WeaverResult) {
+		if r == nil {
+			return
+		}
+		for i := range r.AllAdvice {
+			f := &r.AllAdvice[i]
+			wf := Finding{ID: f.ID, Level: f.Level, SampleType: sampleType}
+			for k, subj := range map[string]string{"attribute_key": "key", "metric_name": "metric", "event_name": "event", "span_definition": "span"} {
+				if v, ok := f.Context[k].(string); ok {
+					wf.Name, wf.Subject = v, subj
+				}
+			}
+			if f.SignalType != nil {
+				wf.SignalType = *f.SignalType
+			}
+			if f.SignalName != nil {
+				wf.SignalName = *f.SignalName
+			}
+			out = append(out, wf)
+		}
+	}
+	attrs := func(as []*checker.WeaverAttribute) {
+		for _, a := range as {
+			add("attribute", a.LiveCheckResult)
+		}
+	}
+	for _, s := range samples {
+		switch {
+		case s.Resource != nil:
+			attrs(s.Resource.Attributes)
+			add("resource", s.Resource.LiveCheckResult)
+		case s.Span != nil:
+			attrs(s.Span.Attributes)
+			for _, e := range s.Span.SpanEvents {
+				attrs(e.Attributes)
+			}
+			for _, l := range s.Span.SpanLinks {
+				attrs(l.Attributes)
+			}
+			add("span", s.Span.LiveCheckResult)
+		case s.Metric != nil:
+			for _, p := range s.Metric.DataPoints {
+				attrs(p.Attributes)
+				add(p.Kind(), p.LiveCheckResult)
+			}
+			add("metric", s.Metric.LiveCheckResult)
+		case s.Log != nil:
+			attrs(s.Log.Attributes)
+			add("log", s.Log.LiveCheckResult)
+		}
+	}
+	return out
+}

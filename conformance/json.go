@@ -98,10 +98,9 @@ type Totals struct {
 	RegistryCoverage float64 `json:"registry_coverage"`
 	// Services is how many services have their own entry.
 	Services int `json:"services"`
-	// ServicesOverflow counts batch service tallies counted under
-	// "_other": services beyond max_services, and the processors' own
-	// "_other" slots (services beyond their service_limit, one tally per
-	// batch).
+	// ServicesOverflow counts services counted under "_other", per batch:
+	// each service beyond max_services, and each resource a processor
+	// folded into its own "_other" slot (beyond its service_limit).
 	ServicesOverflow int64 `json:"services_overflow"`
 	// TotalAdvisories counts every finding, as Weaver's statistics do.
 	TotalAdvisories int64 `json:"total_advisories"`

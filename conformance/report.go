@@ -91,8 +91,10 @@ func (r *Report) newService(name string) *serviceReport {
 	return &serviceReport{name: name, unknown: sketch{capacity: c}, deprecated: sketch{capacity: c}}
 }
 
-// Add merges one batch and returns how many of its service tallies were
-// counted under "_other". It keeps no reference to b.
+// Add merges one batch and returns how many of its services were counted
+// under "_other": each service tally beyond max_services, plus each resource
+// the front-end folded into its own "_other" slot (Batch.Overflow). It keeps
+// no reference to b.
 func (r *Report) Add(b *engine.Batch, now time.Time) (overflow int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -100,7 +102,14 @@ func (r *Report) Add(b *engine.Batch, now time.Time) (overflow int64) {
 	for i := range b.Services {
 		s := &b.Services[i]
 		sr, over := r.service(s.Service)
-		if over {
+		switch {
+		case s.Service == vocab.ServiceOther:
+			// The front-end's own "_other" slot: count every resource it
+			// folded (beyond the processor's service_limit), not the one
+			// tally that holds them, so that services_overflow means the
+			// same with and without a processor limit.
+			overflow += b.Overflow
+		case over:
 			overflow++
 		}
 		if sr.first.IsZero() {

@@ -33,6 +33,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/otelgov/otelcol-governance/checker"
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/internal/e2e"
 )
@@ -202,10 +203,17 @@ func TestOtelgovCheckJUnit(t *testing.T) {
 func TestOtelgovCheckJSONIsTheConformanceDocument(t *testing.T) {
 	code, out, _ := otelgov(t, nil, "check", "--format", "json", recordedDeprecated)
 	require.Equal(t, 1, code)
-	var doc conformance.Document
+	// Strictly, it is checker.JSONResult: the /conformance document plus
+	// items and examples; a /conformance reader reads it unchanged.
+	var res checker.JSONResult
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(&doc), out)
+	require.NoError(t, dec.Decode(&res), out)
+	assert.Positive(t, res.Items.Spans, "items says what was checked")
+	assert.NotEmpty(t, res.Examples["checkout"], "example locations per service and finding ID")
+	var doc conformance.Document
+	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+	assert.Equal(t, res.Document.Services, doc.Services)
 	require.Len(t, doc.Services, 1)
 	assert.Equal(t, "checkout", doc.Services[0].Service)
 	var keys []string

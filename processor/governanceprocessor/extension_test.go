@@ -254,10 +254,12 @@ func TestServiceLimitAndMaxServices(t *testing.T) {
 		serviceLimit int
 		maxServices  int
 		want         map[string]int64 // attributes per report entry (service.name + http.method)
-		overflow     int64            // report's services_overflow: batch service tallies filed under _other
+		overflow     int64            // report's services_overflow: services filed under _other
 	}{
-		// The processor's _other slot reaches the report as one tally.
-		{"service_limit_first", 2, 10, map[string]int64{"a": 2, "b": 2, "_other": 6}, 1},
+		// The processor's _other slot reaches the report as one tally, and
+		// services_overflow still counts the three services it folded: the
+		// same figure whichever limit folds them.
+		{"service_limit_first", 2, 10, map[string]int64{"a": 2, "b": 2, "_other": 6}, 3},
 		{"max_services_first", 10, 2, map[string]int64{"a": 2, "b": 2, "_other": 6}, 3},
 		{"both_roomy", 10, 10, map[string]int64{"a": 2, "b": 2, "c": 2, "d": 2, "e": 2}, 0},
 	} {

@@ -213,7 +213,7 @@ func TestOtelgovCheckJSONIsTheConformanceDocument(t *testing.T) {
 	assert.NotEmpty(t, res.Examples["checkout"], "example locations per service and finding ID")
 	var doc conformance.Document
 	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
-	assert.Equal(t, res.Document.Services, doc.Services)
+	assert.Equal(t, res.Services, doc.Services)
 	require.Len(t, doc.Services, 1)
 	assert.Equal(t, "checkout", doc.Services[0].Service)
 	var keys []string

@@ -497,11 +497,7 @@ func (w *Walker) deprecated(k string, a, t *registry.Attribute) {
 		w.count(vocab.OutcomeDeprecatedKept)
 		return
 	}
-	newKey := t.Key
-	if a.Template && t.Template && len(k) > len(a.Key) {
-		// A renamed template keeps the suffix: old.prefix.x -> new.prefix.x.
-		newKey = t.Key + k[len(a.Key):]
-	}
+	newKey := a.RenamedKey(k, t)
 	kind := opRename
 	if w.e.opts.Deprecated == DeprecatedCopy {
 		kind = opCopy

@@ -295,25 +295,13 @@ var (
 	}()
 )
 
-// currentName is key's name in ctx: a renamed template keeps its suffix.
-func currentName(a *registry.Attribute, key string, ctx registry.Context) (string, bool) {
-	t := a.Target(ctx)
-	if t == nil {
-		return key, false
-	}
-	if a.Template && t.Template && len(key) > len(a.Key) {
-		return t.Key + key[len(a.Key):], true
-	}
-	return t.Key, true
-}
-
 // attrRename is the rename of key (entry a) over the given contexts; nil
 // when a is a placeholder that no context renames.
 func attrRename(a *registry.Attribute, key string, ctxs []registry.Context) *Rename {
 	r := &Rename{Old: key, Migration: a.Migration, OldEnum: a.EnumStrings}
 	all := true
 	for _, ctx := range ctxs {
-		name, renamed := currentName(a, key, ctx)
+		name, renamed := a.CurrentName(key, ctx)
 		if !renamed {
 			all = false
 			continue

@@ -38,6 +38,26 @@ func (a *Attribute) Target(ctx Context) *Attribute {
 	return nil
 }
 
+// RenamedKey is key's name once a (the entry that matched key) is renamed
+// to t, a's Target in some context (not nil): a renamed template keeps the
+// key's suffix (old.prefix.x -> new.prefix.x). The engine, otelgov explain
+// and otelgov queries all name a rename through it.
+func (a *Attribute) RenamedKey(key string, t *Attribute) string {
+	if a.Template && t.Template && len(key) > len(a.Key) {
+		return t.Key + key[len(a.Key):]
+	}
+	return t.Key
+}
+
+// CurrentName is key's name in ctx, and whether a rename applies there.
+func (a *Attribute) CurrentName(key string, ctx Context) (string, bool) {
+	t := a.Target(ctx)
+	if t == nil {
+		return key, false
+	}
+	return a.RenamedKey(key, t), true
+}
+
 // Renamed reports whether a has a rename target in at least one context.
 func (a *Attribute) Renamed() bool {
 	if a == nil {

@@ -61,7 +61,7 @@ func Describe(ix *registry.Index, generation int64, key, metricName, spanName st
 			same := true
 			for i, k := range spanKinds {
 				ctx.SpanKind = k
-				names[i], _ = currentName(a, key, ctx)
+				names[i], _ = a.CurrentName(key, ctx)
 				same = same && names[i] == names[0]
 			}
 			if !same {
@@ -76,23 +76,10 @@ func Describe(ix *registry.Index, generation int64, key, metricName, spanName st
 			ctx.SpanKind = registry.SpanKindUnspecified
 		case registry.LocationResource, registry.LocationScope, registry.LocationLog:
 		}
-		cn.Name, cn.Renamed = currentName(a, key, ctx)
+		cn.Name, cn.Renamed = a.CurrentName(key, ctx)
 		out.CurrentNames = append(out.CurrentNames, cn)
 	}
 	return out
-}
-
-// currentName is key's name after renaming in ctx, as the processor
-// computes it: a renamed template keeps the suffix.
-func currentName(a *registry.Attribute, key string, ctx registry.Context) (string, bool) {
-	t := a.Target(ctx)
-	if t == nil {
-		return key, false
-	}
-	if a.Template && t.Template && len(key) > len(a.Key) {
-		return t.Key + key[len(a.Key):], true
-	}
-	return t.Key, true
 }
 
 // MetricInfo is what the registry says about one metric name.

@@ -183,18 +183,12 @@ func (p *jsonParser) object() (jnode, error) {
 		}
 		n.c.keys = append(n.c.keys, k.s)
 		n.c.kids = append(n.c.kids, v)
-		p.space()
-		if p.i >= len(p.doc) {
-			return jnode{}, p.fail("unexpected end of JSON input")
+		done, err := p.next('}', "object key:value pair")
+		if err != nil {
+			return jnode{}, err
 		}
-		switch p.doc[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		if done {
 			return n, nil
-		default:
-			return jnode{}, p.fail("invalid character " + strconv.QuoteRune(rune(p.doc[p.i])) + " after object key:value pair")
 		}
 	}
 }
@@ -218,19 +212,33 @@ func (p *jsonParser) array() (jnode, error) {
 			return jnode{}, err
 		}
 		n.c.kids = append(n.c.kids, v)
-		p.space()
-		if p.i >= len(p.doc) {
-			return jnode{}, p.fail("unexpected end of JSON input")
+		done, err := p.next(']', "array element")
+		if err != nil {
+			return jnode{}, err
 		}
-		switch p.doc[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if done {
 			return n, nil
-		default:
-			return jnode{}, p.fail("invalid character " + strconv.QuoteRune(rune(p.doc[p.i])) + " after array element")
 		}
+	}
+}
+
+// next reads what follows a member of an object or an element of an array
+// (after, for the error): a comma (another one follows) or the closing
+// byte (done).
+func (p *jsonParser) next(closing byte, after string) (done bool, err error) {
+	p.space()
+	if p.i >= len(p.doc) {
+		return false, p.fail("unexpected end of JSON input")
+	}
+	switch p.doc[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case closing:
+		p.i++
+		return true, nil
+	default:
+		return false, p.fail("invalid character " + strconv.QuoteRune(rune(p.doc[p.i])) + " after " + after)
 	}
 }
 

@@ -189,7 +189,11 @@ type checker struct {
 func (c *checker) attrs(what string, seq uint64, m pcommon.Map, p *profile, withSeq bool) {
 	want := p.want[expectationIndex(c.b.want)]
 	n := len(want)
+	shape := withSeq && c.b.w.Mix.NewShapes
 	if withSeq {
+		n++
+	}
+	if shape {
 		n++
 	}
 	ok := m.Len() == n
@@ -201,6 +205,11 @@ func (c *checker) attrs(what string, seq uint64, m pcommon.Map, p *profile, with
 		v, found := m.Get(seqKey)
 		c.buf = appendSeqValue(c.buf[:0], seq)
 		ok = found && v.Type() == pcommon.ValueTypeStr && v.Str() == string(c.buf)
+	}
+	if ok && shape {
+		c.buf = appendShapeKey(c.buf[:0], seq)
+		v, found := m.Get(string(c.buf))
+		ok = found && v.Type() == pcommon.ValueTypeStr && v.Str() == "x"
 	}
 	if !ok {
 		c.b.fail("%s %d: attributes %v, want %s", what, seq, m.AsRaw(), describe(want, withSeq, seq))

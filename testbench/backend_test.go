@@ -242,3 +242,37 @@ func TestPromLabel(t *testing.T) {
 	assert.Equal(t, "http_request_method", PromLabel("http.request.method"))
 	assert.Equal(t, "key_1a", PromLabel("1a"))
 }
+
+// TestBackendNewShapes: with Mix.NewShapes every item's map starts with a key
+// of its own, and the backend requires it, so that an adversarial soak still
+// proves nothing was lost or changed.
+func TestBackendNewShapes(t *testing.T) {
+	w := testWorkload(t, Mix{NewShapes: true})
+	start := time.Unix(1_700_000_000, 0)
+	td := w.Traces(0, 50, start)
+	seen := map[string]bool{}
+	for _, rs := range td.ResourceSpans().All() {
+		for _, s := range rs.ScopeSpans().At(0).Spans().All() {
+			for k := range s.Attributes().All() {
+				require.True(t, len(k) > len(ShapeKeyPrefix) && k[:len(ShapeKeyPrefix)] == ShapeKeyPrefix, "first key %q", k)
+				assert.False(t, seen[k], "shape key %q repeated", k)
+				seen[k] = true
+				break
+			}
+		}
+	}
+	assert.Len(t, seen, 50)
+
+	b := StartBackend(t, w, Expectation{})
+	b.traces(td)
+	assert.True(t, b.Verify(Traces, acceptedGenerator(w, 50)).OK())
+
+	// An item that lost its shape key is caught.
+	b2 := StartBackend(t, w, Expectation{})
+	td2 := w.Traces(0, 50, start)
+	s := td2.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	seq, _ := seqOfSpanID(s.SpanID())
+	s.Attributes().Remove(string(appendShapeKey(nil, seq)))
+	b2.traces(td2)
+	assert.False(t, b2.Verify(Traces, acceptedGenerator(w, 50)).OK())
+}

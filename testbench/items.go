@@ -29,12 +29,21 @@ func newGroups(n int) groups {
 	return g
 }
 
-func putAttrs(dst pcommon.Map, attrs []kv, seq uint64, withSeq bool, buf []byte) []byte {
+// putAttrs puts a profile's attributes on an item; withSeq adds url.path,
+// and newShape first puts the item's own shape key (Mix.NewShapes).
+func putAttrs(dst pcommon.Map, attrs []kv, seq uint64, withSeq, newShape bool, buf []byte) []byte {
 	n := len(attrs)
 	if withSeq {
 		n++
 	}
+	if newShape {
+		n++
+	}
 	dst.EnsureCapacity(n)
+	if newShape {
+		buf = appendShapeKey(buf[:0], seq)
+		dst.PutStr(string(buf), "x")
+	}
 	for i := range attrs {
 		attrs[i].val.CopyTo(dst.PutEmpty(attrs[i].key))
 	}
@@ -69,7 +78,7 @@ func (w *Workload) Traces(first uint64, n int, start time.Time) ptrace.Traces {
 		ts := pcommon.NewTimestampFromTime(start.Add(time.Duration(seq) * time.Microsecond)) //nolint:gosec // seq < 2^63
 		s.SetStartTimestamp(ts)
 		s.SetEndTimestamp(ts + 1000)
-		buf = putAttrs(s.Attributes(), pr.attrs, seq, true, buf)
+		buf = putAttrs(s.Attributes(), pr.attrs, seq, true, w.Mix.NewShapes, buf)
 	}
 	return td
 }
@@ -97,7 +106,7 @@ func (w *Workload) Metrics(first uint64, n int, start time.Time) pmetric.Metrics
 		dp := dps.AppendEmpty()
 		dp.SetIntValue(int64(seq))                                                                      //nolint:gosec // seq < 2^63
 		dp.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(seq) * time.Millisecond))) //nolint:gosec // seq < 2^63
-		putAttrs(dp.Attributes(), profiles[w.ProfileOf(seq)].attrs, seq, false, nil)
+		putAttrs(dp.Attributes(), profiles[w.ProfileOf(seq)].attrs, seq, false, false, nil)
 	}
 	return md
 }
@@ -122,7 +131,7 @@ func (w *Workload) Logs(first uint64, n int, start time.Time) plog.Logs {
 		lr.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(seq) * time.Microsecond))) //nolint:gosec // seq < 2^63
 		lr.SetSeverityNumber(plog.SeverityNumberInfo)
 		lr.Body().SetStr(logBody)
-		buf = putAttrs(lr.Attributes(), profiles[w.ProfileOf(seq)].attrs, seq, true, buf)
+		buf = putAttrs(lr.Attributes(), profiles[w.ProfileOf(seq)].attrs, seq, true, w.Mix.NewShapes, buf)
 	}
 	return ld
 }

@@ -42,6 +42,7 @@ type SoakResult struct {
 	Reloads         int           `json:"reloads"` // registry rewrites (good and bad)
 	Generation      int64         `json:"final_generation"`
 	ConformanceSize int           `json:"conformance_bytes"`
+	NewShapes       bool          `json:"new_shapes"` // every span had a shape never seen before (Mix.NewShapes)
 	Samples         []SoakSample  `json:"samples"`
 	Problems        []string      `json:"problems,omitempty"`
 }
@@ -52,6 +53,10 @@ type SoakSample struct {
 	RSSMiB     float64 `json:"rss_mib"`
 	Goroutines int     `json:"goroutines"`
 	Good       bool    `json:"registry_good"` // the org registry on disk is the good one
+	// Memo is every series of the collector's :8888 whose name holds
+	// "memo" (the engine's shape memo: hits, misses, evictions, bytes),
+	// summed over its labels.
+	Memo map[string]float64 `json:"memo,omitempty"`
 }
 
 const (
@@ -74,10 +79,21 @@ const (
 )
 
 func TestSoak(t *testing.T) {
-	dur := envDuration("SOAK_DURATION", 30*time.Minute)
+	runSoak(t, "soak", envDuration("SOAK_DURATION", 30*time.Minute), Mix{Services: 1000, AttrsPerItem: 20, Profiles: 1000, DeprecatedPool: envInt("TESTBENCH_POOL", 24)})
+}
+
+// TestSoakAdversarial is the soak with a client whose every span has a shape
+// never seen before (Mix.NewShapes): the engine's shape memo must keep its
+// memory bounded and lose nothing. Knobs as TestSoak's, with
+// SOAK_ADVERSARIAL_DURATION (default 10m) for the length.
+func TestSoakAdversarial(t *testing.T) {
+	runSoak(t, "soak_adversarial", envDuration("SOAK_ADVERSARIAL_DURATION", 10*time.Minute), Mix{Services: 1000, AttrsPerItem: 20, Profiles: 1000, DeprecatedPool: envInt("TESTBENCH_POOL", 24), NewShapes: true})
+}
+
+func runSoak(t *testing.T, name string, dur time.Duration, mix Mix) {
 	toggle := envDuration("SOAK_TOGGLE", 10*time.Second)
-	w := testWorkload(t, Mix{Services: 1000, AttrsPerItem: 20, Profiles: 1000, DeprecatedPool: envInt("TESTBENCH_POOL", 24)})
-	out := SoakResult{Machine: DescribeMachine(), Duration: dur, Services: 1000, AttrsPerItem: 20}
+	w := testWorkload(t, mix)
+	out := SoakResult{Machine: DescribeMachine(), Duration: dur, Services: mix.Services, AttrsPerItem: mix.AttrsPerItem, NewShapes: mix.NewShapes}
 
 	org := t.TempDir()
 	orgFile := filepath.Join(org, "soak.yaml")
@@ -93,7 +109,7 @@ func TestSoak(t *testing.T) {
 	write(soakGoodA)
 
 	cfg := GovernanceConfig(false)
-	cfg.Name = "governance-soak"
+	cfg.Name = "governance-" + strings.ReplaceAll(name, "_", "-")
 	cfg.Processors = strings.Replace(cfg.Processors, "  governance:\n", "  governance:\n    registry:\n      extension: governance_registry\n", 1)
 	backend := StartBackend(t, w, cfg.Expect)
 	ports := FreePorts(t)
@@ -141,7 +157,11 @@ func TestSoak(t *testing.T) {
 		if err != nil {
 			out.Problems = append(out.Problems, "goroutines: "+err.Error())
 		}
-		out.Samples = append(out.Samples, SoakSample{At: time.Since(start).Seconds(), RSSMiB: float64(u.RSS) / (1 << 20), Goroutines: g, Good: good})
+		memo, err := memoSeries(ports.Metrics)
+		if err != nil {
+			out.Problems = append(out.Problems, "memo metrics: "+err.Error())
+		}
+		out.Samples = append(out.Samples, SoakSample{At: time.Since(start).Seconds(), RSSMiB: float64(u.RSS) / (1 << 20), Goroutines: g, Good: good, Memo: memo})
 	}
 	sample()
 	tick := time.NewTicker(toggle)
@@ -199,11 +219,12 @@ loop:
 	if col.Exited() {
 		out.Problems = append(out.Problems, "collector exited")
 	}
+	out.Problems = append(out.Problems, flatness(out.Samples)...)
 	out.Machine.Finish()
-	SaveResult(t, "soak", out)
+	SaveResult(t, name, out)
 	first0, last := out.Samples[0], out.Samples[len(out.Samples)-1]
-	t.Logf("soak %s at %d spans/s: sent %d, lost %d, %d registry rewrites, generation %d, RSS %.1f -> %.1f MiB, goroutines %d -> %d, /conformance %d bytes",
-		dur, rate, out.Sent, out.Lost, out.Reloads, out.Generation, first0.RSSMiB, last.RSSMiB, first0.Goroutines, last.Goroutines, out.ConformanceSize)
+	t.Logf("%s %s at %d spans/s: sent %d, lost %d, %d registry rewrites, generation %d, RSS %.1f -> %.1f MiB, goroutines %d -> %d, /conformance %d bytes; memo %v -> %v",
+		name, dur, rate, out.Sent, out.Lost, out.Reloads, out.Generation, first0.RSSMiB, last.RSSMiB, first0.Goroutines, last.Goroutines, out.ConformanceSize, first0.Memo, last.Memo)
 	for _, p := range out.Problems {
 		t.Error(p)
 	}
@@ -239,4 +260,68 @@ func httpGet(url string) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	return io.ReadAll(resp.Body)
+}
+
+// memoSeries sums, by metric name, the collector's :8888 series whose name
+// holds "memo".
+func memoSeries(port int) (map[string]float64, error) {
+	body, err := httpGet(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, rest, _ := strings.Cut(line, " ")
+		if i := strings.IndexByte(name, '{'); i >= 0 {
+			name = name[:i]
+			if j := strings.LastIndexByte(line, '}'); j >= 0 {
+				rest = strings.TrimSpace(line[j+1:])
+			}
+		}
+		if !strings.Contains(name, "memo") {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", line, err)
+		}
+		out[name] += v
+	}
+	return out, nil
+}
+
+// flatness compares the second half of a soak with the first (after the
+// first sample, taken before the load): RSS may not grow by more than 20%
+// plus 8 MiB, nor goroutines by more than 10 (a leak per reload or per
+// shape shows as a steady climb that this catches over a long soak).
+func flatness(ss []SoakSample) []string {
+	if len(ss) < 5 {
+		return []string{fmt.Sprintf("only %d samples: too short to judge RSS and goroutines", len(ss))}
+	}
+	body := ss[1:]
+	half := len(body) / 2
+	var rss1, rss2 float64
+	var g1, g2 int
+	for i, x := range body {
+		if i < half {
+			rss1, g1 = max(rss1, x.RSSMiB), max(g1, x.Goroutines)
+		} else {
+			rss2, g2 = max(rss2, x.RSSMiB), max(g2, x.Goroutines)
+		}
+	}
+	var p []string
+	if rss2 > rss1*1.2+8 {
+		p = append(p, fmt.Sprintf("RSS grew: %.1f MiB at most in the first half, %.1f MiB in the second", rss1, rss2))
+	}
+	if g2 > g1+10 {
+		p = append(p, fmt.Sprintf("goroutines grew: %d at most in the first half, %d in the second", g1, g2))
+	}
+	return p
 }

@@ -32,6 +32,8 @@ const (
 	// seqKey carries a per-item value on spans and log records, so that a
 	// changed value in one item cannot hide behind a profile shared by many.
 	seqKey = "url.path"
+	// ShapeKeyPrefix starts the key that Mix.NewShapes adds to each item.
+	ShapeKeyPrefix = "acme.shape."
 	// AllowedKey is an unknown key on the governance allow list (AllowPrefix):
 	// kept in drop mode.
 	AllowedKey  = "acme.tenant"
@@ -75,6 +77,11 @@ type Mix struct {
 	// server spans, and kept on internal ones) are exercised. Default: all
 	// five.
 	SpanKinds []ptrace.SpanKind
+	// NewShapes puts a key no earlier item carried first on every span and
+	// log record (ShapeKeyPrefix followed by the item's sequence number,
+	// an allowed unknown key, so it is kept in every mode): an adversarial
+	// client whose every attribute map has a shape never seen before.
+	NewShapes bool
 }
 
 func (m Mix) withDefaults() Mix {
@@ -570,6 +577,12 @@ func spanID(seq uint64) pcommon.SpanID {
 func seqOfSpanID(id pcommon.SpanID) (uint64, bool) {
 	v := binary.BigEndian.Uint64(id[:])
 	return v - 1, v != 0
+}
+
+// appendShapeKey is the key Mix.NewShapes puts on item seq.
+func appendShapeKey(buf []byte, seq uint64) []byte {
+	buf = append(buf, ShapeKeyPrefix...)
+	return strconv.AppendUint(buf, seq, 10)
 }
 
 // appendSeqValue is url.path of item seq.

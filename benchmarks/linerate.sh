@@ -15,7 +15,9 @@
 # Knobs (environment), see testbench/linerate_test.go: LINERATE_ROUNDS (9),
 # LINERATE_DURATION (15s), LINERATE_WARMUP (3s), LINERATE_WORKERS (4),
 # LINERATE_RATE (0 = full speed), LINERATE_WORKLOADS, LINERATE_VARIANTS,
-# LINERATE_COLLECTOR_CPU (0), LINERATE_CLIENT_CPU (1), OUT.
+# LINERATE_COLLECTOR_CPU (0), LINERATE_CLIENT_CPU (1), OUT; LINERATE_BEFORE_BIN (an earlier
+# governance binary: adds bare-before and governance-before, the before and
+# after of a change in one interleaved run).
 # Full size: 9 rounds x 3 workloads x 7 variants x about 19.5 s = about 61
 # minutes. Run it on a quiet machine: whatever else runs on the collector's
 # CPU shows in the runqueue wait the table reports.

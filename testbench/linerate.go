@@ -138,7 +138,30 @@ const (
 	VariantBareBaseline = "bare-baseline"
 	VariantAttributes   = "attributes"
 	VariantTransform    = "transform"
+	// VariantBareBefore and VariantGovernanceBefore are the bare pipeline and
+	// governance's default configuration on an earlier build of this
+	// distribution (BeforeBinaryEnv): a change's before and after in one
+	// interleaved run.
+	VariantBareBefore       = "bare-before"
+	VariantGovernanceBefore = "governance-before"
 )
+
+// BeforeBinaryEnv names an earlier governance binary; when set, the line
+// rate adds BeforeVariants.
+const BeforeBinaryEnv = "LINERATE_BEFORE_BIN"
+
+// BeforeVariants run on the binary BeforeBinaryEnv names (distribution
+// "before"): its bare pipeline and governance's default configuration,
+// paired with each other.
+func BeforeVariants() []LineVariant {
+	return []LineVariant{
+		{Name: VariantBareBefore, Config: Config{Name: VariantBareBefore, Distribution: "before"}},
+		{Name: VariantGovernanceBefore, Bare: VariantBareBefore, Config: Config{
+			Name: VariantGovernanceBefore, Distribution: "before",
+			Processors: "  governance: {}\n", Pipeline: []string{"governance"},
+		}},
+	}
+}
 
 // LineVariants are every variant, in the order of the table: bare and
 // bare2 of this distribution, governance with its default configuration
@@ -344,16 +367,18 @@ type LineRow struct {
 
 // LineRate is the results set of TestLineRate (linerate.json).
 type LineRate struct {
-	Machine    Machine        `json:"machine"`
-	Command    string         `json:"command"`
-	Options    LineOptions    `json:"options"`
-	Spans      int            `json:"spans_per_request"`
-	Workloads  []LineWorkload `json:"workloads"`
-	Variants   []LineVariant  `json:"variants"`
-	Runs       []LineRun      `json:"runs"`
-	Rows       []LineRow      `json:"rows"`
-	Lost       uint64         `json:"lost_runs"` // runs that failed the loss or pinning checks
-	ClientCPUs float64        `json:"client_cpu_share_max"`
+	Machine   Machine        `json:"machine"`
+	Command   string         `json:"command"`
+	Options   LineOptions    `json:"options"`
+	Spans     int            `json:"spans_per_request"`
+	Workloads []LineWorkload `json:"workloads"`
+	Variants  []LineVariant  `json:"variants"`
+	// Before describes the binary of the before variants (BeforeBinaryEnv).
+	Before     string    `json:"before_binary,omitempty"`
+	Runs       []LineRun `json:"runs"`
+	Rows       []LineRow `json:"rows"`
+	Lost       uint64    `json:"lost_runs"` // runs that failed the loss or pinning checks
+	ClientCPUs float64   `json:"client_cpu_share_max"`
 }
 
 // Summarize computes the rows from the runs that passed.
@@ -494,6 +519,10 @@ func (l *LineRate) Markdown() string {
 	}
 	b.WriteString("\nEach cell: Δ µs/span (% of bare) [95% CI]. ")
 	b.WriteString("attributes and transform run in the baseline distribution (contrib, `make baseline`) and are paired with its own bare pipeline.\n\n")
+	if l.Before != "" {
+		fmt.Fprintf(&b, "%s and %s run an earlier build (%s) and are paired with each other: the change's before and after in the same rounds.\n\n",
+			VariantGovernanceBefore, VariantBareBefore, l.Before)
+	}
 
 	b.WriteString("| workload | variant | µs/span (median) | Δ µs/span | % of bare | 95% CI of Δ | min, max Δ | rounds |\n|---|---|---:|---:|---:|---|---|---:|\n")
 	for _, r := range l.Rows {

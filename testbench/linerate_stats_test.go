@@ -89,14 +89,16 @@ func TestLineVariants(t *testing.T) {
 	renames, err := lineRenames(ix)
 	require.NoError(t, err)
 	byName := map[string]LineVariant{}
-	for _, v := range LineVariants(renames) {
+	for _, v := range append(LineVariants(renames), BeforeVariants()...) {
 		byName[v.Name] = v
 		if v.Bare != "" {
 			assert.Equal(t, v.Config.Distribution, byName[v.Bare].Config.Distribution, v.Name)
 		}
 		assert.NotContains(t, v.Config.Pipeline, "batch", v.Name)
 	}
-	assert.Len(t, byName, 7)
+	assert.Len(t, byName, 9)
+	assert.Equal(t, byName[VariantGovernance].Config.Processors, byName[VariantGovernanceBefore].Config.Processors,
+		"before and after run the same configuration")
 	for _, r := range renames {
 		to := r.SpanTo[2] // server spans
 		require.NotEmpty(t, to, r.From)

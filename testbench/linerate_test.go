@@ -36,6 +36,8 @@ import (
 //	LINERATE_WORKLOADS     comma-separated subset of conforming,deprecated,mixed
 //	LINERATE_VARIANTS      comma-separated subset of the variants (a paired
 //	                       variant brings its bare pipeline along)
+//	LINERATE_BEFORE_BIN    an earlier governance binary: adds bare-before and
+//	                       governance-before (LINERATE_BEFORE_DESC describes it)
 //	LINERATE_COLLECTOR_CPU CPU list of the collector (default 0), written as
 //	                       /proc writes Cpus_allowed_list (0, 2-3, 0,2)
 //	LINERATE_CLIENT_CPU    CPU list of the test process and its client (default 1)
@@ -66,7 +68,11 @@ func TestLineRate(t *testing.T) {
 	renames, err := lineRenames(ix)
 	require.NoError(t, err)
 	workloads := selectLine(t, "LINERATE_WORKLOADS", LineWorkloads, func(w LineWorkload) string { return w.Name })
-	variants := selectLineVariants(t, LineVariants(renames))
+	all := LineVariants(renames)
+	if os.Getenv(BeforeBinaryEnv) != "" {
+		all = append(all, BeforeVariants()...)
+	}
+	variants := selectLineVariants(t, all)
 
 	dists, variants := lineDistributions(t, variants)
 	reqs := map[string]replay.Request{}
@@ -86,7 +92,7 @@ func TestLineRate(t *testing.T) {
 
 	out := LineRate{
 		Machine: DescribeMachine(), Command: lineCommand(short), Options: o, Spans: LineSpansPerRequest,
-		Workloads: workloads, Variants: variants,
+		Workloads: workloads, Variants: variants, Before: beforeBinary(),
 	}
 	for round := range o.Rounds {
 		for _, w := range workloads {
@@ -131,6 +137,12 @@ func TestLineRate(t *testing.T) {
 func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distribution, []LineVariant) {
 	t.Helper()
 	dists := map[string]Distribution{"governance": Governance(t)}
+	if p := os.Getenv(BeforeBinaryEnv); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s: %v", BeforeBinaryEnv, err)
+		}
+		dists["before"] = Distribution{Name: "before", Path: p}
+	}
 	if !slices.ContainsFunc(variants, func(v LineVariant) bool { return v.Config.Distribution == "baseline" }) {
 		return dists, variants
 	}
@@ -278,7 +290,8 @@ func selectLineVariants(t *testing.T, all []LineVariant) []LineVariant {
 func lineCommand(short bool) string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "LINERATE_") && !strings.HasPrefix(kv, "LINERATE_COMMAND=") {
+		if strings.HasPrefix(kv, "LINERATE_") && !strings.HasPrefix(kv, "LINERATE_COMMAND=") &&
+			!strings.Contains(os.Getenv("LINERATE_COMMAND"), kv) { // the command may carry its own
 			env = append(env, kv)
 		}
 	}
@@ -291,4 +304,17 @@ func lineCommand(short bool) string {
 		}
 	}
 	return strings.TrimSpace(strings.Join(env, " ") + " " + cmd)
+}
+
+// beforeBinary describes the before variants' binary: LINERATE_BEFORE_DESC,
+// else its path ("" without LINERATE_BEFORE_BIN).
+func beforeBinary() string {
+	p := os.Getenv(BeforeBinaryEnv)
+	if p == "" {
+		return ""
+	}
+	if d := os.Getenv("LINERATE_BEFORE_DESC"); d != "" {
+		return d
+	}
+	return p
 }

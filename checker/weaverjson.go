@@ -43,8 +43,6 @@ type WeaverFinding struct {
 	SignalType *string        `json:"signal_type"`
 	SignalName *string        `json:"signal_name"`
 	level      vocab.Level
-	sampleName string // what finding_filters' sample_names match, when named
-	named      bool
 	about      string // the engine's name: attribute key, metric, event or span definition
 }
 
@@ -234,9 +232,6 @@ type WeaverOptions struct {
 	// {statistics, samples} object (generate_report in
 	// src/registry/live_check.rs).
 	Lines bool
-	// Modifier, when set, applies finding_level_overrides and
-	// finding_filters to each finding, as Weaver's FindingModifier.
-	Modifier *Modifier
 }
 
 // WeaverWriter writes Weaver's live-check report for the telemetry it is
@@ -800,20 +795,18 @@ type tree struct {
 type node struct {
 	sampleType string // the engine's SampleType ("attribute" for attributes)
 	name       string // attribute key or sample name
-	named      bool   // Weaver's sample_name() is Some: attributes, spans, metrics, logs
 	result     **WeaverResult
 	attr       *WeaverAttribute // for attributes: the value findings' context
 	metric     *WeaverMetric    // for metrics: the instrument and unit findings' context
 }
 
 func (t *tree) add(sampleType, name string, r **WeaverResult) {
-	named := sampleType == "span" || sampleType == "metric" || sampleType == "log"
-	t.nodes = append(t.nodes, node{sampleType: sampleType, name: name, named: named, result: r})
+	t.nodes = append(t.nodes, node{sampleType: sampleType, name: name, result: r})
 }
 
 func (t *tree) attrs(as []*WeaverAttribute) {
 	for _, a := range as {
-		t.nodes = append(t.nodes, node{sampleType: "attribute", name: a.Name, named: true, result: &a.LiveCheckResult, attr: a})
+		t.nodes = append(t.nodes, node{sampleType: "attribute", name: a.Name, result: &a.LiveCheckResult, attr: a})
 	}
 }
 
@@ -852,7 +845,9 @@ func (ww *WeaverWriter) attach(s *WeaverSample, events []engine.FindingEvent) {
 	}
 }
 
-// place puts one finding in the tree, through the modifier.
+// place puts one finding in the tree. The engine applied the
+// finding_level_overrides and finding_filters (engine.Options.Rules) before
+// offering it: a filtered finding never arrives.
 func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 	id := ev.Finding.String()
 	var target *node
@@ -873,11 +868,7 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 		return
 	}
 	f := weaverFinding(ev)
-	f.sampleName, f.named = target.name, target.named
 	target.context(&f)
-	if ww.opts.Modifier != nil && !ww.opts.Modifier.Apply(&f) {
-		return
-	}
 	r := *target.result
 	if r == nil {
 		r = &WeaverResult{AllAdvice: []WeaverFinding{}}

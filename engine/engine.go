@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -128,10 +129,13 @@ type Options struct {
 	// metric, log event, matched span and resource is checked against the
 	// registry's definitions, with Weaver live-check's findings.
 	Findings bool
-	// LevelOverrides replaces Weaver's level of the findings listed, as
-	// Weaver's finding_level_overrides does. The engine is the one place
-	// that applies them (Engine.Level).
-	LevelOverrides map[vocab.Finding]vocab.Level
+	// Rules are Weaver's finding_level_overrides and finding_filters
+	// (package findingrules), applied to each finding where it is counted:
+	// a finding they drop is not counted, reported nor offered to the
+	// Sink. nil: Weaver's levels, every finding kept. Rules without scope
+	// cost one table lookup per finding; scoped rules are matched per
+	// finding against the walk's sample context (rules.go).
+	Rules *findingrules.Rules
 	// DropUnexpected removes data-point attributes outside a registry
 	// metric's attribute set (a cardinality guard). Needs Findings.
 	DropUnexpected bool
@@ -164,7 +168,8 @@ type Engine struct {
 	include       []includeRule
 	closed        map[string]struct{} // ClosedEnums
 	levels        [vocab.NumFindings]vocab.Level
-	extended      bool // Profile is vocab.ProfileExtended
+	findingRules  ruleTable // Options.Rules (rules.go)
+	extended      bool      // Profile is vocab.ProfileExtended
 	// rules are the name rules of the last registry walked (weaver.go).
 	rules atomic.Pointer[nameRules]
 	// walkers are the idle walkers. Not a sync.Pool: the collector
@@ -211,24 +216,26 @@ func New(opts Options) *Engine {
 	for f := range e.levels {
 		e.levels[f] = vocab.DefaultLevel(vocab.Finding(f))
 	}
-	for f, lv := range opts.LevelOverrides {
-		if f < vocab.NumFindings && lv < vocab.NumLevels {
-			e.levels[f] = lv
-		}
-	}
+	e.findingRules = newRuleTable(opts.Rules, &e.levels)
 	e.extended = opts.Profile == vocab.ProfileExtended
 	return e
 }
 
-// Level is the level of finding f under this engine's overrides: the level
-// every finding f is counted at. Front-ends that label findings (the
-// processor's counters) ask the engine, so that they agree with it.
+// Level is the level of finding f under this engine's rules without scope:
+// the level every finding f is counted at unless a scoped override
+// (LevelScoped) changes it for some samples. Front-ends that label
+// findings (the processor's counters) ask the engine, so that they agree
+// with it.
 func (e *Engine) Level(f vocab.Finding) vocab.Level {
 	if f < vocab.NumFindings {
 		return e.levels[f]
 	}
 	return vocab.LevelViolation
 }
+
+// LevelScoped reports whether a finding's level depends on its sample (a
+// scoped rule): Batch.Services[].Levels then holds the counts by level.
+func (e *Engine) LevelScoped() bool { return e.findingRules.scoped }
 
 // Mutates reports whether the engine can change telemetry.
 func (e *Engine) Mutates() bool { return e.mutates }

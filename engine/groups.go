@@ -76,10 +76,17 @@ func (w *Walker) finding(f vocab.Finding, subj vocab.Subject, name string) {
 	if !w.e.opts.Findings || w.grp.quiet {
 		return
 	}
+	lv := w.e.levels[f]
+	if w.e.findingRules.on {
+		var keep bool
+		if lv, keep = w.rule(f, lv, subj, name); !keep {
+			return
+		}
+	}
 	w.svc.Findings[f]++
-	w.report.finding(f, w.e.levels[f], subj, name)
+	w.report.finding(f, lv, subj, name)
 	if w.e.opts.Sink != nil {
-		w.emit(f, subj, name)
+		w.emit(f, lv, subj, name)
 	}
 }
 
@@ -165,7 +172,12 @@ func (w *Walker) requirements() {
 	for i := range requirementFindings {
 		lv := &requirementFindings[i]
 		missing := d.Levels[lv.l].AndNot(s.seen)
-		if n := int64(missing.Count()); n > 0 {
+		if n := int64(missing.Count()); n > 0 && w.e.findingRules.on {
+			// Each finding through the rules (rules.go).
+			for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
+				w.finding(lv.f, vocab.SubjectKey, d.Attrs[p].Key)
+			}
+		} else if n > 0 {
 			// Counted in bulk; the positions are walked only when a
 			// report needs the names.
 			w.svc.Findings[lv.f] += n
@@ -173,7 +185,7 @@ func (w *Walker) requirements() {
 				for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
 					w.report.finding(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key)
 					if w.e.opts.Sink != nil {
-						w.emit(lv.f, vocab.SubjectKey, d.Attrs[p].Key)
+						w.emit(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key)
 					}
 				}
 			}

@@ -77,10 +77,7 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
   otelgov check --level-override missing_attribute=improvement --fail-on violation recorded.jsonl
   otelgov check --listen --grpc-endpoint 127.0.0.1:4317 --http-endpoint 127.0.0.1:4318`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.weaver.apply(cmd, &o.rep); err != nil {
-				return err
-			}
-			if err := o.weaver.listenSupported(o.listen.enabled, o.rep.format); err != nil {
+			if err := o.weaver.apply(cmd, &o.rep, &o.eng); err != nil {
 				return err
 			}
 			if o.listen.enabled {
@@ -170,6 +167,7 @@ func (o *checkOptions) setup() (*checkSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	eo.Rules = o.weaver.rules
 	ix, err := o.reg.load()
 	if err != nil {
 		return nil, err

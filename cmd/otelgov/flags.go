@@ -9,6 +9,7 @@ import (
 	"github.com/otelgov/otelcol-governance/checker"
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -139,15 +140,8 @@ func (e *engineFlags) options() (engine.Options, error) {
 		}
 		o.Profile = p
 	}
-	for _, kv := range e.overrides {
-		f, l, err := checker.ParseLevelOverride(kv)
-		if err != nil {
-			return o, badInput(fmt.Errorf("--level-override: %w", err))
-		}
-		if o.LevelOverrides == nil {
-			o.LevelOverrides = map[vocab.Finding]vocab.Level{}
-		}
-		o.LevelOverrides[f] = l
+	if _, err := e.levelOverrides(); err != nil {
+		return o, err
 	}
 	for _, k := range append(append([]string{}, o.AllowKeys...), o.AllowPrefixes...) {
 		if k == "" {
@@ -155,6 +149,20 @@ func (e *engineFlags) options() (engine.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// levelOverrides parses --level-override ID=LEVEL as unscoped
+// finding_level_overrides, in the order given.
+func (e *engineFlags) levelOverrides() ([]findingrules.LevelOverride, error) {
+	out := make([]findingrules.LevelOverride, 0, len(e.overrides))
+	for _, kv := range e.overrides {
+		o, err := findingrules.ParseOverride("--level-override", kv)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 // reportFlags select the output and the failing level.

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
 	"github.com/otelgov/otelcol-governance/vocab"
@@ -98,6 +99,58 @@ func TestFindingsTelemetry(t *testing.T) {
 	require.Len(t, got, 2)
 	_, ok := got[0].ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).Attributes().Get("user.id")
 	require.False(t, ok, "the cardinality guard dropped user.id")
+}
+
+// TestFindingRulesTelemetry: findings::finding_filters drops a finding
+// from the :8888 counters (unit_mismatch, scoped to metrics), and a scoped
+// finding_level_overrides entry counts not_stable at violation on the
+// user.* attribute samples only; the deprecated level_overrides still
+// applies after it.
+func TestFindingRulesTelemetry(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	cfg := withConfig(func(c *config) {
+		c.Findings.Profile = "extended"
+		c.Findings.FindingFilters = []findingrules.Filter{{Exclude: []string{"unit_mismatch"}, SignalType: "metric"}}
+		c.Findings.FindingLevelOverrides = []findingrules.LevelOverride{
+			{IDs: []string{"not_stable"}, Level: "violation", SignalType: "metric", SampleNames: []string{"user.*"}},
+		}
+		c.Findings.LevelOverrides = map[string]string{"unexpected_attribute": "information"}
+	})
+	require.NoError(t, cfg.Validate())
+	mp, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, &consumertest.MetricsSink{})
+	require.NoError(t, err)
+	require.NoError(t, mp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, mp.Shutdown(context.Background())) })
+
+	require.NoError(t, mp.ConsumeMetrics(context.Background(), durationMetric("ms", true, true)))
+	// A development attribute not under user.*: not_stable at its own level.
+	md := durationMetric("s", false, false)
+	md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).Attributes().PutStr("url.template", "/cart/{id}")
+	require.NoError(t, mp.ConsumeMetrics(context.Background(), md))
+
+	set := func(kvs ...attribute.KeyValue) attribute.Set { return attribute.NewSet(kvs...) }
+	proc := attribute.String("processor", "governance")
+	sig := attribute.String("otel.signal", "metrics")
+	svc := attribute.String("service.name", "checkout")
+	fnd := func(f, l string) []attribute.KeyValue {
+		return []attribute.KeyValue{attribute.String("finding", f), attribute.String("level", l)}
+	}
+	want := func(extra ...attribute.KeyValue) []metricdata.DataPoint[int64] {
+		kv := func(f, l string) attribute.Set {
+			return set(append(append([]attribute.KeyValue{proc, sig}, extra...), fnd(f, l)...)...)
+		}
+		return []metricdata.DataPoint[int64]{
+			{Attributes: kv("required_attribute_not_present", "violation"), Value: 1},
+			{Attributes: kv("unexpected_attribute", "information"), Value: 2},
+			{Attributes: kv("not_stable", "violation"), Value: 1},
+			{Attributes: kv("not_stable", "improvement"), Value: 1},
+			{Attributes: kv("opt_in_attribute_not_present", "information"), Value: 2},
+		}
+	}
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualProcessorGovernanceFindings(t, tel, want(), opts...)
+	metadatatest.AssertEqualProcessorGovernanceServiceFindings(t, tel, want(svc), opts...)
 }
 
 func TestFindingLogRateLimit(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -141,6 +142,39 @@ func TestZeroAllocsRules(t *testing.T) {
 			}
 			run()
 			assert.Zero(t, testing.AllocsPerRun(100, run))
+		})
+	}
+}
+
+// BenchmarkFindingRules is the cost of Options.Rules per item on a batch
+// that has findings (100 spans and 100 data points of the realistic mix:
+// deprecated and unknown keys), read-only, with the report: no rules,
+// rules without scope (a per-ID table), and scoped rules (matched per
+// finding against the walk's sample context).
+//
+// Run: go test ./engine -run '^$' -bench FindingRules -benchtime 3000x
+func BenchmarkFindingRules(b *testing.B) {
+	td := enginetest.WireTraces(enginetest.GenTraces(100, enginetest.MixRealistic))
+	md := enginetest.WireMetrics(enginetest.GenMetrics(100, enginetest.MixRealistic))
+	for name, r := range map[string]*findingrules.Rules{
+		"none":     nil,
+		"unscoped": rules(b, []findingrules.Filter{{Exclude: []string{"not_stable"}}}, []findingrules.LevelOverride{{IDs: []string{"missing_attribute"}, Level: "information"}}),
+		"scoped": rules(b, []findingrules.Filter{{ExcludeSamples: []string{"acme.*"}, SignalType: "span"}},
+			[]findingrules.LevelOverride{{IDs: []string{"deprecated"}, Level: "information", SampleNames: []string{"http.*"}}}),
+	} {
+		b.Run(name, func(b *testing.B) {
+			opts := findingOptions()
+			opts.Rules = r
+			e, ix := newTestEngine(b, opts)
+			b.ReportAllocs()
+			for b.Loop() {
+				w := e.Walker(ix, true)
+				w.Traces(td)
+				w.Metrics(md)
+				_ = w.Batch()
+				e.Release(w)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/200, "ns/item")
 		})
 	}
 }

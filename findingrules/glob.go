@@ -9,27 +9,61 @@ import (
 
 // glob matches any of a list of glob patterns (globset's syntax as Weaver
 // uses it: * and ? match any character, [...] a class, {a,b} alternatives).
-type glob struct{ re *regexp.Regexp }
+// Literal patterns and literal prefixes followed by one final * (the usual
+// "http.*") are matched by comparison; the others by one regular
+// expression.
+type glob struct {
+	exact, prefixes []string
+	re              *regexp.Regexp // nil when every pattern is simple
+}
 
-func (g *glob) match(s string) bool { return g.re.MatchString(s) }
+func (g *glob) match(s string) bool {
+	for _, e := range g.exact {
+		if s == e {
+			return true
+		}
+	}
+	for _, p := range g.prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return g.re != nil && g.re.MatchString(s)
+}
+
+// globMeta are the characters with a meaning in a pattern.
+const globMeta = "*?[]{},\\"
 
 func compileGlobs(patterns []string) (*glob, error) {
 	if len(patterns) == 0 {
 		return nil, nil //nolint:nilnil // no patterns: no scope
 	}
+	g := &glob{}
 	alts := make([]string, 0, len(patterns))
 	for _, p := range patterns {
+		if !strings.ContainsAny(p, globMeta) {
+			g.exact = append(g.exact, p)
+			continue
+		}
+		if lit, ok := strings.CutSuffix(p, "*"); ok && !strings.ContainsAny(lit, globMeta) {
+			g.prefixes = append(g.prefixes, lit)
+			continue
+		}
 		re, err := globRegexp(p)
 		if err != nil {
 			return nil, fmt.Errorf("%w %q: %w", ErrInvalidPattern, p, err)
 		}
 		alts = append(alts, re)
 	}
+	if len(alts) == 0 {
+		return g, nil
+	}
 	re, err := regexp.Compile(`^(?:` + strings.Join(alts, "|") + `)$`)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %w", ErrInvalidPattern, patterns, err)
 	}
-	return &glob{re: re}, nil
+	g.re = re
+	return g, nil
 }
 
 func globRegexp(p string) (string, error) {

@@ -224,3 +224,18 @@ func TestGlob(t *testing.T) {
 		assert.Equal(t, want, g.match(s), s)
 	}
 }
+
+// Literal and prefix* patterns are compared, not compiled: the same
+// matches either way.
+func TestGlobSimple(t *testing.T) {
+	g, err := compileGlobs([]string{"http.*", "server.address", "*"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"server.address"}, g.exact)
+	assert.Equal(t, []string{"http.", ""}, g.prefixes)
+	assert.Nil(t, g.re)
+	g, err = compileGlobs([]string{"http.*", "server.address"})
+	require.NoError(t, err)
+	for s, want := range map[string]bool{"http.method": true, "http": false, "server.address": true, "server.addresses": false, "": false} {
+		assert.Equal(t, want, g.match(s), s)
+	}
+}

@@ -674,19 +674,37 @@ func (ww *WeaverWriter) Close() error {
 	return ww.err
 }
 
+// Snapshot writes to w what Close would write now (the statistics so
+// far, or the whole report so far), without closing: a listener's GET
+// /report.
+func (ww *WeaverWriter) Snapshot(w io.Writer) error {
+	ww.stats.finalize()
+	if ww.opts.Report {
+		return ww.encode(w, &WeaverReport{Statistics: ww.stats, Samples: nonNil(ww.samples)})
+	}
+	return ww.encode(w, ww.stats)
+}
+
 func (ww *WeaverWriter) write(v any) {
 	if ww.err != nil {
 		return
 	}
+	ww.err = ww.encode(ww.w, v)
+}
+
+// encode writes one document, on one line (Lines) or indented.
+func (ww *WeaverWriter) encode(w io.Writer, v any) error {
 	var b []byte
+	var err error
 	if ww.opts.Lines {
-		b, ww.err = json.Marshal(v)
+		b, err = json.Marshal(v)
 	} else {
-		b, ww.err = json.MarshalIndent(v, "", "  ")
+		b, err = json.MarshalIndent(v, "", "  ")
 	}
-	if ww.err == nil {
-		_, ww.err = ww.w.Write(append(b, '\n'))
+	if err == nil {
+		_, err = w.Write(append(b, '\n'))
 	}
+	return err
 }
 
 // count adds a sample and its entities to the statistics, as Weaver's

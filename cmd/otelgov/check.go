@@ -248,18 +248,6 @@ func describeEmpty(read []fileRead, files []string) string {
 	return b.String()
 }
 
-// report renders the result and turns it into the exit code.
-func report(w io.Writer, format string, c *checker.Checker, failOn checker.FailOn) error {
-	res := c.Result()
-	if err := checker.Render(w, format, &res, failOn); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if res.Fails(failOn) {
-		return findings()
-	}
-	return nil
-}
-
 func openInput(stdin io.Reader, name string) (io.Reader, func() error, error) {
 	if name == "-" {
 		return stdin, func() error { return nil }, nil

@@ -142,6 +142,14 @@ type Options struct {
 	// Sink, when set, is offered each finding with its context (Findings
 	// only); it samples or rate-limits them itself.
 	Sink FindingSink
+	// V2 checks as Weaver's live-check with --v2 at afa9700c: the registry
+	// is read as Weaver's v2 schema, in which a definition that states no
+	// stability is in development, so its attributes, metrics and events
+	// get not_stable. Otherwise a registry is checked alike in both modes
+	// (Weaver's tests assert the same findings for the v1 and v2 form of
+	// each registry); a semantic-conventions registry, where every
+	// definition states its stability, gets the same findings.
+	V2 bool
 	// Profile chooses the findings reported (Findings only). The zero
 	// value, vocab.ProfileWeaver, reports exactly Weaver live-check's findings;
 	// vocab.ProfileExtended adds this engine's extensions. DropUnexpected guards

@@ -110,7 +110,7 @@ func (w *Walker) groupAttr(k string, r registry.Ref) bool {
 		}
 		// Weaver's stability advisor runs whether or not the attribute is
 		// deprecated.
-		if unstable(a.Stability) {
+		if w.e.unstable(a.Stability) {
 			w.finding(vocab.FindingNotStable, vocab.SubjectKey, k)
 		}
 	}
@@ -270,7 +270,7 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 	if d.HasKind && d.SpanKind != kind {
 		w.finding(vocab.FindingKindMismatch, vocab.SubjectSpan, d.ID)
 	}
-	if unstable(d.Stability) {
+	if w.e.unstable(d.Stability) {
 		w.finding(vocab.FindingNotStable, vocab.SubjectSpan, d.ID)
 	}
 	w.requirements()
@@ -320,7 +320,7 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 			if s.def.Deprecated {
 				w.finding(vocab.FindingDeprecated, vocab.SubjectEvent, name)
 			}
-			if unstable(s.def.Stability) {
+			if w.e.unstable(s.def.Stability) {
 				w.finding(vocab.FindingNotStable, vocab.SubjectEvent, name)
 			}
 			w.entities(s.def, vocab.SubjectEvent, name)
@@ -363,7 +363,7 @@ func (w *Walker) groupMetric(m pmetric.Metric) {
 	if md.Placeholder || md.Deprecation.Reason != registry.NotDeprecated {
 		w.finding(vocab.FindingDeprecated, vocab.SubjectMetric, name)
 	}
-	if unstable(d.Stability) {
+	if w.e.unstable(d.Stability) {
 		w.finding(vocab.FindingNotStable, vocab.SubjectMetric, name)
 	}
 	if md.Placeholder {

@@ -58,6 +58,7 @@ type engineFlags struct {
 	include       []string // key=v1,v2
 	overrides     []string // FINDING_ID=LEVEL
 	profile       string   // findings profile; "" where not bound: weaver
+	v2            bool     // Weaver's --v2
 }
 
 func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
@@ -70,6 +71,7 @@ func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
 // findings::profile and findings::level_overrides.
 func (e *engineFlags) bindLevelOverrides(fs *pflag.FlagSet) {
 	fs.StringVar(&e.profile, "profile", vocab.ProfileWeaver.String(), `findings: "weaver" (exactly Weaver live-check's) or "extended" (adds v1 span matchers, unexpected_attribute on v1 groups, span events as events, service.name on resources); the processor's findings::profile`)
+	fs.BoolVar(&e.v2, "v2", false, `check as Weaver's live-check --v2 does: the registry is read as Weaver's v2 schema, where a definition that states no stability is in development (not_stable); otherwise the same findings (default: [registry] v2 of .weaver.toml, else false; --v2=false overrides the file; the processor's findings::v2)`)
 	fs.StringArrayVar(&e.overrides, "level-override", nil, `count a Weaver finding ID at another level, e.g. "missing_attribute=improvement" (repeatable; the processor's findings::level_overrides)`)
 }
 
@@ -90,6 +92,7 @@ func (e *engineFlags) options() (engine.Options, error) {
 		EnumViolation: engine.EnumViolationMode(e.enumViolation),
 		AllowKeys:     e.allowKeys,
 		AllowPrefixes: e.allowPrefixes,
+		V2:            e.v2,
 	}
 	if o.Deprecated == "" {
 		o.Deprecated = engine.DeprecatedOff

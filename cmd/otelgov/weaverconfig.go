@@ -48,6 +48,9 @@ type liveCheckSection struct {
 	Emit                  *map[string]any              `toml:"emit"`
 	unsupported           []string                     // Weaver keys otelgov check does not act on
 	warnings              []string
+	// v2 is the [registry] section's v2 (Weaver's shared registry
+	// configuration, crates/weaver_config/src/registry.rs); nil when unset.
+	v2 *bool
 }
 
 // weaverConfig is check's --config and what it read.
@@ -124,6 +127,9 @@ func (c *weaverConfig) apply(cmd *cobra.Command, rep *reportFlags, eng *engineFl
 	if s.NoStream != nil && !fs.Changed("no-stream") {
 		c.noStream = *s.NoStream
 	}
+	if s.v2 != nil && !fs.Changed("v2") {
+		eng.v2 = *s.v2
+	}
 	for _, k := range s.unsupported {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] %s is read but not acted on by otelgov check\n", path, weaverSection, k)
 	}
@@ -170,9 +176,13 @@ func parseWeaverConfig(path string, data []byte, stderr io.Writer) (*liveCheckSe
 	if _, ok := doc["live_check"]; ok {
 		fmt.Fprintf(stderr, "otelgov: warning: %s: [live_check] is ignored (as Weaver ignores it): the section Weaver reads is [%q]\n", path, weaverSection)
 	}
+	v2, err := registryV2(path, doc)
+	if err != nil {
+		return nil, err
+	}
 	raw, ok := doc[weaverSection]
 	if !ok {
-		return &liveCheckSection{}, nil
+		return &liveCheckSection{v2: v2}, nil
 	}
 	if _, ok := raw.(map[string]any); !ok {
 		return nil, fmt.Errorf("%s: %q must be a table", path, weaverSection)
@@ -199,7 +209,31 @@ func parseWeaverConfig(path string, data []byte, stderr io.Writer) (*liveCheckSe
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("%s: [%q] %w", path, weaverSection, err)
 	}
+	s.v2 = v2
 	return &s, nil
+}
+
+// registryV2 reads v2 from the [registry] section, which every Weaver
+// command shares; its other keys name the registry, which otelgov check
+// takes from its own flags, and are left alone.
+func registryV2(path string, doc map[string]any) (*bool, error) {
+	reg, ok := doc["registry"]
+	if !ok {
+		return nil, nil
+	}
+	t, ok := reg.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: registry must be a table", path)
+	}
+	v, ok := t["v2"]
+	if !ok {
+		return nil, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return nil, fmt.Errorf("%s: [registry] v2 must be a boolean, got %v", path, v)
+	}
+	return &b, nil
 }
 
 // validate checks the values and converts the rules.

@@ -178,3 +178,42 @@ func FuzzWeaverConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestV2Mode: --v2, or [registry] v2 in .weaver.toml (the flag wins), checks
+// as Weaver's --v2: the legacy registry's definitions state no stability,
+// which v2 reads as development (not_stable).
+func TestV2Mode(t *testing.T) {
+	suite, err := filepath.Abs("../../conformance/weaversuite/testdata")
+	require.NoError(t, err)
+	input := filepath.Join(suite, "otlp", "legacy.json")
+	reg := []string{"--org-registry", filepath.Join(suite, "registries", "legacy"), "--format", "weaver"}
+	for _, tc := range []struct {
+		name      string
+		toml      string
+		args      []string
+		code      int
+		notStable bool // not_stable reported
+		stderr    string
+	}{
+		{name: "v1 by default", code: exitClean},
+		{name: "--v2", args: []string{"--v2"}, code: exitClean, notStable: true},
+		{name: "[registry] v2", toml: "[registry]\nv2 = true\npath = \"elsewhere\"\n", code: exitClean, notStable: true},
+		{name: "--v2=false over the file", toml: "[registry]\nv2 = true\n", args: []string{"--v2=false"}, code: exitClean},
+		{name: "bad v2", toml: "[registry]\nv2 = \"yes\"\n", code: exitBad, stderr: "[registry] v2 must be a boolean"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.toml != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ".weaver.toml"), []byte(tc.toml), 0o600))
+			}
+			t.Chdir(dir)
+			var out, errb bytes.Buffer
+			code := run(append(append(append([]string{"check"}, reg...), tc.args...), input), strings.NewReader(""), &out, &errb)
+			require.Equal(t, tc.code, code, errb.String())
+			assert.Equal(t, tc.notStable, strings.Contains(out.String(), `"id": "not_stable"`), out.String())
+			if tc.stderr != "" {
+				assert.Contains(t, errb.String(), tc.stderr)
+			}
+		})
+	}
+}

@@ -48,6 +48,8 @@ type Case struct {
 	Registry string `yaml:"registry"`
 	// Input is an OTLP JSON file under testdata/otlp.
 	Input string `yaml:"input"`
+	// V2 runs the case in Weaver's v2 mode (--v2, engine.Options.V2).
+	V2 bool `yaml:"v2"`
 	// Profile is the findings profile the case runs under; empty: weaver.
 	Profile string `yaml:"profile"`
 	// LevelOverrides are finding ID -> level, as findings::level_overrides.
@@ -186,6 +188,7 @@ func (c *Case) Options() (engine.Options, error) {
 		TypeMismatch:  engine.TypeMismatchKeep,
 		EnumViolation: engine.EnumViolationKeep,
 		Findings:      true,
+		V2:            c.V2,
 	}
 	r, err := c.rules()
 	if err != nil {

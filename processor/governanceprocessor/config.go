@@ -123,6 +123,15 @@ type findingsConfig struct {
 	// release, with a warning at start. Default: empty.
 	LevelOverrides map[string]string `mapstructure:"level_overrides"`
 
+	// V2 checks as Weaver's live-check with --v2 (at afa9700c): the
+	// registry is read as Weaver's v2 schema, in which a definition that
+	// states no stability is in development, so its attributes, metrics
+	// and events get not_stable. Every other finding is the same in both
+	// modes, and the semantic conventions state every stability: only a
+	// registry that leaves stability out sees a difference. Default: false
+	// (Weaver's default).
+	V2 bool `mapstructure:"v2"`
+
 	// DropUnexpectedAttributes removes data-point attributes that are not
 	// part of a registry metric's attribute set (unexpected_attribute), a
 	// guard against cardinality bombs such as user.id on
@@ -388,6 +397,7 @@ func (cfg *config) engineOptions() engine.Options {
 		Findings:         cfg.Findings.Enabled,
 		Rules:            rules,
 		Profile:          cfg.Findings.profile(),
+		V2:               cfg.Findings.V2,
 		DropUnexpected:   cfg.Findings.Enabled && cfg.Findings.DropUnexpectedAttributes,
 	}
 }

@@ -49,6 +49,7 @@ func TestLoadConfig(t *testing.T) {
 				Findings: findingsConfig{
 					Enabled: true,
 					Profile: "extended",
+					V2:      true,
 					FindingLevelOverrides: []findingrules.LevelOverride{
 						{IDs: []string{"unexpected_attribute"}, Level: "violation"},
 						{IDs: []string{"not_stable"}, Level: "information", SignalType: "metric", SampleNames: []string{"http.*"}},

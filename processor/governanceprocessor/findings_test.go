@@ -231,3 +231,46 @@ func TestFindingLogsPipeline(t *testing.T) {
 	require.NoError(t, lp2.ConsumeLogs(context.Background(), plog.NewLogs()))
 	assert.Zero(t, lsink2.AllLogs()[0].LogRecordCount())
 }
+
+// TestFindingsV2: findings::v2 reads a registry as Weaver's --v2 does: the
+// legacy registry's metric and attribute state no stability, which v2
+// reads as development (not_stable); v1 reports nothing for them.
+func TestFindingsV2(t *testing.T) {
+	for _, v2 := range []bool{false, true} {
+		tel := componenttest.NewTelemetry()
+		cfg := withConfig(func(c *config) {
+			c.Registry.Embedded = false
+			c.Registry.OrgRegistries = []string{"../../conformance/weaversuite/testdata/registries/legacy"}
+			c.Findings.V2 = v2
+		})
+		require.NoError(t, cfg.Validate())
+		mp, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, &consumertest.MetricsSink{})
+		require.NoError(t, err)
+		require.NoError(t, mp.Start(context.Background(), componenttest.NewNopHost()))
+		md := pmetric.NewMetrics()
+		rm := md.ResourceMetrics().AppendEmpty()
+		m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+		m.SetName("legacy.requests")
+		m.SetUnit("{request}")
+		s := m.SetEmptySum()
+		s.SetIsMonotonic(true)
+		s.DataPoints().AppendEmpty().Attributes().PutStr("legacy.name", "a")
+		require.NoError(t, mp.ConsumeMetrics(context.Background(), md))
+		t.Cleanup(func() { require.NoError(t, mp.Shutdown(context.Background())) })
+
+		got, err := tel.GetMetric("otelcol_processor_governance_findings")
+		if !v2 {
+			require.Error(t, err, "no finding in v1 mode")
+			continue
+		}
+		require.NoError(t, err)
+		sum, ok := got.Data.(metricdata.Sum[int64])
+		require.True(t, ok)
+		byFinding := map[string]int64{}
+		for _, dp := range sum.DataPoints {
+			f, _ := dp.Attributes.Value("finding")
+			byFinding[f.AsString()] += dp.Value
+		}
+		assert.Equal(t, map[string]int64{"not_stable": 2}, byFinding, "the metric and its attribute")
+	}
+}

@@ -49,7 +49,11 @@ for the same registry and input; --profile extended adds span matchers on v1
 semantic conventions, unexpected_attribute on v1 groups, span events checked
 as events and service.name on resources (the processor's findings::profile).
 --level-override ID=LEVEL changes a level (the processor's
-findings::level_overrides); --fail-on compares each finding's level with it.
+findings::finding_level_overrides, unscoped); the finding_filters and
+finding_level_overrides of a .weaver.toml (the processor's findings block
+takes the same) apply too, in every format; --fail-on compares each
+finding's level with it. --v2 is Weaver's v1/v2 mode switch (a definition
+without a stability is then in development: not_stable).
 
 Inputs: the collector file exporter's JSON lines (traces, metrics and logs
 mixed), otlpjsonfile-style JSON, binary protobuf (4-byte or varint length

@@ -68,11 +68,11 @@ func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
 }
 
 // bindLevelOverrides binds --profile and --level-override, the processor's
-// findings::profile and findings::level_overrides.
+// findings::profile, findings::v2 and (unscoped) findings::finding_level_overrides.
 func (e *engineFlags) bindLevelOverrides(fs *pflag.FlagSet) {
 	fs.StringVar(&e.profile, "profile", vocab.ProfileWeaver.String(), `findings: "weaver" (exactly Weaver live-check's) or "extended" (adds v1 span matchers, unexpected_attribute on v1 groups, span events as events, service.name on resources); the processor's findings::profile`)
 	fs.BoolVar(&e.v2, "v2", false, `check as Weaver's live-check --v2 does: the registry is read as Weaver's v2 schema, where a definition that states no stability is in development (not_stable); otherwise the same findings (default: [registry] v2 of .weaver.toml, else false; --v2=false overrides the file; the processor's findings::v2)`)
-	fs.StringArrayVar(&e.overrides, "level-override", nil, `count a Weaver finding ID at another level, e.g. "missing_attribute=improvement" (repeatable; the processor's findings::level_overrides)`)
+	fs.StringArrayVar(&e.overrides, "level-override", nil, `count a Weaver finding ID at another level, e.g. "missing_attribute=improvement" (repeatable; an unscoped entry of the processor's findings::finding_level_overrides, applied before the .weaver.toml's)`)
 }
 
 // bindModes binds the mode flags, with deprecated's default.

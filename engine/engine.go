@@ -241,8 +241,9 @@ func (e *Engine) Level(f vocab.Finding) vocab.Level {
 	return vocab.LevelViolation
 }
 
-// LevelScoped reports whether a finding's level depends on its sample (a
-// scoped rule): Batch.Services[].Levels then holds the counts by level.
+// LevelScoped reports whether a finding's level can depend on its sample (a
+// scoped rule): Batch.Relevelled then holds the findings counted at another
+// level than Level's.
 func (e *Engine) LevelScoped() bool { return e.findingRules.scoped }
 
 // Mutates reports whether the engine can change telemetry.

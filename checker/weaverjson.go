@@ -268,14 +268,22 @@ func newWeaverStatistics(ix *registry.Index) *WeaverStatistics {
 		SeenNonRegistryMetrics: map[string]int{}, SeenRegistryEvents: map[string]int{},
 		SeenNonRegistryEvents: map[string]int{}, highest: vocab.NumLevels,
 	}
+	// Weaver's extract_registry_items (crates/weaver_live_check/src/stats.rs):
+	// the registry's definitions that are not deprecated; a deprecated one
+	// seen counts as non-registry. Placeholders (names only a schema or
+	// rules file renames) are no definition.
 	for _, a := range ix.Attributes() {
-		s.SeenRegistryAttributes[a.Key] = 0
+		if !a.Placeholder && a.Deprecation.Reason == registry.NotDeprecated {
+			s.SeenRegistryAttributes[a.Key] = 0
+		}
 	}
 	for _, m := range ix.Metrics() {
-		s.SeenRegistryMetrics[m.Name] = 0
+		if g := ix.MetricGroup(m.Name); !m.Placeholder && m.Deprecation.Reason == registry.NotDeprecated && (g == nil || !g.Deprecated) {
+			s.SeenRegistryMetrics[m.Name] = 0
+		}
 	}
 	for _, g := range ix.Groups() {
-		if g.Kind == registry.GroupEvent {
+		if g.Kind == registry.GroupEvent && !g.Deprecated {
 			s.SeenRegistryEvents[g.Name] = 0
 		}
 	}

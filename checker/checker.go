@@ -33,7 +33,8 @@ const MaxExamples = 3
 // Options configure a Checker.
 type Options struct {
 	// Engine are the engine's options. The checker walks read-only; it sets
-	// Findings, Report and Sink itself. LevelOverrides are honoured.
+	// Findings, Report and Sink itself. Rules (finding_level_overrides and
+	// finding_filters, scoped or not) are honoured.
 	Engine engine.Options
 	// Limits bound the conformance report.
 	Limits conformance.Limits

@@ -14,6 +14,7 @@ import (
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -143,17 +144,45 @@ func TestValueFindingExamples(t *testing.T) {
 
 func TestLevelOverrides(t *testing.T) {
 	eo := engineOptions()
-	eo.LevelOverrides = map[vocab.Finding]vocab.Level{vocab.FindingDeprecated: vocab.LevelInformation}
+	r, err := findingrules.Compile(nil, []findingrules.LevelOverride{{IDs: []string{"deprecated"}, Level: "information"}})
+	require.NoError(t, err)
+	eo.Rules = r
 	c := newChecker(t, eo, defaultLimits)
 	c.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated), "")
-	r := c.Result()
-	f := find(&r, "checkout", "deprecated")
+	res := c.Result()
+	f := find(&res, "checkout", "deprecated")
 	require.NotNil(t, f)
 	assert.Equal(t, vocab.LevelInformation, f.Lvl())
-	assert.Equal(t, "information", r.Document.Services[0].Findings["deprecated"].Level, "the Document carries the overridden level")
-	assert.False(t, r.Fails(FailOn{Level: vocab.LevelViolation}), "deprecated was the only violation")
-	assert.True(t, r.Fails(FailOn{Level: vocab.LevelInformation}))
+	assert.Equal(t, "information", res.Document.Services[0].Findings["deprecated"].Level, "the Document carries the overridden level")
+	assert.False(t, res.Fails(FailOn{Level: vocab.LevelViolation}), "deprecated was the only violation")
+	assert.True(t, res.Fails(FailOn{Level: vocab.LevelInformation}))
 	assert.Equal(t, vocab.LevelInformation, c.Level(vocab.FindingDeprecated))
+}
+
+// A scoped filter applies in the aggregate formats: the engine drops the
+// findings in its scope before they are counted.
+func TestScopedRulesAggregate(t *testing.T) {
+	base := newChecker(t, engineOptions(), defaultLimits)
+	base.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated), "")
+	base.Metrics(enginetest.GenMetrics(2, enginetest.MixDeprecated), "")
+	br := base.Result()
+	all := find(&br, "checkout", "deprecated")
+	require.NotNil(t, all)
+
+	eo := engineOptions()
+	r, err := findingrules.Compile([]findingrules.Filter{{Exclude: []string{"deprecated"}, SignalType: "span"}}, nil)
+	require.NoError(t, err)
+	eo.Rules = r
+	c := newChecker(t, eo, defaultLimits)
+	c.Traces(enginetest.GenTraces(2, enginetest.MixDeprecated), "")
+	c.Metrics(enginetest.GenMetrics(2, enginetest.MixDeprecated), "")
+	res := c.Result()
+	f := find(&res, "checkout", "deprecated")
+	require.NotNil(t, f, "the metrics' deprecated findings are kept")
+	assert.Less(t, f.Count, all.Count)
+	for _, ex := range f.Examples {
+		assert.NotEqual(t, "span", ex.SignalType)
+	}
 }
 
 func TestFailOn(t *testing.T) {
@@ -170,17 +199,6 @@ func TestFailOn(t *testing.T) {
 	assert.True(t, improvement.Fails(vocab.LevelImprovement))
 	assert.False(t, improvement.Fails(vocab.LevelInformation))
 	assert.False(t, FailOn{None: true}.Fails(vocab.LevelViolation))
-}
-
-func TestParseLevelOverride(t *testing.T) {
-	f, l, err := ParseLevelOverride("missing_attribute=improvement")
-	require.NoError(t, err)
-	assert.Equal(t, vocab.FindingMissingAttribute, f)
-	assert.Equal(t, vocab.LevelImprovement, l)
-	for _, bad := range []string{"missing_attribute", "not_in_registry=violation", "deprecated=error", "=violation", "deprecated="} {
-		_, _, err := ParseLevelOverride(bad)
-		assert.Error(t, err, bad)
-	}
 }
 
 func TestRender(t *testing.T) {

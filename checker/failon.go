@@ -2,7 +2,6 @@ package checker // import "github.com/otelgov/otelcol-governance/checker"
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -39,22 +38,4 @@ func ParseFailOn(s string) (FailOn, error) {
 		return FailOn{Level: l}, nil
 	}
 	return FailOn{}, fmt.Errorf("invalid level %q: want violation, improvement, information or none", s)
-}
-
-// ParseLevelOverride parses one ID=LEVEL level override (the processor's
-// findings::level_overrides entry) with Weaver's finding IDs and levels.
-func ParseLevelOverride(s string) (vocab.Finding, vocab.Level, error) {
-	id, level, ok := strings.Cut(s, "=")
-	if !ok {
-		return 0, 0, fmt.Errorf("want FINDING_ID=LEVEL, got %q", s)
-	}
-	f, ok := vocab.ParseFinding(id)
-	if !ok {
-		return 0, 0, fmt.Errorf("unknown finding ID %q", id)
-	}
-	l, ok := vocab.ParseLevel(level)
-	if !ok {
-		return 0, 0, fmt.Errorf("%s: unknown level %q, want violation, improvement or information", id, level)
-	}
-	return f, l, nil
 }

@@ -43,8 +43,6 @@ type WeaverFinding struct {
 	SignalType *string        `json:"signal_type"`
 	SignalName *string        `json:"signal_name"`
 	level      vocab.Level
-	sampleName string // what finding_filters' sample_names match, when named
-	named      bool
 	about      string // the engine's name: attribute key, metric, event or span definition
 }
 
@@ -234,9 +232,6 @@ type WeaverOptions struct {
 	// {statistics, samples} object (generate_report in
 	// src/registry/live_check.rs).
 	Lines bool
-	// Modifier, when set, applies finding_level_overrides and
-	// finding_filters to each finding, as Weaver's FindingModifier.
-	Modifier *Modifier
 }
 
 // WeaverWriter writes Weaver's live-check report for the telemetry it is
@@ -273,14 +268,22 @@ func newWeaverStatistics(ix *registry.Index) *WeaverStatistics {
 		SeenNonRegistryMetrics: map[string]int{}, SeenRegistryEvents: map[string]int{},
 		SeenNonRegistryEvents: map[string]int{}, highest: vocab.NumLevels,
 	}
+	// Weaver's extract_registry_items (crates/weaver_live_check/src/stats.rs):
+	// the registry's definitions that are not deprecated; a deprecated one
+	// seen counts as non-registry. Placeholders (names only a schema or
+	// rules file renames) are no definition.
 	for _, a := range ix.Attributes() {
-		s.SeenRegistryAttributes[a.Key] = 0
+		if !a.Placeholder && a.Deprecation.Reason == registry.NotDeprecated {
+			s.SeenRegistryAttributes[a.Key] = 0
+		}
 	}
 	for _, m := range ix.Metrics() {
-		s.SeenRegistryMetrics[m.Name] = 0
+		if g := ix.MetricGroup(m.Name); !m.Placeholder && m.Deprecation.Reason == registry.NotDeprecated && (g == nil || !g.Deprecated) {
+			s.SeenRegistryMetrics[m.Name] = 0
+		}
 	}
 	for _, g := range ix.Groups() {
-		if g.Kind == registry.GroupEvent {
+		if g.Kind == registry.GroupEvent && !g.Deprecated {
 			s.SeenRegistryEvents[g.Name] = 0
 		}
 	}
@@ -679,19 +682,37 @@ func (ww *WeaverWriter) Close() error {
 	return ww.err
 }
 
+// Snapshot writes to w what Close would write now (the statistics so
+// far, or the whole report so far), without closing: a listener's GET
+// /report.
+func (ww *WeaverWriter) Snapshot(w io.Writer) error {
+	ww.stats.finalize()
+	if ww.opts.Report {
+		return ww.encode(w, &WeaverReport{Statistics: ww.stats, Samples: nonNil(ww.samples)})
+	}
+	return ww.encode(w, ww.stats)
+}
+
 func (ww *WeaverWriter) write(v any) {
 	if ww.err != nil {
 		return
 	}
+	ww.err = ww.encode(ww.w, v)
+}
+
+// encode writes one document, on one line (Lines) or indented.
+func (ww *WeaverWriter) encode(w io.Writer, v any) error {
 	var b []byte
+	var err error
 	if ww.opts.Lines {
-		b, ww.err = json.Marshal(v)
+		b, err = json.Marshal(v)
 	} else {
-		b, ww.err = json.MarshalIndent(v, "", "  ")
+		b, err = json.MarshalIndent(v, "", "  ")
 	}
-	if ww.err == nil {
-		_, ww.err = ww.w.Write(append(b, '\n'))
+	if err == nil {
+		_, err = w.Write(append(b, '\n'))
 	}
+	return err
 }
 
 // count adds a sample and its entities to the statistics, as Weaver's
@@ -800,20 +821,18 @@ type tree struct {
 type node struct {
 	sampleType string // the engine's SampleType ("attribute" for attributes)
 	name       string // attribute key or sample name
-	named      bool   // Weaver's sample_name() is Some: attributes, spans, metrics, logs
 	result     **WeaverResult
 	attr       *WeaverAttribute // for attributes: the value findings' context
 	metric     *WeaverMetric    // for metrics: the instrument and unit findings' context
 }
 
 func (t *tree) add(sampleType, name string, r **WeaverResult) {
-	named := sampleType == "span" || sampleType == "metric" || sampleType == "log"
-	t.nodes = append(t.nodes, node{sampleType: sampleType, name: name, named: named, result: r})
+	t.nodes = append(t.nodes, node{sampleType: sampleType, name: name, result: r})
 }
 
 func (t *tree) attrs(as []*WeaverAttribute) {
 	for _, a := range as {
-		t.nodes = append(t.nodes, node{sampleType: "attribute", name: a.Name, named: true, result: &a.LiveCheckResult, attr: a})
+		t.nodes = append(t.nodes, node{sampleType: "attribute", name: a.Name, result: &a.LiveCheckResult, attr: a})
 	}
 }
 
@@ -852,7 +871,9 @@ func (ww *WeaverWriter) attach(s *WeaverSample, events []engine.FindingEvent) {
 	}
 }
 
-// place puts one finding in the tree, through the modifier.
+// place puts one finding in the tree. The engine applied the
+// finding_level_overrides and finding_filters (engine.Options.Rules) before
+// offering it: a filtered finding never arrives.
 func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 	id := ev.Finding.String()
 	var target *node
@@ -873,11 +894,7 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 		return
 	}
 	f := weaverFinding(ev)
-	f.sampleName, f.named = target.name, target.named
 	target.context(&f)
-	if ww.opts.Modifier != nil && !ww.opts.Modifier.Apply(&f) {
-		return
-	}
 	r := *target.result
 	if r == nil {
 		r = &WeaverResult{AllAdvice: []WeaverFinding{}}

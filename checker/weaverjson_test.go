@@ -295,3 +295,25 @@ func BenchmarkWeaverWriter(b *testing.B) {
 		ww.Logs(ld)
 	}
 }
+
+// TestWeaverStatisticsRegistryItems: as Weaver's extract_registry_items,
+// the coverage counts the registry's definitions that are not deprecated;
+// a deprecated attribute or metric seen is non-registry.
+func TestWeaverStatisticsRegistryItems(t *testing.T) {
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	st := newWeaverStatistics(ix)
+	assert.Contains(t, st.SeenRegistryAttributes, "http.request.method")
+	assert.NotContains(t, st.SeenRegistryAttributes, "http.method", "deprecated")
+	assert.Contains(t, st.SeenRegistryMetrics, "http.server.request.duration")
+	for _, m := range ix.Metrics() {
+		if m.Placeholder || m.Deprecation.Reason != registry.NotDeprecated {
+			assert.NotContains(t, st.SeenRegistryMetrics, m.Name)
+		}
+	}
+	for _, a := range ix.Attributes() {
+		if a.Placeholder {
+			assert.NotContains(t, st.SeenRegistryAttributes, a.Key)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -21,13 +22,20 @@ func walkBatch(t *testing.T, ix *registry.Index, walk func(w *engine.Walker)) *e
 		Deprecated: engine.DeprecatedRename, Unknown: engine.UnknownKeep,
 		TypeMismatch: engine.TypeMismatchKeep, EnumViolation: engine.EnumViolationKeep,
 		Detail: true, Findings: true,
-		LevelOverrides: map[vocab.Finding]vocab.Level{vocab.FindingUnexpectedAttribute: vocab.LevelViolation},
-		Profile:        vocab.ProfileExtended, // unexpected_attribute on a v1 metric
+		Rules:   unexpectedViolation(t),
+		Profile: vocab.ProfileExtended, // unexpected_attribute on a v1 metric
 	})
 	w := e.Walker(ix, true)
 	t.Cleanup(func() { e.Release(w) })
 	walk(w)
 	return w.Batch()
+}
+
+func unexpectedViolation(t *testing.T) *findingrules.Rules {
+	t.Helper()
+	r, err := findingrules.Compile(nil, []findingrules.LevelOverride{{IDs: []string{"unexpected_attribute"}, Level: "violation"}})
+	require.NoError(t, err)
+	return r
 }
 
 func TestReportFindings(t *testing.T) {

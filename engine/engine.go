@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -128,16 +129,27 @@ type Options struct {
 	// metric, log event, matched span and resource is checked against the
 	// registry's definitions, with Weaver live-check's findings.
 	Findings bool
-	// LevelOverrides replaces Weaver's level of the findings listed, as
-	// Weaver's finding_level_overrides does. The engine is the one place
-	// that applies them (Engine.Level).
-	LevelOverrides map[vocab.Finding]vocab.Level
+	// Rules are Weaver's finding_level_overrides and finding_filters
+	// (package findingrules), applied to each finding where it is counted:
+	// a finding they drop is not counted, reported nor offered to the
+	// Sink. nil: Weaver's levels, every finding kept. Rules without scope
+	// cost one table lookup per finding; scoped rules are matched per
+	// finding against the walk's sample context (rules.go).
+	Rules *findingrules.Rules
 	// DropUnexpected removes data-point attributes outside a registry
 	// metric's attribute set (a cardinality guard). Needs Findings.
 	DropUnexpected bool
 	// Sink, when set, is offered each finding with its context (Findings
 	// only); it samples or rate-limits them itself.
 	Sink FindingSink
+	// V2 checks as Weaver's live-check with --v2 at afa9700c: the registry
+	// is read as Weaver's v2 schema, in which a definition that states no
+	// stability is in development, so its attributes, metrics and events
+	// get not_stable. Otherwise a registry is checked alike in both modes
+	// (Weaver's tests assert the same findings for the v1 and v2 form of
+	// each registry); a semantic-conventions registry, where every
+	// definition states its stability, gets the same findings.
+	V2 bool
 	// Profile chooses the findings reported (Findings only). The zero
 	// value, vocab.ProfileWeaver, reports exactly Weaver live-check's findings;
 	// vocab.ProfileExtended adds this engine's extensions. DropUnexpected guards
@@ -164,7 +176,8 @@ type Engine struct {
 	include       []includeRule
 	closed        map[string]struct{} // ClosedEnums
 	levels        [vocab.NumFindings]vocab.Level
-	extended      bool // Profile is vocab.ProfileExtended
+	findingRules  ruleTable // Options.Rules (rules.go)
+	extended      bool      // Profile is vocab.ProfileExtended
 	// rules are the name rules of the last registry walked (weaver.go).
 	rules atomic.Pointer[nameRules]
 	// walkers are the idle walkers. Not a sync.Pool: the collector
@@ -211,24 +224,27 @@ func New(opts Options) *Engine {
 	for f := range e.levels {
 		e.levels[f] = vocab.DefaultLevel(vocab.Finding(f))
 	}
-	for f, lv := range opts.LevelOverrides {
-		if f < vocab.NumFindings && lv < vocab.NumLevels {
-			e.levels[f] = lv
-		}
-	}
+	e.findingRules = newRuleTable(opts.Rules, &e.levels)
 	e.extended = opts.Profile == vocab.ProfileExtended
 	return e
 }
 
-// Level is the level of finding f under this engine's overrides: the level
-// every finding f is counted at. Front-ends that label findings (the
-// processor's counters) ask the engine, so that they agree with it.
+// Level is the level of finding f under this engine's rules without scope:
+// the level every finding f is counted at unless a scoped override
+// (LevelScoped) changes it for some samples. Front-ends that label
+// findings (the processor's counters) ask the engine, so that they agree
+// with it.
 func (e *Engine) Level(f vocab.Finding) vocab.Level {
 	if f < vocab.NumFindings {
 		return e.levels[f]
 	}
 	return vocab.LevelViolation
 }
+
+// LevelScoped reports whether a finding's level can depend on its sample (a
+// scoped rule): Batch.Relevelled then holds the findings counted at another
+// level than Level's.
+func (e *Engine) LevelScoped() bool { return e.findingRules.scoped }
 
 // Mutates reports whether the engine can change telemetry.
 func (e *Engine) Mutates() bool { return e.mutates }

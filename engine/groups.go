@@ -76,10 +76,17 @@ func (w *Walker) finding(f vocab.Finding, subj vocab.Subject, name string) {
 	if !w.e.opts.Findings || w.grp.quiet {
 		return
 	}
+	lv := w.e.levels[f]
+	if w.e.findingRules.on {
+		var keep bool
+		if lv, keep = w.rule(f, lv, subj, name); !keep {
+			return
+		}
+	}
 	w.svc.Findings[f]++
-	w.report.finding(f, w.e.levels[f], subj, name)
+	w.report.finding(f, lv, subj, name)
 	if w.e.opts.Sink != nil {
-		w.emit(f, subj, name)
+		w.emit(f, lv, subj, name)
 	}
 }
 
@@ -103,7 +110,7 @@ func (w *Walker) groupAttr(k string, r registry.Ref) bool {
 		}
 		// Weaver's stability advisor runs whether or not the attribute is
 		// deprecated.
-		if unstable(a.Stability) {
+		if w.e.unstable(a.Stability) {
 			w.finding(vocab.FindingNotStable, vocab.SubjectKey, k)
 		}
 	}
@@ -165,7 +172,12 @@ func (w *Walker) requirements() {
 	for i := range requirementFindings {
 		lv := &requirementFindings[i]
 		missing := d.Levels[lv.l].AndNot(s.seen)
-		if n := int64(missing.Count()); n > 0 {
+		if n := int64(missing.Count()); n > 0 && w.e.findingRules.on {
+			// Each finding through the rules (rules.go).
+			for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
+				w.finding(lv.f, vocab.SubjectKey, d.Attrs[p].Key)
+			}
+		} else if n > 0 {
 			// Counted in bulk; the positions are walked only when a
 			// report needs the names.
 			w.svc.Findings[lv.f] += n
@@ -173,7 +185,7 @@ func (w *Walker) requirements() {
 				for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
 					w.report.finding(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key)
 					if w.e.opts.Sink != nil {
-						w.emit(lv.f, vocab.SubjectKey, d.Attrs[p].Key)
+						w.emit(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key)
 					}
 				}
 			}
@@ -258,7 +270,7 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 	if d.HasKind && d.SpanKind != kind {
 		w.finding(vocab.FindingKindMismatch, vocab.SubjectSpan, d.ID)
 	}
-	if unstable(d.Stability) {
+	if w.e.unstable(d.Stability) {
 		w.finding(vocab.FindingNotStable, vocab.SubjectSpan, d.ID)
 	}
 	w.requirements()
@@ -308,7 +320,7 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 			if s.def.Deprecated {
 				w.finding(vocab.FindingDeprecated, vocab.SubjectEvent, name)
 			}
-			if unstable(s.def.Stability) {
+			if w.e.unstable(s.def.Stability) {
 				w.finding(vocab.FindingNotStable, vocab.SubjectEvent, name)
 			}
 			w.entities(s.def, vocab.SubjectEvent, name)
@@ -351,7 +363,7 @@ func (w *Walker) groupMetric(m pmetric.Metric) {
 	if md.Placeholder || md.Deprecation.Reason != registry.NotDeprecated {
 		w.finding(vocab.FindingDeprecated, vocab.SubjectMetric, name)
 	}
-	if unstable(d.Stability) {
+	if w.e.unstable(d.Stability) {
 		w.finding(vocab.FindingNotStable, vocab.SubjectMetric, name)
 	}
 	if md.Placeholder {

@@ -443,13 +443,6 @@ func TestDropUnexpected(t *testing.T) {
 	e.Release(w)
 }
 
-func TestLevelOverrides(t *testing.T) {
-	e := New(Options{LevelOverrides: map[vocab.Finding]vocab.Level{vocab.FindingUnexpectedAttribute: vocab.LevelViolation}})
-	assert.Equal(t, vocab.LevelViolation, e.Level(vocab.FindingUnexpectedAttribute))
-	assert.Equal(t, vocab.LevelInformation, e.Level(vocab.FindingOptInAttributeNotPresent))
-	assert.Equal(t, vocab.LevelImprovement, vocab.DefaultLevel(vocab.FindingUnexpectedAttribute))
-}
-
 func TestFindingNames(t *testing.T) {
 	for f := range vocab.NumFindings {
 		got, ok := vocab.ParseFinding(f.String())

@@ -37,8 +37,8 @@ type FindingSink interface {
 	Emit(ev *FindingEvent) bool
 }
 
-// sinkState is the walker's context for the sink; only maintained when
-// Options.Sink is set.
+// sinkState is the walker's context for the sink and the scoped rules;
+// only maintained when Options.Sink is set or a rule is scoped.
 type sinkState struct {
 	closed     bool // the sink refused a finding in this batch
 	service    string
@@ -49,41 +49,48 @@ type sinkState struct {
 
 func (s *sinkState) reset() { *s = sinkState{} }
 
-// emit offers one finding to the sink.
-func (w *Walker) emit(f vocab.Finding, subj vocab.Subject, name string) {
+// emit offers one finding, at level lv, to the sink.
+func (w *Walker) emit(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) {
 	ss := &w.grp.sink
 	if ss.closed {
 		return
 	}
 	ev := FindingEvent{
-		Finding: f, Level: w.e.levels[f], Subject: subj, Name: name,
+		Finding: f, Level: lv, Subject: subj, Name: name,
 		SignalType: ss.signalType, SignalName: ss.signalName, Service: ss.service,
-	}
-	switch {
-	case subj == vocab.SubjectKey && (f >= vocab.FindingRequiredAttributeNotPresent && f <= vocab.FindingUnexpectedAttribute ||
-		f >= vocab.FindingEntityRequiredAttributeNotPresent && f <= vocab.FindingEntityConditionallyRequiredAttributeNotPresent):
-		ev.SampleType = ss.signalType
-		if ss.pointType != "" {
-			ev.SampleType = ss.pointType
-		}
-	case subj == vocab.SubjectKey:
-		ev.SampleType = "attribute"
-	case subj == vocab.SubjectMetric:
-		ev.SampleType = "metric"
-	case subj == vocab.SubjectEvent:
-		ev.SampleType = "log"
-	default:
-		ev.SampleType = "span"
+		SampleType: w.sampleType(f, subj),
 	}
 	if !w.e.opts.Sink.Emit(&ev) {
 		ss.closed = true
 	}
 }
 
+// sampleType is Weaver's sample type of the sample a finding is on, in the
+// walk's current context.
+func (w *Walker) sampleType(f vocab.Finding, subj vocab.Subject) string {
+	ss := &w.grp.sink
+	switch {
+	case subj == vocab.SubjectKey && (f >= vocab.FindingRequiredAttributeNotPresent && f <= vocab.FindingUnexpectedAttribute ||
+		f >= vocab.FindingEntityRequiredAttributeNotPresent && f <= vocab.FindingEntityConditionallyRequiredAttributeNotPresent):
+		if ss.pointType != "" {
+			return ss.pointType
+		}
+		return ss.signalType
+	case subj == vocab.SubjectKey:
+		return "attribute"
+	case subj == vocab.SubjectMetric:
+		return "metric"
+	case subj == vocab.SubjectEvent:
+		return "log"
+	default:
+		return "span"
+	}
+}
+
 // sinkResource notes the resource's service.name ("" when none) for the
 // sink.
 func (w *Walker) sinkResource(service string) {
-	if w.e.opts.Sink == nil {
+	if !w.e.tracksSample() {
 		return
 	}
 	w.grp.sink.service = service
@@ -92,7 +99,7 @@ func (w *Walker) sinkResource(service string) {
 
 // sinkItem notes the item being walked for the sink.
 func (w *Walker) sinkItem(signalType, name, pointType string) {
-	if w.e.opts.Sink == nil {
+	if !w.e.tracksSample() {
 		return
 	}
 	w.grp.sink.signalType, w.grp.sink.signalName, w.grp.sink.pointType = signalType, name, pointType

@@ -71,6 +71,11 @@ type Batch struct {
 	// entry (Slot -1, Service "") for the whole batch: nothing reads
 	// per-service counts then, and FindingTotals still holds.
 	Services []ServiceTally
+	// Relevelled counts the findings a scoped level override
+	// (Options.Rules, Engine.LevelScoped) counted at another level than
+	// Engine.Level's, by service, finding and level; they are counted in
+	// Services[].Findings too. Empty without scoped overrides.
+	Relevelled []LevelCount
 
 	// The detail below is filled only with Options.Detail (the conformance
 	// report's input).
@@ -131,9 +136,19 @@ func (b *Batch) Reset() {
 	b.Overflow = 0
 	b.SchemaURLs = [NumSchemaLevels]int64{}
 	b.Services = b.Services[:0]
+	b.Relevelled = b.Relevelled[:0]
 	b.Keys = b.Keys[:0]
 	b.Findings = b.Findings[:0]
 	b.Signals = b.Signals[:0]
+}
+
+// LevelCount is how often one service counted one finding at one level.
+type LevelCount struct {
+	// Service indexes Batch.Services.
+	Service int
+	Finding vocab.Finding
+	Level   vocab.Level
+	Count   int64
 }
 
 // FindingTotals sums the services' findings by ID.

@@ -261,7 +261,10 @@ func (e *Engine) nameRules(ix *registry.Index) *nameRules {
 }
 
 // unstable reports whether Weaver's stability advisor reports a definition
-// of stability s: one that states a stability other than stable.
-func unstable(s registry.Stability) bool {
-	return s != registry.StabilityStable && s != registry.StabilityUnspecified
+// of stability s: one that states a stability other than stable; with
+// Options.V2 also one that states none, which Weaver's v2 schema reads as
+// development (Stability::default, crates/weaver_semconv/src/stability.rs,
+// applied by the v1-to-v2 conversion in weaver_resolved_schema's v2/mod.rs).
+func (e *Engine) unstable(s registry.Stability) bool {
+	return s != registry.StabilityStable && (s != registry.StabilityUnspecified || e.opts.V2)
 }

@@ -49,7 +49,11 @@ for the same registry and input; --profile extended adds span matchers on v1
 semantic conventions, unexpected_attribute on v1 groups, span events checked
 as events and service.name on resources (the processor's findings::profile).
 --level-override ID=LEVEL changes a level (the processor's
-findings::level_overrides); --fail-on compares each finding's level with it.
+findings::finding_level_overrides, unscoped); the finding_filters and
+finding_level_overrides of a .weaver.toml (the processor's findings block
+takes the same) apply too, in every format; --fail-on compares each
+finding's level with it. --v2 is Weaver's v1/v2 mode switch (a definition
+without a stability is then in development: not_stable).
 
 Inputs: the collector file exporter's JSON lines (traces, metrics and logs
 mixed), otlpjsonfile-style JSON, binary protobuf (4-byte or varint length
@@ -77,10 +81,7 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
   otelgov check --level-override missing_attribute=improvement --fail-on violation recorded.jsonl
   otelgov check --listen --grpc-endpoint 127.0.0.1:4317 --http-endpoint 127.0.0.1:4318`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.weaver.apply(cmd, &o.rep); err != nil {
-				return err
-			}
-			if err := o.weaver.listenSupported(o.listen.enabled, o.rep.format); err != nil {
+			if err := o.weaver.apply(cmd, &o.rep, &o.eng); err != nil {
 				return err
 			}
 			if o.listen.enabled {
@@ -170,6 +171,7 @@ func (o *checkOptions) setup() (*checkSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	eo.Rules = o.weaver.rules
 	ix, err := o.reg.load()
 	if err != nil {
 		return nil, err
@@ -248,18 +250,6 @@ func describeEmpty(read []fileRead, files []string) string {
 		fmt.Fprintf(&b, "%s (%s)", f, read[i])
 	}
 	return b.String()
-}
-
-// report renders the result and turns it into the exit code.
-func report(w io.Writer, format string, c *checker.Checker, failOn checker.FailOn) error {
-	res := c.Result()
-	if err := checker.Render(w, format, &res, failOn); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if res.Fails(failOn) {
-		return findings()
-	}
-	return nil
 }
 
 func openInput(stdin io.Reader, name string) (io.Reader, func() error, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/otelgov/otelcol-governance/checker"
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -57,6 +58,7 @@ type engineFlags struct {
 	include       []string // key=v1,v2
 	overrides     []string // FINDING_ID=LEVEL
 	profile       string   // findings profile; "" where not bound: weaver
+	v2            bool     // Weaver's --v2
 }
 
 func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
@@ -66,10 +68,11 @@ func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
 }
 
 // bindLevelOverrides binds --profile and --level-override, the processor's
-// findings::profile and findings::level_overrides.
+// findings::profile, findings::v2 and (unscoped) findings::finding_level_overrides.
 func (e *engineFlags) bindLevelOverrides(fs *pflag.FlagSet) {
 	fs.StringVar(&e.profile, "profile", vocab.ProfileWeaver.String(), `findings: "weaver" (exactly Weaver live-check's) or "extended" (adds v1 span matchers, unexpected_attribute on v1 groups, span events as events, service.name on resources); the processor's findings::profile`)
-	fs.StringArrayVar(&e.overrides, "level-override", nil, `count a Weaver finding ID at another level, e.g. "missing_attribute=improvement" (repeatable; the processor's findings::level_overrides)`)
+	fs.BoolVar(&e.v2, "v2", false, `check as Weaver's live-check --v2 does: the registry is read as Weaver's v2 schema, where a definition that states no stability is in development (not_stable); otherwise the same findings (default: [registry] v2 of .weaver.toml, else false; --v2=false overrides the file; the processor's findings::v2)`)
+	fs.StringArrayVar(&e.overrides, "level-override", nil, `count a Weaver finding ID at another level, e.g. "missing_attribute=improvement" (repeatable; an unscoped entry of the processor's findings::finding_level_overrides, applied before the .weaver.toml's)`)
 }
 
 // bindModes binds the mode flags, with deprecated's default.
@@ -89,6 +92,7 @@ func (e *engineFlags) options() (engine.Options, error) {
 		EnumViolation: engine.EnumViolationMode(e.enumViolation),
 		AllowKeys:     e.allowKeys,
 		AllowPrefixes: e.allowPrefixes,
+		V2:            e.v2,
 	}
 	if o.Deprecated == "" {
 		o.Deprecated = engine.DeprecatedOff
@@ -139,15 +143,8 @@ func (e *engineFlags) options() (engine.Options, error) {
 		}
 		o.Profile = p
 	}
-	for _, kv := range e.overrides {
-		f, l, err := checker.ParseLevelOverride(kv)
-		if err != nil {
-			return o, badInput(fmt.Errorf("--level-override: %w", err))
-		}
-		if o.LevelOverrides == nil {
-			o.LevelOverrides = map[vocab.Finding]vocab.Level{}
-		}
-		o.LevelOverrides[f] = l
+	if _, err := e.levelOverrides(); err != nil {
+		return o, err
 	}
 	for _, k := range append(append([]string{}, o.AllowKeys...), o.AllowPrefixes...) {
 		if k == "" {
@@ -155,6 +152,20 @@ func (e *engineFlags) options() (engine.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// levelOverrides parses --level-override ID=LEVEL as unscoped
+// finding_level_overrides, in the order given.
+func (e *engineFlags) levelOverrides() ([]findingrules.LevelOverride, error) {
+	out := make([]findingrules.LevelOverride, 0, len(e.overrides))
+	for _, kv := range e.overrides {
+		o, err := findingrules.ParseOverride("--level-override", kv)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 // reportFlags select the output and the failing level.

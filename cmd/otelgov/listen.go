@@ -62,6 +62,13 @@ type listener struct {
 
 	allowEmpty bool // --allow-empty: pass a run that received no item
 
+	// mu serializes the requests' feeding of sink (the checker and, with
+	// --format weaver, the Weaver report writer ww, which is not safe for
+	// concurrent use) and ww's snapshots.
+	mu   sync.Mutex
+	sink checkSink
+	ww   *checker.WeaverWriter // nil unless --format weaver or weaver-jsonl
+
 	stopOnce sync.Once
 	stop     chan struct{}
 }
@@ -76,6 +83,10 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 	}
 	l := &listener{s: s, format: o.rep.format, maxRecord: o.maxRecord, ix: s.ix, stop: make(chan struct{})}
 	l.allowEmpty = o.allowEmpty
+	// With --format weaver, streaming samples are written to stdout as
+	// they arrive, as Weaver does; the statistics (or, with --no-stream,
+	// the whole report) at the end.
+	l.sink, l.ww = o.sink(cmd.OutOrStdout(), s)
 	if o.listen.forward != "" {
 		l.fwd, err = newForwarder(o.listen.forward)
 		if err != nil {
@@ -136,7 +147,16 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 	if res := s.checker.Result(); l.nothingReceived(&res) {
 		return badInput(fmt.Errorf("nothing received by %s: %s", by, nothingReceivedText(&res)))
 	}
-	return report(cmd.OutOrStdout(), l.format, s.checker, s.failOn)
+	l.mu.Lock() // the servers are stopped; a late handler cannot write now
+	defer l.mu.Unlock()
+	return o.finish(cmd.OutOrStdout(), s, l.ww)
+}
+
+// feed hands one request to the sink.
+func (l *listener) feed(fn func(checkSink)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fn(l.sink)
 }
 
 // nothingReceived reports whether the run fails closed: no span, data point
@@ -159,8 +179,10 @@ func (l *listener) mux() *http.ServeMux {
 	return mux
 }
 
-// serveReport answers with the report in --format; with stop, the listener
-// then finishes. The X-Otelgov-Exit header is the exit code otelgov will
+// serveReport answers with the report in --format (with --format weaver,
+// the statistics so far, or with --no-stream the report so far: the
+// samples themselves stream to stdout); with stop, the listener then
+// finishes. The X-Otelgov-Exit header is the exit code otelgov will
 // return; when nothing has been received (2, unless --allow-empty), the
 // body says so instead of a report.
 func (l *listener) serveReport(stop bool) http.HandlerFunc {
@@ -176,12 +198,21 @@ func (l *listener) serveReport(stop bool) http.HandlerFunc {
 			return
 		}
 		var buf bytes.Buffer
-		if err := checker.Render(&buf, l.format, &res, l.s.failOn); err != nil {
+		var err error
+		fails := false
+		if l.ww != nil {
+			l.mu.Lock()
+			err, fails = l.ww.Snapshot(&buf), l.ww.Fails(l.s.failOn)
+			l.mu.Unlock()
+		} else {
+			err, fails = checker.Render(&buf, l.format, &res, l.s.failOn), res.Fails(l.s.failOn)
+		}
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		code := exitClean
-		if res.Fails(l.s.failOn) {
+		if fails {
 			code = exitFindings
 		}
 		w.Header().Set("Content-Type", contentType(l.format))
@@ -195,8 +226,10 @@ func (l *listener) serveReport(stop bool) http.HandlerFunc {
 
 func contentType(format string) string {
 	switch format {
-	case checker.FormatJSON:
+	case checker.FormatJSON, checker.FormatWeaver:
 		return "application/json"
+	case checker.FormatWeaverLines:
+		return "application/x-ndjson"
 	case checker.FormatJUnit:
 		return "application/xml"
 	case checker.FormatMarkdown:
@@ -300,7 +333,7 @@ var errForward = errors.New("forwarding failed")
 
 // traces checks, optionally rewrites, and forwards one request.
 func (l *listener) traces(ctx context.Context, td ptrace.Traces, input string) error {
-	l.s.checker.Traces(td, input)
+	l.feed(func(c checkSink) { c.Traces(td, input) })
 	if l.fwd == nil {
 		return nil
 	}
@@ -316,7 +349,7 @@ func (l *listener) traces(ctx context.Context, td ptrace.Traces, input string) e
 }
 
 func (l *listener) metrics(ctx context.Context, md pmetric.Metrics, input string) error {
-	l.s.checker.Metrics(md, input)
+	l.feed(func(c checkSink) { c.Metrics(md, input) })
 	if l.fwd == nil {
 		return nil
 	}
@@ -332,7 +365,7 @@ func (l *listener) metrics(ctx context.Context, md pmetric.Metrics, input string
 }
 
 func (l *listener) logs(ctx context.Context, ld plog.Logs, input string) error {
-	l.s.checker.Logs(ld, input)
+	l.feed(func(c checkSink) { c.Logs(ld, input) })
 	if l.fwd == nil {
 		return nil
 	}

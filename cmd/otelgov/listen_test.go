@@ -4,9 +4,13 @@ import (
 	"bytes"
 	stdgzip "compress/gzip"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -105,4 +109,132 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// listenRun starts check --listen with args, sends the traces over
+// OTLP/HTTP, reads GET /report, then stops with POST /stop.
+type listenRun struct {
+	code          int
+	stdout        string
+	report, stop  string
+	reportExit    string
+	stopExit      string
+	contentType   string
+	stderrOnError string
+}
+
+func listenAndSend(t *testing.T, dir string, args []string, send ...[]byte) listenRun {
+	t.Helper()
+	h := freeAddr(t)
+	if dir != "" {
+		t.Chdir(dir)
+	}
+	var out, errOut syncBuf
+	done := make(chan int)
+	go func() {
+		done <- run(append([]string{"check", "--listen", "--grpc-endpoint", "", "--http-endpoint", h}, args...), nil, &out, &errOut)
+	}()
+	waitListening(t, h)
+	for _, body := range send {
+		resp, err := http.Post("http://"+h+"/v1/traces", "application/x-protobuf", bytes.NewReader(body))
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	var r listenRun
+	get := func(method, path string) (string, string, string) {
+		req, err := http.NewRequest(method, "http://"+h+path, nil)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		_, err = b.ReadFrom(resp.Body)
+		require.NoError(t, err)
+		return b.String(), resp.Header.Get("X-Otelgov-Exit"), resp.Header.Get("Content-Type")
+	}
+	r.report, r.reportExit, r.contentType = get(http.MethodGet, "/report")
+	r.stop, r.stopExit, _ = get(http.MethodPost, "/stop")
+	select {
+	case r.code = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("otelgov did not stop")
+	}
+	r.stdout, r.stderrOnError = out.String(), errOut.String()
+	return r
+}
+
+func tracesBody(t *testing.T, n int, mix enginetest.Mix) []byte {
+	t.Helper()
+	b, err := ptraceotlp.NewExportRequestFromTraces(enginetest.GenTraces(n, mix)).MarshalProto()
+	require.NoError(t, err)
+	return b
+}
+
+// TestListenWeaverFormat: check --listen --format weaver streams one
+// Weaver document per sample to stdout as requests arrive, and the
+// statistics at /stop; GET /report and POST /stop answer with the
+// statistics so far. With --no-stream, the one {statistics, samples}
+// report at the end.
+func TestListenWeaverFormat(t *testing.T) {
+	body := tracesBody(t, 3, enginetest.MixDeprecated)
+	r := listenAndSend(t, "", []string{"--format", "weaver"}, body)
+	require.Equal(t, exitFindings, r.code, r.stderrOnError)
+	assert.Equal(t, "1", r.stopExit)
+	assert.Equal(t, "1", r.reportExit)
+	assert.Equal(t, "application/json", r.contentType)
+	var stats map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.report), &stats), r.report)
+	assert.Contains(t, stats, "total_advisories")
+	assert.Contains(t, stats, "advice_type_counts")
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	var docs []map[string]any
+	for dec.More() {
+		var d map[string]any
+		require.NoError(t, dec.Decode(&d))
+		docs = append(docs, d)
+	}
+	require.Greater(t, len(docs), 3, "resource, scope and span samples, then the statistics")
+	spans := 0
+	for _, d := range docs[:len(docs)-1] {
+		if _, ok := d["span"]; ok {
+			spans++
+		}
+	}
+	assert.Equal(t, 3, spans)
+	assert.Contains(t, docs[len(docs)-1], "total_advisories", "the statistics last")
+	assert.Contains(t, r.stdout, `"id": "deprecated"`)
+
+	r = listenAndSend(t, "", []string{"--format", "weaver", "--no-stream", "--fail-on", "none"}, body)
+	require.Equal(t, exitClean, r.code, r.stderrOnError)
+	var rep struct {
+		Statistics map[string]any   `json:"statistics"`
+		Samples    []map[string]any `json:"samples"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), r.stdout)
+	assert.NotEmpty(t, rep.Samples)
+	assert.Contains(t, rep.Statistics, "total_advisories")
+	require.NoError(t, json.Unmarshal([]byte(r.report), &rep), "GET /report: the report so far")
+}
+
+// TestListenScopedRules: a .weaver.toml's scoped finding_filters apply to
+// check --listen, in the text report and in Weaver's.
+func TestListenScopedRules(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".weaver.toml"),
+		[]byte("[[\"live-check\".finding_filters]]\nsignal_type = \"span\"\nexclude_samples = [\"http.*\", \"net.*\"]\n"), 0o600))
+	body := tracesBody(t, 3, enginetest.MixDeprecated)
+
+	base := listenAndSend(t, "", nil, body)
+	require.Equal(t, exitFindings, base.code, base.stderrOnError)
+	require.Contains(t, base.stdout, "deprecated")
+
+	r := listenAndSend(t, dir, nil, body)
+	require.Equal(t, exitClean, r.code, r.stderrOnError)
+	assert.NotContains(t, r.stdout, "  deprecated ")
+	assert.Equal(t, "0", r.stopExit)
+
+	r = listenAndSend(t, dir, []string{"--format", "weaver"}, body)
+	require.Equal(t, exitClean, r.code, r.stderrOnError)
+	assert.NotContains(t, r.stdout, `"id": "deprecated"`)
 }

@@ -81,7 +81,7 @@ same engine as the governance processor. Its findings are the engine's:
 OpenTelemetry Weaver live-check's finding IDs (deprecated, missing_attribute,
 required_attribute_not_present, ...) and levels (violation, improvement,
 information), which --level-override ID=LEVEL changes like the processor's
-findings::level_overrides. See otelgov check --help for the full list.
+findings::finding_level_overrides. See otelgov check --help for the full list.
 
 Exit codes: 0 clean, 1 a finding at or above --fail-on (default violation),
 2 bad input or usage.`,

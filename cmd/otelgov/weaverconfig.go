@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/otelgov/otelcol-governance/checker"
-	"github.com/otelgov/otelcol-governance/vocab"
+	"github.com/otelgov/otelcol-governance/findingrules"
 )
 
 // weaverConfigFile is the project configuration Weaver reads, found by
@@ -31,40 +31,26 @@ const weaverSection = "live-check"
 // (crates/weaver_config/src/live_check.rs): every key Weaver knows, so that
 // a key Weaver does not know is an error here too.
 type liveCheckSection struct {
-	FindingFilters        []findingFilterTOML `toml:"finding_filters"`
-	FindingLevelOverrides []levelOverrideTOML `toml:"finding_level_overrides"`
-	InputSource           *string             `toml:"input_source"`
-	InputFormat           *string             `toml:"input_format"`
-	Format                *string             `toml:"format"`
-	Templates             *string             `toml:"templates"`
-	NoStream              *bool               `toml:"no_stream"`
-	NoStats               *bool               `toml:"no_stats"`
-	FailOn                *string             `toml:"fail_on"`
-	Output                *string             `toml:"output"`
-	AdvicePolicies        *string             `toml:"advice_policies"`
-	AdviceData            *string             `toml:"advice_data"`
-	AdvicePreprocessor    *string             `toml:"advice_preprocessor"`
-	OTLP                  *map[string]any     `toml:"otlp"`
-	Emit                  *map[string]any     `toml:"emit"`
-	unsupported           []string            // Weaver keys otelgov check does not act on
+	FindingFilters        []findingrules.Filter        `toml:"finding_filters"`
+	FindingLevelOverrides []findingrules.LevelOverride `toml:"finding_level_overrides"`
+	InputSource           *string                      `toml:"input_source"`
+	InputFormat           *string                      `toml:"input_format"`
+	Format                *string                      `toml:"format"`
+	Templates             *string                      `toml:"templates"`
+	NoStream              *bool                        `toml:"no_stream"`
+	NoStats               *bool                        `toml:"no_stats"`
+	FailOn                *string                      `toml:"fail_on"`
+	Output                *string                      `toml:"output"`
+	AdvicePolicies        *string                      `toml:"advice_policies"`
+	AdviceData            *string                      `toml:"advice_data"`
+	AdvicePreprocessor    *string                      `toml:"advice_preprocessor"`
+	OTLP                  *map[string]any              `toml:"otlp"`
+	Emit                  *map[string]any              `toml:"emit"`
+	unsupported           []string                     // Weaver keys otelgov check does not act on
 	warnings              []string
-	filters               []checker.FindingFilter
-	overrides             []checker.FindingLevelOverride
-}
-
-type findingFilterTOML struct {
-	Exclude        []string `toml:"exclude"`
-	MinLevel       *string  `toml:"min_level"`
-	SignalType     *string  `toml:"signal_type"`
-	ExcludeSamples []string `toml:"exclude_samples"`
-	SampleNames    []string `toml:"sample_names"`
-}
-
-type levelOverrideTOML struct {
-	IDs         []string `toml:"ids"`
-	Level       *string  `toml:"level"`
-	SignalType  *string  `toml:"signal_type"`
-	SampleNames []string `toml:"sample_names"`
+	// v2 is the [registry] section's v2 (Weaver's shared registry
+	// configuration, crates/weaver_config/src/registry.rs); nil when unset.
+	v2 *bool
 }
 
 // weaverConfig is check's --config and what it read.
@@ -73,11 +59,14 @@ type weaverConfig struct {
 	noStream bool   // --no-stream
 	found    string // the file read, "" when none
 	section  *liveCheckSection
-	modifier *checker.Modifier
+	// rules are --level-override, then the file's finding_level_overrides
+	// and finding_filters (flags over file: the first override that
+	// matches wins).
+	rules *findingrules.Rules
 }
 
 func (c *weaverConfig) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&c.path, "config", "", `Weaver project configuration whose ["live-check"] section sets fail_on, format, no_stream, finding_filters and finding_level_overrides (flags win over it) (default: .weaver.toml found by walking up from the working directory, none if there is none)`)
+	fs.StringVar(&c.path, "config", "", `Weaver project configuration whose ["live-check"] section sets fail_on, format, no_stream, finding_filters and finding_level_overrides, and whose [registry] v2 sets --v2 (flags win over it; the rules apply in every --format and with --listen) (default: .weaver.toml found by walking up from the working directory, none if there is none)`)
 	fs.BoolVar(&c.noStream, "no-stream", false, `with --format weaver: write Weaver's report shape (one {"statistics", "samples"} object) instead of one document per sample then the statistics`)
 }
 
@@ -99,7 +88,7 @@ func findWeaverConfig(dir string) string {
 // apply reads the configuration and sets what the flags left unset (flags
 // over file over defaults, as Weaver), warning on stderr about the keys it
 // does not act on.
-func (c *weaverConfig) apply(cmd *cobra.Command, rep *reportFlags) error {
+func (c *weaverConfig) apply(cmd *cobra.Command, rep *reportFlags, eng *engineFlags) error {
 	path := c.path
 	if path == "" {
 		wd, err := os.Getwd()
@@ -138,6 +127,9 @@ func (c *weaverConfig) apply(cmd *cobra.Command, rep *reportFlags) error {
 	if s.NoStream != nil && !fs.Changed("no-stream") {
 		c.noStream = *s.NoStream
 	}
+	if s.v2 != nil && !fs.Changed("v2") {
+		eng.v2 = *s.v2
+	}
 	for _, k := range s.unsupported {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] %s is read but not acted on by otelgov check\n", path, weaverSection, k)
 	}
@@ -147,29 +139,16 @@ func (c *weaverConfig) apply(cmd *cobra.Command, rep *reportFlags) error {
 	if s.AdvicePolicies != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] advice_policies = %q is not supported yet: the policies in it are NOT run (otelgov check runs Weaver's default policy rules only)\n", path, weaverSection, *s.AdvicePolicies)
 	}
-	m, err := checker.NewModifier(s.filters, s.overrides)
+	flags, err := eng.levelOverrides()
+	if err != nil {
+		return err
+	}
+	// The file's rules compiled alone in validate: this cannot fail on them.
+	r, err := findingrules.Compile(s.FindingFilters, append(flags, s.FindingLevelOverrides...))
 	if err != nil {
 		return badInput(fmt.Errorf("%s: [%q]: %w", path, weaverSection, err))
 	}
-	c.modifier = m
-	if m.Scoped() && !isWeaverFormat(rep.format) {
-		return badInput(fmt.Errorf("%s: [%q] finding_filters or finding_level_overrides with signal_type, sample_names or exclude_samples need the per-sample report: use --format weaver (format = \"json\"); --format %s reports aggregates", path, weaverSection, rep.format))
-	}
-	return nil
-}
-
-// listenSupported refuses, with --listen, what only the file reading
-// applies yet: the Weaver report and the .weaver.toml rules.
-func (c *weaverConfig) listenSupported(listen bool, format string) error {
-	if !listen {
-		return nil
-	}
-	if isWeaverFormat(format) {
-		return badInput(fmt.Errorf("--format %s (or format = \"json\"/\"jsonl\" in %s) is not supported with --listen yet", format, weaverConfigFile))
-	}
-	if c.modifier != nil {
-		return badInput(fmt.Errorf("%s: finding_filters and finding_level_overrides are not applied by --listen yet; check a recording instead, or use --config naming a file without them", c.found))
-	}
+	c.rules = r
 	return nil
 }
 
@@ -197,9 +176,13 @@ func parseWeaverConfig(path string, data []byte, stderr io.Writer) (*liveCheckSe
 	if _, ok := doc["live_check"]; ok {
 		fmt.Fprintf(stderr, "otelgov: warning: %s: [live_check] is ignored (as Weaver ignores it): the section Weaver reads is [%q]\n", path, weaverSection)
 	}
+	v2, err := registryV2(path, doc)
+	if err != nil {
+		return nil, err
+	}
 	raw, ok := doc[weaverSection]
 	if !ok {
-		return &liveCheckSection{}, nil
+		return &liveCheckSection{v2: v2}, nil
 	}
 	if _, ok := raw.(map[string]any); !ok {
 		return nil, fmt.Errorf("%s: %q must be a table", path, weaverSection)
@@ -226,7 +209,31 @@ func parseWeaverConfig(path string, data []byte, stderr io.Writer) (*liveCheckSe
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("%s: [%q] %w", path, weaverSection, err)
 	}
+	s.v2 = v2
 	return &s, nil
+}
+
+// registryV2 reads v2 from the [registry] section, which every Weaver
+// command shares; its other keys name the registry, which otelgov check
+// takes from its own flags, and are left alone.
+func registryV2(path string, doc map[string]any) (*bool, error) {
+	reg, ok := doc["registry"]
+	if !ok {
+		return nil, nil
+	}
+	t, ok := reg.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: registry must be a table", path)
+	}
+	v, ok := t["v2"]
+	if !ok {
+		return nil, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return nil, fmt.Errorf("%s: [registry] v2 must be a boolean, got %v", path, v)
+	}
+	return &b, nil
 }
 
 // validate checks the values and converts the rules.
@@ -236,58 +243,14 @@ func (s *liveCheckSection) validate() error {
 			return fmt.Errorf("fail_on: %w", err)
 		}
 	}
-	level := func(key, v string) (vocab.Level, error) {
-		l, ok := vocab.ParseLevel(v)
-		if !ok {
-			return 0, fmt.Errorf("%s: invalid level %q: want violation, improvement or information", key, v)
-		}
-		return l, nil
-	}
 	// An ID otelgov does not report may be a custom policy's (Weaver
 	// takes any string): a warning, not an error.
-	ids := func(key string, list []string) error {
-		for _, id := range list {
-			if _, ok := vocab.ParseFinding(id); !ok {
-				s.warnings = append(s.warnings, fmt.Sprintf("%s: finding ID %q is not one otelgov reports: the rule never matches", key, id))
-			}
-		}
-		return nil
+	r, err := findingrules.Compile(s.FindingFilters, s.FindingLevelOverrides)
+	if err != nil {
+		return err
 	}
-	for i, f := range s.FindingFilters {
-		key := fmt.Sprintf("finding_filters[%d]", i)
-		out := checker.FindingFilter{Exclude: f.Exclude, ExcludeSamples: f.ExcludeSamples, SampleNames: f.SampleNames}
-		if err := ids(key+".exclude", f.Exclude); err != nil {
-			return err
-		}
-		if f.MinLevel != nil {
-			l, err := level(key+".min_level", *f.MinLevel)
-			if err != nil {
-				return err
-			}
-			out.MinLevel = &l
-		}
-		if f.SignalType != nil {
-			out.SignalType = *f.SignalType
-		}
-		s.filters = append(s.filters, out)
-	}
-	for i, o := range s.FindingLevelOverrides {
-		key := fmt.Sprintf("finding_level_overrides[%d]", i)
-		if o.Level == nil {
-			return fmt.Errorf("%s.level: missing (required)", key)
-		}
-		l, err := level(key+".level", *o.Level)
-		if err != nil {
-			return err
-		}
-		if err := ids(key+".ids", o.IDs); err != nil {
-			return err
-		}
-		out := checker.FindingLevelOverride{IDs: o.IDs, Level: l, SampleNames: o.SampleNames}
-		if o.SignalType != nil {
-			out.SignalType = *o.SignalType
-		}
-		s.overrides = append(s.overrides, out)
+	for _, u := range r.UnknownIDs() {
+		s.warnings = append(s.warnings, fmt.Sprintf("%s is not a finding ID otelgov reports: the rule never matches it", u))
 	}
 	for k, set := range map[string]bool{
 		"input_source": s.InputSource != nil, "input_format": s.InputFormat != nil, "templates": s.Templates != nil,

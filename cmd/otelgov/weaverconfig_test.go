@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelgov/otelcol-governance/checker"
+	"github.com/otelgov/otelcol-governance/findingrules"
 )
 
 // TestWeaverConfig: otelgov check reads the ["live-check"] section of a
@@ -68,9 +68,25 @@ func TestWeaverConfig(t *testing.T) {
 			args: []string{"--format", "weaver"}, code: exitFindings, stdout: []string{`"deprecated"`},
 		},
 		{
-			name: "scoped rule needs the weaver format", toml: "[[\"live-check\".finding_filters]]\nsignal_type = \"log\"\nexclude = [\"deprecated\"]\n",
-			code: exitBad, stderr: "need the per-sample report: use --format weaver",
+			name: "scoped rule in the text report", toml: "[[\"live-check\".finding_filters]]\nsignal_type = \"log\"\nexclude = [\"deprecated\"]\n",
+			code: exitClean, stdout: []string{"not_stable", "0 violation(s)"}, absent: []string{"  deprecated "},
 		},
+		{
+			name: "scoped rule in the json report", toml: "[[\"live-check\".finding_filters]]\nexclude_samples = [\"test.deprecated\"]\n",
+			args: []string{"--format", "json"}, code: exitClean, stdout: []string{`"undefined_enum_variant"`}, absent: []string{`"deprecated"`, `"not_stable"`},
+		},
+		{
+			name: "scoped override in the text report",
+			toml: "[[\"live-check\".finding_level_overrides]]\nids = [\"deprecated\"]\nlevel = \"information\"\nsignal_type = \"log\"\nsample_names = [\"test.*\"]\n",
+			code: exitClean, stdout: []string{"information  deprecated"},
+		},
+		{
+			name: "--level-override over the file's override",
+			toml: "[[\"live-check\".finding_level_overrides]]\nids = [\"deprecated\"]\nlevel = \"information\"\n",
+			args: []string{"--level-override", "deprecated=violation"}, code: exitFindings, stdout: []string{"violation    deprecated"},
+		},
+		{name: "bad signal_type", toml: "[[\"live-check\".finding_filters]]\nsignal_type = \"trace\"\n", code: exitBad, stderr: `finding_filters[0].signal_type: unknown signal type "trace"`},
+		{name: "unknown ID warned", toml: "[[\"live-check\".finding_filters]]\nexclude = [\"my_policy\"]\n", code: exitFindings, stderr: `finding_filters[0].exclude: "my_policy" is not a finding ID otelgov reports`},
 		{name: "unknown key", toml: "[\"live-check\"]\nfail_onn = \"none\"\n", code: exitBad, stderr: `.weaver.toml: ["live-check"]: unknown key fail_onn`},
 		{name: "unknown filter key", toml: "[[\"live-check\".finding_filters]]\nexlude = [\"x\"]\n", code: exitBad, stderr: "unknown key finding_filters.exlude"},
 		{name: "bad level", toml: "[[\"live-check\".finding_filters]]\nmin_level = \"high\"\n", code: exitBad, stderr: `finding_filters[0].min_level: invalid level "high"`},
@@ -81,8 +97,6 @@ func TestWeaverConfig(t *testing.T) {
 		{name: "advice_policies warned", toml: "[\"live-check\"]\nadvice_policies = \"policies\"\n", code: exitFindings, stderr: `advice_policies = "policies" is not supported yet`},
 		{name: "other Weaver keys warned", toml: "[\"live-check\"]\nno_stats = true\n[\"live-check\".otlp]\ngrpc_port = 4317\n", code: exitFindings, stderr: "no_stats is read but not acted on"},
 		{name: "[live_check] is not Weaver's section", toml: "[live_check]\nfail_on = \"none\"\n", code: exitFindings, stderr: `[live_check] is ignored (as Weaver ignores it)`},
-		{name: "listen: no weaver format yet", args: []string{"--listen", "--format", "weaver"}, code: exitBad, stderr: "not supported with --listen yet"},
-		{name: "listen: rules not applied yet", toml: "[[\"live-check\".finding_filters]]\nexclude = [\"deprecated\"]\n", args: []string{"--listen"}, code: exitBad, stderr: "not applied by --listen yet"},
 		{name: "other sections left alone", toml: "[registry]\nfoo = 1\n[\"live-check\"]\nfail_on = \"none\"\n", code: exitClean},
 	}
 	for _, tc := range tests {
@@ -159,8 +173,47 @@ func FuzzWeaverConfig(f *testing.F) {
 			}
 			return
 		}
-		if _, err := checker.NewModifier(sec.filters, sec.overrides); err != nil && !strings.Contains(err.Error(), "pattern") {
-			t.Fatalf("unexpected modifier error: %v", err)
+		if _, err := findingrules.Compile(sec.FindingFilters, sec.FindingLevelOverrides); err != nil {
+			t.Fatalf("rules read but not compiled: %v", err)
 		}
 	})
+}
+
+// TestV2Mode: --v2, or [registry] v2 in .weaver.toml (the flag wins), checks
+// as Weaver's --v2: the legacy registry's definitions state no stability,
+// which v2 reads as development (not_stable).
+func TestV2Mode(t *testing.T) {
+	suite, err := filepath.Abs("../../conformance/weaversuite/testdata")
+	require.NoError(t, err)
+	input := filepath.Join(suite, "otlp", "legacy.json")
+	reg := []string{"--org-registry", filepath.Join(suite, "registries", "legacy"), "--format", "weaver"}
+	for _, tc := range []struct {
+		name      string
+		toml      string
+		args      []string
+		code      int
+		notStable bool // not_stable reported
+		stderr    string
+	}{
+		{name: "v1 by default", code: exitClean},
+		{name: "--v2", args: []string{"--v2"}, code: exitClean, notStable: true},
+		{name: "[registry] v2", toml: "[registry]\nv2 = true\npath = \"elsewhere\"\n", code: exitClean, notStable: true},
+		{name: "--v2=false over the file", toml: "[registry]\nv2 = true\n", args: []string{"--v2=false"}, code: exitClean},
+		{name: "bad v2", toml: "[registry]\nv2 = \"yes\"\n", code: exitBad, stderr: "[registry] v2 must be a boolean"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.toml != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ".weaver.toml"), []byte(tc.toml), 0o600))
+			}
+			t.Chdir(dir)
+			var out, errb bytes.Buffer
+			code := run(append(append(append([]string{"check"}, reg...), tc.args...), input), strings.NewReader(""), &out, &errb)
+			require.Equal(t, tc.code, code, errb.String())
+			assert.Equal(t, tc.notStable, strings.Contains(out.String(), `"id": "not_stable"`), out.String())
+			if tc.stderr != "" {
+				assert.Contains(t, errb.String(), tc.stderr)
+			}
+		})
+	}
 }

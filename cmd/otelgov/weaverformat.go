@@ -53,14 +53,14 @@ func (o *checkOptions) sink(w io.Writer, s *checkSetup) (checkSink, *checker.Wea
 	}
 	ww := checker.NewWeaverWriter(w, s.ix, checker.WeaverOptions{
 		Engine: s.engine, Report: o.weaver.noStream,
-		Lines: o.rep.format == checker.FormatWeaverLines, Modifier: o.weaver.modifier,
+		Lines: o.rep.format == checker.FormatWeaverLines,
 	})
 	return weaverTee{Checker: s.checker, w: ww}, ww
 }
 
-// finish writes the report and turns it into the exit code: Weaver's
-// report gates on its own findings (after the .weaver.toml rules), the
-// other formats on the aggregate, to which only unscoped rules apply.
+// finish writes the report and turns it into the exit code. The engine
+// applied the .weaver.toml rules and --level-override to every finding, so
+// Weaver's report and the aggregate of the other formats gate alike.
 func (o *checkOptions) finish(w io.Writer, s *checkSetup, ww *checker.WeaverWriter) error {
 	if ww != nil {
 		if err := ww.Close(); err != nil {
@@ -72,9 +72,6 @@ func (o *checkOptions) finish(w io.Writer, s *checkSetup, ww *checker.WeaverWrit
 		return nil
 	}
 	res := s.checker.Result()
-	if err := o.weaver.modifier.FilterResult(&res); err != nil {
-		return badInput(fmt.Errorf("%s: %w", o.weaver.found, err))
-	}
 	if err := checker.Render(w, o.rep.format, &res, s.failOn); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}

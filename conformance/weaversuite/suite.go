@@ -48,6 +48,8 @@ type Case struct {
 	Registry string `yaml:"registry"`
 	// Input is an OTLP JSON file under testdata/otlp.
 	Input string `yaml:"input"`
+	// V2 runs the case in Weaver's v2 mode (--v2, engine.Options.V2).
+	V2 bool `yaml:"v2"`
 	// Profile is the findings profile the case runs under; empty: weaver.
 	Profile string `yaml:"profile"`
 	// LevelOverrides are finding ID -> level, as findings::level_overrides.
@@ -55,8 +57,8 @@ type Case struct {
 	// FailOn maps a --fail-on threshold to whether the check must fail.
 	FailOn map[string]bool `yaml:"fail_on"`
 	// FindingFilters and FindingLevelOverrides are the .weaver.toml rules
-	// of the case (Weaver's keys); with them, the expectations are checked
-	// against otelgov check --format weaver's report, which applies them.
+	// of the case (Weaver's keys), applied by the engine: the recorder,
+	// the checker and the Weaver report all see them.
 	FindingFilters        []FilterYAML   `yaml:"finding_filters"`
 	FindingLevelOverrides []OverrideYAML `yaml:"finding_level_overrides"`
 	// Note says how the Weaver test was translated, where that is not plain.
@@ -105,9 +107,6 @@ type Result struct {
 	// Weaver are the findings of otelgov check --format weaver's report
 	// over the same input, after the case's rules.
 	Weaver []Finding
-	// Modified: the case has finding_filters or finding_level_overrides,
-	// which only the Weaver report applies.
-	Modified bool
 	// WeaverFails is the Weaver report's --fail-on verdict.
 	WeaverFails func(checker.FailOn) bool
 }
@@ -189,17 +188,13 @@ func (c *Case) Options() (engine.Options, error) {
 		TypeMismatch:  engine.TypeMismatchKeep,
 		EnumViolation: engine.EnumViolationKeep,
 		Findings:      true,
+		V2:            c.V2,
 	}
-	for id, lv := range c.LevelOverrides {
-		f, l, err := checker.ParseLevelOverride(id + "=" + lv)
-		if err != nil {
-			return o, fmt.Errorf("case %s: level_overrides: %w", c.Name, err)
-		}
-		if o.LevelOverrides == nil {
-			o.LevelOverrides = map[vocab.Finding]vocab.Level{}
-		}
-		o.LevelOverrides[f] = l
+	r, err := c.rules()
+	if err != nil {
+		return o, err
 	}
+	o.Rules = r
 	p, err := parseProfile(c.Profile)
 	if err != nil {
 		return o, fmt.Errorf("case %s: %w", c.Name, err)
@@ -223,11 +218,7 @@ func (c *Case) Run(dir string) (*Result, error) {
 	eo.Sink = rec
 	e := engine.New(eo)
 	ch := checker.New(ix, checker.Options{Engine: opts})
-	mod, err := c.modifier()
-	if err != nil {
-		return nil, err
-	}
-	ww := checker.NewWeaverWriter(io.Discard, ix, checker.WeaverOptions{Engine: opts, Report: true, Modifier: mod})
+	ww := checker.NewWeaverWriter(io.Discard, ix, checker.WeaverOptions{Engine: opts, Report: true})
 	err = c.records(dir, func(r *otlpfile.Record, where string) {
 		w := e.Walker(ix, true)
 		switch r.Kind {
@@ -255,7 +246,7 @@ func (c *Case) Run(dir string) (*Result, error) {
 	}
 	return &Result{
 		Findings: rec.findings, Check: ch.Result(),
-		Weaver: weaverFindings(ww.Samples()), Modified: mod != nil, WeaverFails: ww.Fails,
+		Weaver: weaverFindings(ww.Samples()), WeaverFails: ww.Fails,
 	}, nil
 }
 

@@ -4,16 +4,16 @@ import (
 	"fmt"
 
 	"github.com/otelgov/otelcol-governance/checker"
-	"github.com/otelgov/otelcol-governance/vocab"
+	"github.com/otelgov/otelcol-governance/findingrules"
 )
 
 // FilterYAML is one of Weaver's [[live-check.finding_filters]], with its
-// keys.
+// keys: findingrules.Filter's fields, in its order.
 type FilterYAML struct {
 	Exclude        []string `yaml:"exclude"`
 	MinLevel       string   `yaml:"min_level"`
-	SignalType     string   `yaml:"signal_type"`
 	ExcludeSamples []string `yaml:"exclude_samples"`
+	SignalType     string   `yaml:"signal_type"`
 	SampleNames    []string `yaml:"sample_names"`
 }
 
@@ -25,29 +25,26 @@ type OverrideYAML struct {
 	SampleNames []string `yaml:"sample_names"`
 }
 
-// modifier compiles the case's finding_filters and finding_level_overrides.
-func (c *Case) modifier() (*checker.Modifier, error) {
-	var fs []checker.FindingFilter
+// rules compiles the case's finding_level_overrides, then its older
+// level_overrides map, and its finding_filters.
+func (c *Case) rules() (*findingrules.Rules, error) {
+	var fs []findingrules.Filter
 	for _, f := range c.FindingFilters {
-		out := checker.FindingFilter{Exclude: f.Exclude, SignalType: f.SignalType, ExcludeSamples: f.ExcludeSamples, SampleNames: f.SampleNames}
-		if f.MinLevel != "" {
-			l, ok := vocab.ParseLevel(f.MinLevel)
-			if !ok {
-				return nil, fmt.Errorf("case %s: min_level %q", c.Name, f.MinLevel)
-			}
-			out.MinLevel = &l
-		}
-		fs = append(fs, out)
+		fs = append(fs, findingrules.Filter(f))
 	}
-	var os []checker.FindingLevelOverride
+	var os []findingrules.LevelOverride
 	for _, o := range c.FindingLevelOverrides {
-		l, ok := vocab.ParseLevel(o.Level)
-		if !ok {
-			return nil, fmt.Errorf("case %s: level %q", c.Name, o.Level)
-		}
-		os = append(os, checker.FindingLevelOverride{IDs: o.IDs, Level: l, SignalType: o.SignalType, SampleNames: o.SampleNames})
+		os = append(os, findingrules.LevelOverride(o))
 	}
-	return checker.NewModifier(fs, os)
+	old, err := findingrules.OverridesOf("level_overrides", c.LevelOverrides)
+	if err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	r, err := findingrules.Compile(fs, append(os, old...))
+	if err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	return r, nil
 }
 
 // weaverFindings are the findings of a Weaver report, as the suite compares

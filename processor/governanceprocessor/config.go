@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -24,8 +26,6 @@ var (
 	errEmptyClosedEnum  = errors.New("entries must not be empty")
 	errEmptyIncludeList = errors.New("needs at least one value")
 	errExtensionSources = errors.New("cannot be combined with semconv_dir, org_registries or rules_files")
-	errUnknownFinding   = errors.New("unknown finding id")
-	errUnknownLevel     = errors.New("unknown level")
 	errNeedsFindings    = errors.New("needs findings::enabled")
 	errUnknownProfile   = errors.New("unknown findings profile")
 	errNotPositive      = errors.New("must be positive")
@@ -103,10 +103,34 @@ type findingsConfig struct {
 	// drop_unexpected_attributes guards in either profile.
 	Profile string `mapstructure:"profile"`
 
-	// LevelOverrides maps Weaver finding IDs to the level they are counted
-	// at (violation, improvement or information), like Weaver's
-	// finding_level_overrides. Default: empty (Weaver's levels).
+	// FindingLevelOverrides are Weaver's [[live-check.finding_level_overrides]]
+	// (same keys: ids, level, signal_type, sample_names): within its scope,
+	// a finding whose ID is listed is counted at level. Applied in order,
+	// before the filters; the first that matches wins. Default: none
+	// (Weaver's levels).
+	FindingLevelOverrides []findingrules.LevelOverride `mapstructure:"finding_level_overrides"`
+
+	// FindingFilters are Weaver's [[live-check.finding_filters]] (same
+	// keys: exclude, min_level, exclude_samples, signal_type,
+	// sample_names): a finding a filter drops is neither counted on :8888
+	// nor reported nor logged. Default: none (every finding kept).
+	FindingFilters []findingrules.Filter `mapstructure:"finding_filters"`
+
+	// LevelOverrides maps Weaver finding IDs to a level.
+	//
+	// Deprecated: use finding_level_overrides (each entry is one
+	// {ids: [ID], level: LEVEL}, applied after those). Still read for one
+	// release, with a warning at start. Default: empty.
 	LevelOverrides map[string]string `mapstructure:"level_overrides"`
+
+	// V2 checks as Weaver's live-check with --v2 (at afa9700c): the
+	// registry is read as Weaver's v2 schema, in which a definition that
+	// states no stability is in development, so its attributes, metrics
+	// and events get not_stable. Every other finding is the same in both
+	// modes, and the semantic conventions state every stability: only a
+	// registry that leaves stability out sees a difference. Default: false
+	// (Weaver's default).
+	V2 bool `mapstructure:"v2"`
 
 	// DropUnexpectedAttributes removes data-point attributes that are not
 	// part of a registry metric's attribute set (unexpected_attribute), a
@@ -145,13 +169,8 @@ func (f *findingsConfig) Validate() error {
 	if _, ok := vocab.ParseProfile(f.Profile); !ok {
 		errs = append(errs, fmt.Errorf("profile: %w %q, want weaver or extended", errUnknownProfile, f.Profile))
 	}
-	for id, level := range f.LevelOverrides {
-		if _, ok := vocab.ParseFinding(id); !ok {
-			errs = append(errs, fmt.Errorf("level_overrides: %w %q", errUnknownFinding, id))
-		}
-		if _, ok := vocab.ParseLevel(level); !ok {
-			errs = append(errs, fmt.Errorf("level_overrides: %q: %w %q, want violation, improvement or information", id, errUnknownLevel, level))
-		}
+	if _, err := f.rules(); err != nil {
+		errs = append(errs, err)
 	}
 	if f.DropUnexpectedAttributes && !f.Enabled {
 		errs = append(errs, fmt.Errorf("drop_unexpected_attributes: %w", errNeedsFindings))
@@ -171,20 +190,23 @@ func (f *findingsConfig) profile() vocab.Profile {
 	return p
 }
 
-// levelOverrides returns the validated overrides in the engine's types.
-func (f *findingsConfig) levelOverrides() map[vocab.Finding]vocab.Level {
-	if len(f.LevelOverrides) == 0 {
-		return nil
+// rules compiles finding_level_overrides, then the deprecated
+// level_overrides, and finding_filters. An ID the processor does not report
+// is an error: it has no policies of its own that could report it.
+func (f *findingsConfig) rules() (*findingrules.Rules, error) {
+	old, err := findingrules.OverridesOf("level_overrides", f.LevelOverrides)
+	if err != nil {
+		return nil, err
 	}
-	out := make(map[vocab.Finding]vocab.Level, len(f.LevelOverrides))
-	for id, level := range f.LevelOverrides {
-		fi, ok1 := vocab.ParseFinding(id)
-		l, ok2 := vocab.ParseLevel(level)
-		if ok1 && ok2 {
-			out[fi] = l
-		}
+	overrides := append(slices.Clip(f.FindingLevelOverrides), old...)
+	r, err := findingrules.Compile(f.FindingFilters, overrides)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	if u := r.UnknownIDs(); len(u) > 0 {
+		return nil, fmt.Errorf("%s: %w", strings.Join(u, ", "), findingrules.ErrUnknownID)
+	}
+	return r, nil
 }
 
 // registryConfig says where the registry comes from: the processor's own
@@ -361,6 +383,7 @@ func (r *registryConfig) resolve() (*registry.Index, error) {
 
 // engineOptions are the engine's options for this configuration.
 func (cfg *config) engineOptions() engine.Options {
+	rules, _ := cfg.Findings.rules() // validated
 	return engine.Options{
 		Deprecated:       cfg.Deprecated,
 		Unknown:          cfg.Unknown,
@@ -372,8 +395,9 @@ func (cfg *config) engineOptions() engine.Options {
 		Detail:           cfg.Registry.Extension != nil,
 		ClosedEnums:      cfg.ClosedEnums,
 		Findings:         cfg.Findings.Enabled,
-		LevelOverrides:   cfg.Findings.levelOverrides(),
+		Rules:            rules,
 		Profile:          cfg.Findings.profile(),
+		V2:               cfg.Findings.V2,
 		DropUnexpected:   cfg.Findings.Enabled && cfg.Findings.DropUnexpectedAttributes,
 	}
 }

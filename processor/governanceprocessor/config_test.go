@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/findingrules"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,16 +47,39 @@ func TestLoadConfig(t *testing.T) {
 				IncludeResources: map[string][]string{"service.name": {"checkout", "payment"}},
 				ServiceLimit:     20,
 				Findings: findingsConfig{
-					Enabled:                  true,
-					Profile:                  "extended",
-					LevelOverrides:           map[string]string{"unexpected_attribute": "violation", "not_stable": "information"},
+					Enabled: true,
+					Profile: "extended",
+					V2:      true,
+					FindingLevelOverrides: []findingrules.LevelOverride{
+						{IDs: []string{"unexpected_attribute"}, Level: "violation"},
+						{IDs: []string{"not_stable"}, Level: "information", SignalType: "metric", SampleNames: []string{"http.*"}},
+					},
+					FindingFilters: []findingrules.Filter{
+						{Exclude: []string{"template_attribute"}},
+						{MinLevel: "improvement", SignalType: "span", ExcludeSamples: []string{"trace.*", "{db,rpc}.system"}},
+					},
 					DropUnexpectedAttributes: true,
 					Logs:                     findingLogsConfig{Enabled: true, MaxPerSecond: 10},
 				},
 			},
 		},
-		{id: component.NewIDWithName(metadata.Type, "bad_finding_id"), errIs: errUnknownFinding, errMsg: `findings: level_overrides: unknown finding id "missing_attr"`},
-		{id: component.NewIDWithName(metadata.Type, "bad_finding_level"), errIs: errUnknownLevel, errMsg: `findings: level_overrides: "unexpected_attribute": unknown level "error", want violation, improvement or information`},
+		{
+			id: component.NewIDWithName(metadata.Type, "deprecated_level_overrides"),
+			expected: func() component.Config {
+				c := createDefaultConfig().(*config)
+				c.Findings.LevelOverrides = map[string]string{"unexpected_attribute": "violation"}
+				return c
+			}(),
+		},
+		{id: component.NewIDWithName(metadata.Type, "bad_finding_id"), errIs: findingrules.ErrUnknownID, errMsg: `findings: level_overrides: unknown finding ID "missing_attr"`},
+		{id: component.NewIDWithName(metadata.Type, "bad_finding_level"), errIs: findingrules.ErrInvalidLevel, errMsg: `findings: level_overrides.unexpected_attribute: invalid level "error": want violation, improvement or information`},
+		{id: component.NewIDWithName(metadata.Type, "bad_override_id"), errIs: findingrules.ErrUnknownID, errMsg: `findings: finding_level_overrides[0].ids: "missing_attr": unknown finding ID`},
+		{id: component.NewIDWithName(metadata.Type, "bad_override_level"), errIs: findingrules.ErrInvalidLevel, errMsg: `findings: finding_level_overrides[1].level: invalid level "error"`},
+		{id: component.NewIDWithName(metadata.Type, "missing_override_level"), errIs: findingrules.ErrMissingLevel, errMsg: `findings: finding_level_overrides[0].level: missing (required)`},
+		{id: component.NewIDWithName(metadata.Type, "bad_filter_signal_type"), errIs: findingrules.ErrUnknownSignalType, errMsg: `findings: finding_filters[0].signal_type: unknown signal type "trace": want span, resource, metric, log, profile`},
+		{id: component.NewIDWithName(metadata.Type, "bad_filter_min_level"), errIs: findingrules.ErrInvalidLevel, errMsg: `findings: finding_filters[0].min_level: invalid level "warning"`},
+		{id: component.NewIDWithName(metadata.Type, "bad_filter_glob"), errIs: findingrules.ErrInvalidPattern, errMsg: `findings: finding_filters[0].exclude_samples: invalid sample name pattern "http.{a,b"`},
+		{id: component.NewIDWithName(metadata.Type, "bad_filter_id"), errIs: findingrules.ErrUnknownID, errMsg: `findings: finding_filters[0].exclude: "no_such_finding": unknown finding ID`},
 		{id: component.NewIDWithName(metadata.Type, "bad_profile"), errIs: errUnknownProfile, errMsg: `findings: profile: unknown findings profile "weaverish", want weaver or extended`},
 		{id: component.NewIDWithName(metadata.Type, "drop_without_findings"), errIs: errNeedsFindings, errMsg: "findings: drop_unexpected_attributes: needs findings::enabled"},
 		{id: component.NewIDWithName(metadata.Type, "finding_logs_zero_rate"), errIs: errNotPositive, errMsg: "findings: logs::max_per_second: must be positive, got 0"},

@@ -15,6 +15,7 @@ import (
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -314,4 +315,46 @@ func TestSharedReportLevels(t *testing.T) {
 	for _, g := range gs {
 		require.NoError(t, g.shutdown(ctx))
 	}
+}
+
+// TestReportFindingRules: the /conformance report holds what the
+// processor's finding rules leave: a scoped finding_filters entry drops
+// not_stable on the http.method attribute samples, and a scoped override
+// counts deprecated at information on spans named "GET /".
+func TestReportFindingRules(t *testing.T) {
+	ctx := context.Background()
+	// Without rules: not_stable and deprecated (a violation) on http.method.
+	baseExt, baseHost := newReportRegistry(t, 10)
+	base, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
+	require.NoError(t, err)
+	require.NoError(t, base.start(ctx, baseHost))
+	_, err = base.processTraces(ctx, servicesTraces("checkout", "checkout"))
+	require.NoError(t, err)
+	require.NoError(t, base.shutdown(ctx))
+	bdoc := baseExt.document()
+	require.Len(t, bdoc.Services, 1)
+	require.Equal(t, int64(2), bdoc.Services[0].Findings["not_stable"].Count)
+	require.Equal(t, "violation", bdoc.Services[0].Findings["deprecated"].Level)
+
+	ext, host := newReportRegistry(t, 10)
+	cfg := extensionConfig()
+	cfg.Findings.FindingFilters = []findingrules.Filter{{Exclude: []string{"not_stable"}, SampleNames: []string{"http.method"}}}
+	cfg.Findings.FindingLevelOverrides = []findingrules.LevelOverride{{IDs: []string{"deprecated"}, Level: "information", SignalType: "span", SampleNames: []string{"http.*"}}}
+	require.NoError(t, cfg.Findings.Validate())
+	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), cfg, nil, vocab.KindTraces, nil)
+	require.NoError(t, err)
+	require.NoError(t, g.start(ctx, host))
+	t.Cleanup(func() { require.NoError(t, g.shutdown(ctx)) })
+	_, err = g.processTraces(ctx, servicesTraces("checkout", "checkout"))
+	require.NoError(t, err)
+
+	doc := ext.document()
+	require.Len(t, doc.Services, 1)
+	fs := doc.Services[0].Findings
+	assert.NotContains(t, fs, "not_stable", "filtered")
+	assert.Zero(t, doc.Totals.AdviceTypeCounts["not_stable"])
+	dep := fs["deprecated"]
+	assert.Equal(t, int64(2), dep.Count)
+	assert.Equal(t, map[string]int64{"information": 2}, dep.Levels)
+	assert.Equal(t, "information", dep.Level)
 }

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
 	"github.com/otelgov/otelcol-governance/vocab"
@@ -100,6 +101,58 @@ func TestFindingsTelemetry(t *testing.T) {
 	require.False(t, ok, "the cardinality guard dropped user.id")
 }
 
+// TestFindingRulesTelemetry: findings::finding_filters drops a finding
+// from the :8888 counters (unit_mismatch, scoped to metrics), and a scoped
+// finding_level_overrides entry counts not_stable at violation on the
+// user.* attribute samples only; the deprecated level_overrides still
+// applies after it.
+func TestFindingRulesTelemetry(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	cfg := withConfig(func(c *config) {
+		c.Findings.Profile = "extended"
+		c.Findings.FindingFilters = []findingrules.Filter{{Exclude: []string{"unit_mismatch"}, SignalType: "metric"}}
+		c.Findings.FindingLevelOverrides = []findingrules.LevelOverride{
+			{IDs: []string{"not_stable"}, Level: "violation", SignalType: "metric", SampleNames: []string{"user.*"}},
+		}
+		c.Findings.LevelOverrides = map[string]string{"unexpected_attribute": "information"}
+	})
+	require.NoError(t, cfg.Validate())
+	mp, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, &consumertest.MetricsSink{})
+	require.NoError(t, err)
+	require.NoError(t, mp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, mp.Shutdown(context.Background())) })
+
+	require.NoError(t, mp.ConsumeMetrics(context.Background(), durationMetric("ms", true, true)))
+	// A development attribute not under user.*: not_stable at its own level.
+	md := durationMetric("s", false, false)
+	md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).Attributes().PutStr("url.template", "/cart/{id}")
+	require.NoError(t, mp.ConsumeMetrics(context.Background(), md))
+
+	set := func(kvs ...attribute.KeyValue) attribute.Set { return attribute.NewSet(kvs...) }
+	proc := attribute.String("processor", "governance")
+	sig := attribute.String("otel.signal", "metrics")
+	svc := attribute.String("service.name", "checkout")
+	fnd := func(f, l string) []attribute.KeyValue {
+		return []attribute.KeyValue{attribute.String("finding", f), attribute.String("level", l)}
+	}
+	want := func(extra ...attribute.KeyValue) []metricdata.DataPoint[int64] {
+		kv := func(f, l string) attribute.Set {
+			return set(append(append([]attribute.KeyValue{proc, sig}, extra...), fnd(f, l)...)...)
+		}
+		return []metricdata.DataPoint[int64]{
+			{Attributes: kv("required_attribute_not_present", "violation"), Value: 1},
+			{Attributes: kv("unexpected_attribute", "information"), Value: 2},
+			{Attributes: kv("not_stable", "violation"), Value: 1},
+			{Attributes: kv("not_stable", "improvement"), Value: 1},
+			{Attributes: kv("opt_in_attribute_not_present", "information"), Value: 2},
+		}
+	}
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualProcessorGovernanceFindings(t, tel, want(), opts...)
+	metadatatest.AssertEqualProcessorGovernanceServiceFindings(t, tel, want(svc), opts...)
+}
+
 func TestFindingLogRateLimit(t *testing.T) {
 	now := time.Unix(100, 0)
 	fl := newFindingLog(2, func() time.Time { return now })
@@ -177,4 +230,47 @@ func TestFindingLogsPipeline(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, lp2.Shutdown(context.Background())) })
 	require.NoError(t, lp2.ConsumeLogs(context.Background(), plog.NewLogs()))
 	assert.Zero(t, lsink2.AllLogs()[0].LogRecordCount())
+}
+
+// TestFindingsV2: findings::v2 reads a registry as Weaver's --v2 does: the
+// legacy registry's metric and attribute state no stability, which v2
+// reads as development (not_stable); v1 reports nothing for them.
+func TestFindingsV2(t *testing.T) {
+	for _, v2 := range []bool{false, true} {
+		tel := componenttest.NewTelemetry()
+		cfg := withConfig(func(c *config) {
+			c.Registry.Embedded = false
+			c.Registry.OrgRegistries = []string{"../../conformance/weaversuite/testdata/registries/legacy"}
+			c.Findings.V2 = v2
+		})
+		require.NoError(t, cfg.Validate())
+		mp, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, &consumertest.MetricsSink{})
+		require.NoError(t, err)
+		require.NoError(t, mp.Start(context.Background(), componenttest.NewNopHost()))
+		md := pmetric.NewMetrics()
+		rm := md.ResourceMetrics().AppendEmpty()
+		m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+		m.SetName("legacy.requests")
+		m.SetUnit("{request}")
+		s := m.SetEmptySum()
+		s.SetIsMonotonic(true)
+		s.DataPoints().AppendEmpty().Attributes().PutStr("legacy.name", "a")
+		require.NoError(t, mp.ConsumeMetrics(context.Background(), md))
+		t.Cleanup(func() { require.NoError(t, mp.Shutdown(context.Background())) })
+
+		got, err := tel.GetMetric("otelcol_processor_governance_findings")
+		if !v2 {
+			require.Error(t, err, "no finding in v1 mode")
+			continue
+		}
+		require.NoError(t, err)
+		sum, ok := got.Data.(metricdata.Sum[int64])
+		require.True(t, ok)
+		byFinding := map[string]int64{}
+		for _, dp := range sum.DataPoints {
+			f, _ := dp.Attributes.Value("finding")
+			byFinding[f.AsString()] += dp.Value
+		}
+		assert.Equal(t, map[string]int64{"not_stable": 2}, byFinding, "the metric and its attribute")
+	}
 }

@@ -105,6 +105,9 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 		zap.String("unknown", string(g.cfg.Unknown)),
 		zap.Bool("mutates_data", g.engine.Mutates()))
 	g.warnEnums(s.ix)
+	if len(g.cfg.Findings.LevelOverrides) > 0 {
+		g.logger.Warn("findings::level_overrides is deprecated and will be removed in the next release: use findings::finding_level_overrides (one entry per level: {ids: [ID, ...], level: LEVEL}); its entries apply after finding_level_overrides")
+	}
 	return nil
 }
 

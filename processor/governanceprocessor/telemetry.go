@@ -187,15 +187,15 @@ func (t *telemetry) record(c *engine.Batch) {
 		t.names[o].add(n)
 	}
 	if len(c.Services) > 0 {
-		t.services.record(c.Services)
+		t.services.record(c.Services, c.Relevelled)
 	}
 	t.overflow.add(c.Overflow)
 	for l, n := range c.SchemaURLs {
 		t.schema[l].add(n)
 	}
-	if t.findings != nil {
+	if t.findings.levels != nil {
 		totals := c.FindingTotals()
-		t.findings.add(&totals)
+		t.findings.add(&totals, c.Relevelled, -1)
 	}
 }
 
@@ -297,7 +297,7 @@ func (st *serviceTable) Slot(name string) engine.ServiceID {
 }
 
 // record adds the per-service counts of one batch.
-func (st *serviceTable) record(services []engine.ServiceTally) {
+func (st *serviceTable) record(services []engine.ServiceTally, relevelled []engine.LevelCount) {
 	st.mu.Lock()
 	slots := st.slots
 	st.mu.Unlock()
@@ -310,7 +310,7 @@ func (st *serviceTable) record(services []engine.ServiceTally) {
 		for o, n := range s.Outcomes {
 			slot.counts[o].add(n)
 		}
-		slot.findings.add(&s.Findings)
+		slot.findings.add(&s.Findings, relevelled, i)
 	}
 }
 

@@ -81,8 +81,9 @@ func TestValueTelemetry(t *testing.T) {
 	assert.Empty(t, got.ResourceSpans().At(1).SchemaUrl(), "nothing rewritten, schema_url untouched")
 }
 
-// TestEnumWarnings: an enum_violation: drop with nothing closed, and a
-// closed_enums entry that is no enum, are logged once at start.
+// TestEnumWarnings: an enum_violation: drop with nothing closed, a
+// closed_enums entry that is no enum, and the deprecated
+// findings::level_overrides are logged once at start.
 func TestEnumWarnings(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -90,6 +91,11 @@ func TestEnumWarnings(t *testing.T) {
 		want []string
 	}{
 		{name: "defaults", want: nil},
+		{
+			name: "deprecated level_overrides",
+			cfg:  func(c *config) { c.Findings.LevelOverrides = map[string]string{"deprecated": "information"} },
+			want: []string{"findings::level_overrides is deprecated and will be removed in the next release: use findings::finding_level_overrides (one entry per level: {ids: [ID, ...], level: LEVEL}); its entries apply after finding_level_overrides"},
+		},
 		{
 			name: "drop without closed enums",
 			cfg:  func(c *config) { c.EnumViolation = engine.EnumViolationDrop },

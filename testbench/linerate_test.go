@@ -138,7 +138,7 @@ func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distrib
 	t.Helper()
 	dists := map[string]Distribution{"governance": Governance(t)}
 	if p := os.Getenv(BeforeBinaryEnv); p != "" {
-		if _, err := os.Stat(p); err != nil {
+		if _, err := os.Stat(p); err != nil { //nolint:gosec // the operator names the binary to measure; the test only runs it
 			t.Fatalf("%s: %v", BeforeBinaryEnv, err)
 		}
 		dists["before"] = Distribution{Name: "before", Path: p}

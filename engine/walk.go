@@ -393,11 +393,43 @@ func (w *Walker) attrs(m pcommon.Map) {
 	}
 }
 
-// check classifies one attribute; changes are queued in w.ops.
+// check classifies one attribute; changes are queued in w.ops. It is the
+// two halves the shape memo (memo.go) tells apart: checkKey, which reads
+// the key and never the value, and checkTail, which reads the value.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	r := w.lookup(k, pos)
+	if tl := w.checkKey(k, r); tl != tailDone {
+		w.checkTail(k, v, r, tl)
+	}
+}
+
+// tail says what checkTail still has to do for an attribute once
+// checkKey has decided all that the key alone decides.
+type tail uint8
+
+const (
+	// tailDone: nothing (an unknown key, or one the cardinality guard
+	// dropped).
+	tailDone tail = iota
+	// tailPlain: a plain registry key (registry.Ref.Plain): its value's
+	// type is checked.
+	tailPlain
+	// tailValue: a current registry key: type and enum membership.
+	tailValue
+	// tailTarget: a deprecated key with a rename target in this context:
+	// the value's finding, value migrations, then the rename.
+	tailTarget
+	// tailDeprecated: a deprecated key without a target: the value's
+	// finding, value migrations, else deprecated_kept.
+	tailDeprecated
+)
+
+// checkKey does what the key alone decides: the group check, the key's
+// findings, the report's key tallies, unknown keys. It reads no value,
+// so that for one key in one context it always does the same.
+func (w *Walker) checkKey(k string, r registry.Ref) tail {
 	if w.e.opts.Findings && w.groupAttr(k, r) {
-		return
+		return tailDone
 	}
 	if r.Plain() {
 		// The common case: a current key that no rule renames and no enum
@@ -409,17 +441,12 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		if w.report.enabled {
 			w.report.registryKey(r, w.ix)
 		}
-		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
-			w.count(vocab.OutcomeConformant)
-			return
-		}
-		w.value(k, v, w.ix.Attr(r))
-		return
+		return tailPlain
 	}
 	a := w.ix.Attr(r)
 	if a == nil {
 		w.unknown(k)
-		return
+		return tailDone
 	}
 	if !a.Placeholder {
 		w.report.registryKey(r, w.ix)
@@ -429,9 +456,6 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		switch {
 		case !a.Placeholder:
 			w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
-			if w.e.opts.Findings {
-				w.valueFinding(k, v, a)
-			}
 		case w.e.extended:
 			w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
 		case w.e.opts.Findings:
@@ -439,18 +463,43 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 			// registry.
 			w.unknownFindings(k, w.e.allowed(k))
 		}
-		if (a.Migration != nil || t.DeprecatedMembers != nil) && w.renameValue(k, v, a, t) {
-			return
-		}
-		w.deprecated(k, a, t)
-		return
+		return tailTarget
 	}
 	switch {
 	case a.Placeholder:
 		w.unknown(k)
+		return tailDone
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
 		w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
+		return tailDeprecated
+	}
+	return tailValue
+}
+
+// checkTail does what the value decides, after checkKey returned tl.
+func (w *Walker) checkTail(k string, v pcommon.Value, r registry.Ref, tl tail) {
+	switch tl {
+	case tailPlain:
+		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
+			w.count(vocab.OutcomeConformant)
+			return
+		}
+		w.value(k, v, w.ix.Attr(r))
+	case tailValue:
+		w.value(k, v, w.ix.Attr(r))
+	case tailTarget:
+		a := w.ix.Attr(r)
+		t := a.Target(w.ctx)
+		if !a.Placeholder && w.e.opts.Findings {
+			w.valueFinding(k, v, a)
+		}
+		if (a.Migration != nil || t.DeprecatedMembers != nil) && w.renameValue(k, v, a, t) {
+			return
+		}
+		w.deprecated(k, a, t)
+	case tailDeprecated:
+		a := w.ix.Attr(r)
 		if w.e.opts.Findings {
 			w.valueFinding(k, v, a)
 		}
@@ -458,8 +507,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 			return
 		}
 		w.count(vocab.OutcomeDeprecatedKept)
-	default:
-		w.value(k, v, a)
+	case tailDone:
 	}
 }
 

@@ -174,6 +174,9 @@ type Engine struct {
 	// bounded by maxIdleWalkers avoids.
 	mu      sync.Mutex
 	walkers []*Walker
+	// memo is the shape memo (memo.go); nil turns it off (tests compare
+	// the walk without it).
+	memo *memo
 }
 
 // maxIdleWalkersPerProc bounds the idle walkers kept per engine, per
@@ -217,6 +220,7 @@ func New(opts Options) *Engine {
 		}
 	}
 	e.extended = opts.Profile == vocab.ProfileExtended
+	e.memo = newMemo()
 	return e
 }
 
@@ -249,12 +253,20 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	}
 	w.mutate = e.mutates && !readOnly
 	w.ix = ix
+	if e.memo != nil {
+		e.memo.use(ix)
+	}
 	return w
 }
 
 // Release returns a walker to the pool; the walker and its tallies must not
 // be used afterwards.
 func (e *Engine) Release(w *Walker) {
+	if e.memo != nil && w.memoHits+w.memoMisses > 0 {
+		e.memo.hits.Add(w.memoHits)
+		e.memo.misses.Add(w.memoMisses)
+	}
+	w.memoHits, w.memoMisses = 0, 0
 	w.reset()
 	e.mu.Lock()
 	if len(e.walkers) < maxIdleWalkersPerProc*runtime.GOMAXPROCS(0) {

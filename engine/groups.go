@@ -76,7 +76,16 @@ func (w *Walker) finding(f vocab.Finding, subj vocab.Subject, name string) {
 	if !w.e.opts.Findings || w.grp.quiet {
 		return
 	}
+	if w.rec != nil {
+		w.rec.event(memoEvent{kind: memoFinding, f: f, subj: subj})
+	}
 	w.svc.Findings[f]++
+	w.findingOut(f, subj, name)
+}
+
+// findingOut is the detail of one finding counted by finding, or replayed
+// by the shape memo: the report's tally by name and the sink.
+func (w *Walker) findingOut(f vocab.Finding, subj vocab.Subject, name string) {
 	w.report.finding(f, w.e.levels[f], subj, name)
 	if w.e.opts.Sink != nil {
 		w.emit(f, subj, name)

@@ -26,6 +26,8 @@ type reportTally struct {
 	known []*registry.Attribute
 	// findings feeds Batch.Findings and Batch.Signals (report_findings.go).
 	findings findingTally
+	// rec is the shape memo's recording under way, or nil (memo.go).
+	rec *memoRec
 	// recentUsed and seenUsed list the slots set since the last reset, so
 	// that reset clears only those: clearing both arrays in full cost more
 	// than walking a small batch.
@@ -69,6 +71,9 @@ func (r *reportTally) key(k string, kind KeyKind) {
 	if !r.enabled {
 		return
 	}
+	if r.rec != nil {
+		r.rec.event(memoEvent{kind: memoKey, kk: kind})
+	}
 	svc := r.svcIdx
 	slot := (slotHash(k) + svc*7 + int(kind)) & (recentSize - 1)
 	c := &r.recent[slot]
@@ -97,6 +102,9 @@ func (r *reportTally) key(k string, kind KeyKind) {
 func (r *reportTally) registryKey(ref registry.Ref, ix *registry.Index) {
 	if !r.enabled {
 		return
+	}
+	if r.rec != nil {
+		r.rec.event(memoEvent{kind: memoRegistryKey, ref: ref})
 	}
 	i := ref.Slot() & (recentSize - 1)
 	slot := &r.seen[i]

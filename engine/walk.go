@@ -52,6 +52,16 @@ type Walker struct {
 	mig migState
 	// grp is the check of the current item against its semconv group (groups.go).
 	grp groupCheck
+
+	// The shape memo (memo.go): rec is the recording under way (nil
+	// otherwise); memoRec is its reused storage. memoHits and memoMisses
+	// count this batch's maps (added to the engine's at Release);
+	// memoLifeMisses and memoRecords count over the walker's life, for the
+	// admission budget.
+	rec                         *memoRec
+	memoRec                     memoRec
+	memoHits, memoMisses        int64
+	memoLifeMisses, memoRecords int64
 }
 
 func newWalker(e *Engine) *Walker {
@@ -377,19 +387,30 @@ func (w *Walker) exemplars(exs pmetric.ExemplarSlice) {
 }
 
 // attrs checks every attribute of one map, then applies the changes found.
+// The shape memo (memo.go) walks it when it can.
 func (w *Walker) attrs(m pcommon.Map) {
-	if m.Len() == 0 {
+	n := m.Len()
+	if n == 0 {
 		return
 	}
 	w.ops = w.ops[:0]
 	w.nDrop, w.nCoerce, w.nMove, w.nRename = 0, 0, 0, 0
+	if w.e.memo != nil && !w.grp.pending {
+		w.memoWalk(m, n)
+	} else {
+		w.attrsFull(m)
+	}
+	if len(w.ops) > 0 {
+		w.apply(m)
+	}
+}
+
+// attrsFull checks every attribute of one map, queueing the changes.
+func (w *Walker) attrsFull(m pcommon.Map) {
 	pos := 0
 	for k, v := range m.All() {
 		w.check(k, v, pos)
 		pos++
-	}
-	if len(w.ops) > 0 {
-		w.apply(m)
 	}
 }
 

@@ -1,0 +1,617 @@
+package engine
+
+import (
+	"hash/maphash"
+	"math/bits"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+// This file holds the shape memo: the walk pays per shape, not per
+// attribute.
+//
+// Telemetry is repetitive: one instrumentation sends the same attribute
+// keys, in the same order, in the same context, millions of times. The
+// memo classifies an attribute map once per shape and keeps what the key
+// alone decides (checkKey in walk.go), so that a map of a known shape costs
+// one key comparison per attribute, the checks that really read values, and
+// one vector added to the tally.
+//
+// The shape is the map's key sequence, in its context (memoCtx): the
+// registry.Context (location, span kind, metric name, span name: what a
+// rename target depends on), the definition the item is checked against
+// and the group check's flags (active, resource, guard, quiet), and whether
+// the batch is writable. Nothing else that checkKey reads varies within
+// one Engine and one registry Index. A position whose value check depends
+// only on the value's type (a conforming scalar, an unknown key, a plain
+// deprecated rename) is memoized with that type as a guard: a map whose
+// types differ is a miss, never a wrong answer.
+//
+// An entry stores, per position, the key (copied on insert), its
+// registry.Ref, the type guard, the value check still to run at each hit
+// (tail: enums, value migrations, arrays, coercions), the ops the key
+// queues (renames, drops) and, with Options.Detail or a Sink, the ordered
+// events of the report and the sink (registry keys, deprecated and unknown
+// keys, findings by name), which a hit replays in order through findingOut,
+// the one path of a finding's detail. For the whole map it stores the
+// outcome, finding and drop counts and the group check's seen bits, added
+// as one vector. Findings are counted by finding(), the one place that
+// counts them, while an entry is recorded: a rule that changes or filters
+// findings there (levels, Weaver's FindingModifier) is memoized with them
+// as long as what it reads is in memoCtx or the keys; one that reads the
+// span name needs walk.go to set registry.Context.SpanName, which memoCtx
+// then compares.
+//
+// Not memoized, and walked in full: the attributes of spans while the
+// extended profile matches span definitions (the matcher reads all keys
+// first), maps of more than memoMaxKeys attributes or memoMaxKeyBytes of
+// key text. Resource entity checks and requirement checks run once per
+// item after the attributes, from the seen bits, and are not part of it.
+//
+// Bounds: memoSets*memoWays entries (2048) and memoMaxBytes (4 MiB,
+// counted from the copied strings and the entry's slices) in all; an entry
+// that would pass the budget is not admitted. A key sequence is admitted
+// on its second sighting (a fingerprint in the doorkeeper table), and a
+// walker records at most one entry per memoAdmitEvery misses after its
+// first, so that a client sending a new shape with every map costs one
+// failed comparison and one fingerprint pass per map over the full walk,
+// and grows nothing. Eviction: the entry in the set's next way, round
+// robin.
+//
+// Invalidation: the memo belongs to one registry Index. Engine.Walker
+// clears it when a walker is asked for another Index (a reload), and an
+// entry is used only with the Index it was recorded against.
+//
+// Concurrency: walkers run concurrently and share the engine's memo. The
+// sets are atomic pointers to immutable entries: a hit is lock-free, an
+// insert swaps one pointer. mu serializes reset; the counters are atomic.
+// A walker counts its hits and misses locally and adds them at Release.
+
+const (
+	memoSets = 512
+	memoWays = 4
+	// memoMaxKeys and memoMaxKeyBytes bound one entry's keys.
+	memoMaxKeys     = 64
+	memoMaxKeyBytes = 4 << 10
+	// memoMaxBytes bounds all entries.
+	memoMaxBytes = 4 << 20
+	// memoDoorSlots is the size of the doorkeeper table.
+	memoDoorSlots = 4096
+	// memoAdmitEvery: a walker records one entry per this many misses.
+	memoAdmitEvery = 8
+)
+
+// MemoStats are the shape memo's counters since the engine was created.
+type MemoStats struct {
+	// Hits and Misses count attribute maps walked with and without an
+	// entry; Evictions counts entries replaced by others.
+	Hits, Misses, Evictions int64
+	// Entries and Bytes are the memo's current size.
+	Entries, Bytes int64
+}
+
+// memo is one engine's shape memo.
+type memo struct {
+	// mu serializes reset.
+	mu sync.Mutex
+	// ix is the registry the entries belong to.
+	ix   atomic.Pointer[registry.Index]
+	seed maphash.Seed
+	sets [memoSets]memoSet
+	door [memoDoorSlots]atomic.Uint64
+
+	hits, misses, evictions, entries, bytes atomic.Int64
+}
+
+type memoSet struct {
+	ways [memoWays]atomic.Pointer[memoEntry]
+	next atomic.Uint32 // round-robin victim
+}
+
+func newMemo() *memo { return &memo{seed: maphash.MakeSeed()} }
+
+// Stats reads the counters.
+func (mo *memo) stats() MemoStats {
+	return MemoStats{
+		Hits: mo.hits.Load(), Misses: mo.misses.Load(), Evictions: mo.evictions.Load(),
+		Entries: mo.entries.Load(), Bytes: mo.bytes.Load(),
+	}
+}
+
+// use makes ix the memo's registry, dropping every entry of another.
+func (mo *memo) use(ix *registry.Index) {
+	if mo.ix.Load() == ix {
+		return
+	}
+	mo.mu.Lock()
+	defer mo.mu.Unlock()
+	if mo.ix.Load() == ix {
+		return
+	}
+	mo.ix.Store(ix)
+	for i := range mo.sets {
+		for j := range mo.sets[i].ways {
+			if old := mo.sets[i].ways[j].Swap(nil); old != nil {
+				mo.entries.Add(-1)
+				mo.bytes.Add(-int64(old.bytes))
+			}
+		}
+	}
+	for i := range mo.door {
+		mo.door[i].Store(0)
+	}
+}
+
+// MemoStats returns the shape memo's counters (zero when the memo is off).
+func (e *Engine) MemoStats() MemoStats {
+	if e.memo == nil {
+		return MemoStats{}
+	}
+	return e.memo.stats()
+}
+
+// memoCtx is what checkKey reads besides the key.
+type memoCtx struct {
+	ctx   registry.Context
+	def   *registry.Group
+	flags uint8
+}
+
+const (
+	memoActive uint8 = 1 << iota
+	memoResource
+	memoGuard
+	memoQuiet
+	memoMutate
+)
+
+func (w *Walker) memoContext() memoCtx {
+	s := &w.grp
+	var f uint8
+	if s.active {
+		f |= memoActive
+	}
+	if s.resource {
+		f |= memoResource
+	}
+	if s.guard {
+		f |= memoGuard
+	}
+	if s.quiet {
+		f |= memoQuiet
+	}
+	if w.mutate {
+		f |= memoMutate
+	}
+	return memoCtx{ctx: w.ctx, def: s.def, flags: f}
+}
+
+// memoEntry is one shape's recorded walk. Immutable once inserted.
+type memoEntry struct {
+	ix   *registry.Index
+	mc   memoCtx
+	keys []string // slices of one copied string
+	pos  []memoPos
+	// The vector: counts added to the tally on a hit (sparse).
+	outcomes, findings, drops []memoCount
+	rewrites                  int
+	seen                      registry.AttrBits
+	hasSeen                   bool
+	ops                       []op
+	events                    []memoEvent
+	// replay: a hit needs the second pass (a tail, an op or an event).
+	replay bool
+	bytes  int
+}
+
+// memoPos is one position of a shape.
+type memoPos struct {
+	ref registry.Ref
+	// typ is the value's type when guard is set: the position's recorded
+	// result holds for values of that type only.
+	typ   pcommon.ValueType
+	guard bool
+	// tail is the value check a hit runs (tailDone: none).
+	tail tail
+	// ops and events end the position's ops and events (cumulative).
+	ops, events uint16
+}
+
+type memoCount struct {
+	i uint16
+	n int32
+}
+
+// memoEventKind is what a recorded event replays.
+type memoEventKind uint8
+
+const (
+	memoRegistryKey memoEventKind = iota
+	memoKey
+	memoFinding
+)
+
+type memoEvent struct {
+	kind memoEventKind
+	kk   KeyKind
+	subj vocab.Subject
+	f    vocab.Finding
+	ref  registry.Ref
+}
+
+// memoRec records one map's walk: the walker's hooks (finding, the
+// report's key tallies) append events to it while w.rec points at it.
+type memoRec struct {
+	events   []memoEvent
+	ops      []op
+	keys     []string
+	pos      []memoPos
+	outcomes [vocab.NumOutcomes]int64
+	findings [vocab.NumFindings]int64
+	drops    [vocab.NumReasons]int64
+	seen     registry.AttrBits
+	// snapshot before the current position
+	s0 memoSnap
+}
+
+type memoSnap struct {
+	outcomes [vocab.NumOutcomes]int64
+	findings [vocab.NumFindings]int64
+	drops    [vocab.NumReasons]int64
+	seen     registry.AttrBits
+}
+
+func (r *memoRec) reset() {
+	clear(r.ops)
+	clear(r.keys)
+	r.events, r.ops, r.keys, r.pos = r.events[:0], r.ops[:0], r.keys[:0], r.pos[:0]
+	r.outcomes, r.findings, r.drops, r.seen = [vocab.NumOutcomes]int64{}, [vocab.NumFindings]int64{}, [vocab.NumReasons]int64{}, registry.AttrBits{}
+}
+
+func (r *memoRec) event(ev memoEvent) { r.events = append(r.events, ev) }
+
+// setRec turns recording on (rec) or off (nil).
+func (w *Walker) setRec(rec *memoRec) { w.rec, w.report.rec = rec, rec }
+
+// memoWalk walks one map through the memo: a hit replays its entry, a miss
+// walks it in full (recording it when admitted).
+func (w *Walker) memoWalk(m pcommon.Map, n int) {
+	mo := w.e.memo
+	mc := w.memoContext()
+	var set *memoSet
+	var cand [memoWays]*memoEntry
+	live := uint(0)
+	i := 0
+	for k, v := range m.All() {
+		if i == 0 {
+			set = &mo.sets[mo.setIndex(&mc, n, k)]
+			for j := range memoWays {
+				if e := set.ways[j].Load(); e != nil && len(e.keys) == n && e.ix == w.ix && e.mc == mc {
+					cand[j] = e
+					live |= 1 << j
+				}
+			}
+			if live == 0 {
+				break
+			}
+		}
+		for l := live; l != 0; l &= l - 1 {
+			j := bits.TrailingZeros(l)
+			e := cand[j]
+			if p := &e.pos[i]; e.keys[i] != k || (p.guard && v.Type() != p.typ) {
+				live &^= 1 << j
+			}
+		}
+		if live == 0 {
+			break
+		}
+		i++
+	}
+	if live != 0 {
+		w.memoHits++
+		w.memoHit(m, cand[bits.TrailingZeros(live)])
+		return
+	}
+	w.memoMisses++
+	w.memoLifeMisses++
+	if n > memoMaxKeys || !w.memoAdmit(m) {
+		w.attrsFull(m)
+		return
+	}
+	w.memoRecord(m, mc, set)
+}
+
+// setIndex chooses the set of a shape from its context, length and first
+// key.
+func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
+	h := uint64(n)*0x9e3779b97f4a7c15 ^ uint64(mc.ctx.Location)<<8 ^ uint64(mc.ctx.SpanKind)<<16 ^ uint64(mc.flags)<<24
+	if mc.ctx.MetricName != "" {
+		h ^= maphash.String(mo.seed, mc.ctx.MetricName)
+	}
+	if mc.def != nil {
+		h ^= uint64(uintptr(unsafe.Pointer(mc.def))) >> 4 //nolint:gosec // a hash of the pointer, never turned back
+	}
+	h ^= uint64(slotHash(first)) * 0xff51afd7ed558ccd
+	h ^= h >> 29
+	return int(h % memoSets)
+}
+
+// memoAdmit reports whether the shape of m is admitted: seen before
+// (its fingerprint is in the doorkeeper) and within the walker's
+// admission budget.
+func (w *Walker) memoAdmit(m pcommon.Map) bool {
+	if w.memoRecords*memoAdmitEvery > w.memoLifeMisses {
+		return false
+	}
+	fp := uint64(w.ctx.Location+1) * 0x9e3779b97f4a7c15
+	for k, v := range m.All() {
+		fp = (fp ^ uint64(slotHash(k)) ^ uint64(len(k))<<20 ^ uint64(v.Type())<<40) * 0x100000001b3
+		if len(k) > 0 {
+			fp ^= uint64(k[0]) << 48
+		}
+	}
+	fp |= 1 // never the empty slot
+	slot := &w.e.memo.door[(fp>>7)%memoDoorSlots]
+	if slot.Load() == fp {
+		return true
+	}
+	slot.Store(fp)
+	return false
+}
+
+// memoHit applies entry e to m.
+func (w *Walker) memoHit(m pcommon.Map, e *memoEntry) {
+	loc := &w.tally.Attrs[w.ctx.Location]
+	for _, c := range e.outcomes {
+		loc[c.i] += int64(c.n)
+		w.svc.Outcomes[c.i] += int64(c.n)
+	}
+	w.mig.rewrites += e.rewrites
+	for _, c := range e.findings {
+		w.svc.Findings[c.i] += int64(c.n)
+	}
+	for _, c := range e.drops {
+		w.tally.Drops[c.i] += int64(c.n)
+	}
+	if e.hasSeen {
+		w.grp.seen = w.grp.seen.Or(e.seen)
+	}
+	if !e.replay {
+		return
+	}
+	i, op, ev := 0, 0, 0
+	for k, v := range m.All() {
+		p := &e.pos[i]
+		for ; ev < int(p.events); ev++ {
+			w.memoReplay(&e.events[ev], k)
+		}
+		for ; op < int(p.ops); op++ {
+			w.queue(e.ops[op])
+		}
+		if p.tail != tailDone {
+			w.checkTail(k, v, p.ref, p.tail)
+		}
+		i++
+	}
+}
+
+// memoReplay replays one recorded event of key k.
+func (w *Walker) memoReplay(ev *memoEvent, k string) {
+	switch ev.kind {
+	case memoRegistryKey:
+		w.report.registryKey(ev.ref, w.ix)
+	case memoKey:
+		w.report.key(k, ev.kk)
+	case memoFinding:
+		w.findingOut(ev.f, ev.subj, k)
+	}
+}
+
+// staticTail reports whether the tail of an attribute depends on its
+// value's type only (given checkKey's decisions), so that an entry can hold
+// its result under a type guard.
+func (w *Walker) staticTail(tl tail, r registry.Ref, v pcommon.Value) bool {
+	if tl == tailDone {
+		return true
+	}
+	vt := v.Type()
+	if vt == pcommon.ValueTypeSlice {
+		return false // array types read the elements
+	}
+	switch tl {
+	case tailDone:
+		return true
+	case tailPlain:
+		want := scalarType[r.Type()&typeMask]
+		return want != pcommon.ValueTypeEmpty && vt == want
+	case tailValue:
+		a := w.ix.Attr(r)
+		if isEnum(a) || a.DeprecatedMembers != nil {
+			return false
+		}
+		return typeMatches(a.Type, v) || !w.mutate || w.e.opts.TypeMismatch != TypeMismatchCoerce
+	case tailTarget:
+		a := w.ix.Attr(r)
+		t := a.Target(w.ctx)
+		return a.Migration == nil && t.DeprecatedMembers == nil && !isEnum(a)
+	case tailDeprecated:
+		a := w.ix.Attr(r)
+		return a.Migration == nil && !isEnum(a)
+	}
+	return false
+}
+
+// memoRecord walks m in full, recording its shape, and inserts the entry.
+func (w *Walker) memoRecord(m pcommon.Map, mc memoCtx, set *memoSet) {
+	rec := &w.memoRec
+	rec.reset()
+	keyBytes := 0
+	pos := 0
+	for k, v := range m.All() {
+		r := w.lookup(k, pos)
+		w.memoSnapshot(&rec.s0)
+		ops0 := len(w.ops)
+		w.setRec(rec)
+		tl := w.checkKey(k, r)
+		static := w.staticTail(tl, r, v)
+		if static && tl != tailDone {
+			w.checkTail(k, v, r, tl)
+		}
+		w.setRec(nil)
+		w.memoDiff(rec)
+		rec.ops = append(rec.ops, w.ops[ops0:]...)
+		p := memoPos{ref: r, typ: v.Type(), guard: static && tl != tailDone}
+		if !static {
+			p.tail = tl
+			w.checkTail(k, v, r, tl)
+		}
+		p.ops, p.events = uint16(len(rec.ops)), uint16(len(rec.events)) //nolint:gosec // bounded by memoMaxKeys
+		rec.keys = append(rec.keys, k)
+		rec.pos = append(rec.pos, p)
+		keyBytes += len(k)
+		pos++
+	}
+	if keyBytes <= memoMaxKeyBytes && len(rec.ops) < 1<<15 && len(rec.events) < 1<<15 {
+		w.memoRecords++
+		w.e.memo.insert(w.newMemoEntry(rec, mc, keyBytes), set)
+	}
+	// Do not keep the batch's strings alive.
+	clear(rec.keys)
+	clear(rec.ops)
+}
+
+// memoSnapshot takes the counts the vector is the difference of.
+func (w *Walker) memoSnapshot(s *memoSnap) {
+	s.outcomes = w.svc.Outcomes
+	s.findings = w.svc.Findings
+	s.drops = w.tally.Drops
+	s.seen = w.grp.seen
+}
+
+// memoDiff adds what the current position counted since the snapshot.
+func (w *Walker) memoDiff(r *memoRec) {
+	s := &r.s0
+	for i := range s.outcomes {
+		r.outcomes[i] += w.svc.Outcomes[i] - s.outcomes[i]
+	}
+	for i := range s.findings {
+		r.findings[i] += w.svc.Findings[i] - s.findings[i]
+	}
+	for i := range s.drops {
+		r.drops[i] += w.tally.Drops[i] - s.drops[i]
+	}
+	r.seen = r.seen.Or(w.grp.seen.AndNot(s.seen))
+}
+
+// newMemoEntry builds an entry from a recording, copying every string it
+// keeps.
+func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry {
+	var b strings.Builder
+	b.Grow(keyBytes)
+	for _, k := range rec.keys {
+		b.WriteString(k)
+	}
+	all := b.String()
+	e := &memoEntry{ix: w.ix, mc: mc, keys: make([]string, len(rec.keys)), pos: append([]memoPos(nil), rec.pos...)}
+	e.mc.ctx.MetricName = strings.Clone(mc.ctx.MetricName)
+	e.mc.ctx.SpanName = strings.Clone(mc.ctx.SpanName)
+	off := 0
+	for i, k := range rec.keys {
+		e.keys[i] = all[off : off+len(k)]
+		off += len(k)
+	}
+	e.outcomes = sparse(rec.outcomes[:])
+	e.findings = sparse(rec.findings[:])
+	e.drops = sparse(rec.drops[:])
+	for i, c := range rec.outcomes {
+		e.rewrites += int(c) * rewriteOutcome[i]
+	}
+	e.seen, e.hasSeen = rec.seen, !rec.seen.Empty()
+	if len(rec.ops) > 0 {
+		e.ops = make([]op, len(rec.ops))
+		for i, o := range rec.ops {
+			o.key = e.keys[w.memoKeyIndex(rec, i)]
+			e.ops[i] = o
+		}
+	}
+	if w.report.enabled || w.e.opts.Sink != nil {
+		e.events = append([]memoEvent(nil), rec.events...)
+	}
+	e.replay = len(e.ops) > 0 || len(e.events) > 0
+	for i := range e.pos {
+		e.replay = e.replay || e.pos[i].tail != tailDone
+	}
+	if len(e.events) == 0 {
+		for i := range e.pos {
+			e.pos[i].events = 0
+		}
+	}
+	e.bytes = int(unsafe.Sizeof(*e)) + len(all) + len(mc.ctx.MetricName) + len(mc.ctx.SpanName) +
+		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
+		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) +
+		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{}))
+	for i := range e.ops {
+		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)
+	}
+	return e
+}
+
+// memoKeyIndex is the position whose key queued rec.ops[i].
+func (w *Walker) memoKeyIndex(rec *memoRec, i int) int {
+	for p := range rec.pos {
+		if i < int(rec.pos[p].ops) {
+			return p
+		}
+	}
+	return len(rec.pos) - 1
+}
+
+func sparse(v []int64) []memoCount {
+	var out []memoCount
+	for i, n := range v {
+		if n != 0 {
+			out = append(out, memoCount{i: uint16(i), n: int32(n)}) //nolint:gosec // small indexes and per-map counts
+		}
+	}
+	return out
+}
+
+// insert puts e into set, evicting the next way's entry, unless the memo
+// moved to another registry or e would pass the byte budget.
+func (mo *memo) insert(e *memoEntry, set *memoSet) {
+	if mo.ix.Load() != e.ix {
+		return
+	}
+	way := -1
+	for j := range set.ways {
+		if set.ways[j].Load() == nil {
+			way = j
+			break
+		}
+	}
+	if way < 0 {
+		way = int(set.next.Add(1) % memoWays)
+	}
+	old := set.ways[way].Load()
+	size := int64(e.bytes)
+	if old != nil {
+		size -= int64(old.bytes)
+	}
+	if mo.bytes.Load()+size > memoMaxBytes {
+		return
+	}
+	if old = set.ways[way].Swap(e); old != nil {
+		mo.evictions.Add(1)
+		mo.bytes.Add(-int64(old.bytes))
+	} else {
+		mo.entries.Add(1)
+	}
+	mo.bytes.Add(int64(e.bytes))
+}

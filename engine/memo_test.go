@@ -1,0 +1,367 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+// eventSink keeps every finding event offered to it, with copies of
+// its strings; every other one is refused, which closes it for the batch
+// as a rate limit would.
+type eventSink struct {
+	events []FindingEvent
+	budget int
+}
+
+func (s *eventSink) Emit(ev *FindingEvent) bool {
+	if s.budget > 0 && len(s.events) >= s.budget {
+		return false
+	}
+	c := *ev
+	c.Name, c.SignalName, c.Service = strings.Clone(c.Name), strings.Clone(c.SignalName), strings.Clone(c.Service)
+	s.events = append(s.events, c)
+	return true
+}
+
+// shapeGen builds random attribute maps over a registry: current,
+// deprecated, enum, template and unknown keys, in random orders and with
+// random value types and enum values, drawn from a pool of shapes so that
+// shapes repeat.
+type shapeGen struct {
+	r       *rand.Rand
+	keys    []*registry.Attribute
+	metricNames []string
+	pool    [][]string
+}
+
+func newShapeGen(seed uint64, ix *registry.Index) *shapeGen {
+	g := &shapeGen{r: rand.New(rand.NewPCG(seed, seed^0x9e37))} //nolint:gosec // a test's reproducible randomness
+	attrs := ix.Attributes()
+	// Every kind of entry, and a sample of the rest.
+	for _, a := range attrs {
+		if a.Template || a.Placeholder || a.Migration != nil || a.DeprecatedMembers != nil || isEnum(a) ||
+			a.Deprecation.Reason != registry.NotDeprecated || g.r.IntN(8) == 0 {
+			g.keys = append(g.keys, a)
+		}
+	}
+	for _, m := range ix.Metrics() {
+		if g.r.IntN(4) == 0 || m.RenamedTo != "" {
+			g.metricNames = append(g.metricNames, m.Name)
+		}
+	}
+	g.metricNames = append(g.metricNames, "app.unknown.metric", "Bad Name")
+	for range 60 {
+		g.pool = append(g.pool, g.newShape())
+	}
+	return g
+}
+
+func (g *shapeGen) key() string {
+	switch n := g.r.IntN(10); {
+	case n == 0:
+		return []string{"app.custom", "nonamespace", "Bad-Key", "shop.peer", "http.request.header.x-id", "app.tenant.id"}[g.r.IntN(6)]
+	case n == 1:
+		return fmt.Sprintf("app.random.%d", g.r.IntN(1<<30))
+	}
+	a := g.keys[g.r.IntN(len(g.keys))]
+	if a.Template {
+		return a.Key + "." + []string{"content-type", "x-forwarded-for", fmt.Sprint(g.r.IntN(1000))}[g.r.IntN(3)]
+	}
+	return a.Key
+}
+
+func (g *shapeGen) newShape() []string {
+	n := 1 + g.r.IntN(14)
+	ks := make([]string, 0, n)
+	for len(ks) < n {
+		if k := g.key(); !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// fill puts a shape's keys, from the pool or new, with random values.
+func (g *shapeGen) fill(m pcommon.Map, ix *registry.Index) {
+	ks := g.pool[g.r.IntN(len(g.pool))]
+	if g.r.IntN(10) == 0 {
+		ks = g.newShape()
+	}
+	for _, k := range ks {
+		g.value(m.PutEmpty(k), ix.Lookup(k))
+	}
+}
+
+func (g *shapeGen) value(v pcommon.Value, a *registry.Attribute) {
+	t := registry.TypeString
+	if a != nil && g.r.IntN(8) != 0 {
+		t = a.Type
+	}
+	if g.r.IntN(12) == 0 {
+		t = registry.Type(g.r.IntN(int(registry.TypeBooleanArray) + 1))
+	}
+	switch t {
+	case registry.TypeInt:
+		if a != nil && a.EnumInts != nil && g.r.IntN(3) != 0 {
+			v.SetInt(a.EnumInts[g.r.IntN(len(a.EnumInts))])
+			return
+		}
+		v.SetInt(int64(g.r.IntN(600)))
+	case registry.TypeDouble:
+		v.SetDouble(g.r.Float64())
+	case registry.TypeBoolean:
+		v.SetBool(g.r.IntN(2) == 0)
+	case registry.TypeStringArray, registry.TypeIntArray, registry.TypeDoubleArray, registry.TypeBooleanArray:
+		s := v.SetEmptySlice()
+		for range g.r.IntN(3) {
+			if g.r.IntN(2) == 0 {
+				s.AppendEmpty().SetStr("x")
+			} else {
+				s.AppendEmpty().SetInt(1)
+			}
+		}
+	default:
+		switch {
+		case a != nil && a.EnumStrings != nil && g.r.IntN(3) != 0:
+			v.SetStr(a.EnumStrings[g.r.IntN(len(a.EnumStrings))])
+		case a != nil && len(a.DeprecatedMembers) > 0 && g.r.IntN(2) == 0:
+			v.SetStr(a.DeprecatedMembers[g.r.IntN(len(a.DeprecatedMembers))].Value)
+		case a != nil && a.Migration != nil && a.Migration.Values != nil && g.r.IntN(2) == 0:
+			for s := range a.Migration.Values {
+				v.SetStr(s)
+				break
+			}
+		default:
+			v.SetStr([]string{"200", "true", "1.5", "GET", "a/b", "x"}[g.r.IntN(6)])
+		}
+	}
+}
+
+func (g *shapeGen) resource(res pcommon.Resource, ix *registry.Index) {
+	m := res.Attributes()
+	m.PutStr("service.name", []string{"cart", "shop", "auth"}[g.r.IntN(3)])
+	if g.r.IntN(2) == 0 {
+		g.fill(m, ix)
+	}
+}
+
+func (g *shapeGen) traces(ix *registry.Index) ptrace.Traces {
+	td := ptrace.NewTraces()
+	for range 1 + g.r.IntN(2) {
+		rs := td.ResourceSpans().AppendEmpty()
+		g.resource(rs.Resource(), ix)
+		ss := rs.ScopeSpans().AppendEmpty()
+		if g.r.IntN(3) == 0 {
+			g.fill(ss.Scope().Attributes(), ix)
+		}
+		for range 1 + g.r.IntN(12) {
+			sp := ss.Spans().AppendEmpty()
+			sp.SetName([]string{"GET /cart", "SELECT", "publish"}[g.r.IntN(3)])
+			sp.SetKind(ptrace.SpanKind(g.r.IntN(6)))
+			if g.r.IntN(4) == 0 {
+				sp.Status().SetCode(ptrace.StatusCodeError)
+			}
+			g.fill(sp.Attributes(), ix)
+			if g.r.IntN(4) == 0 {
+				ev := sp.Events().AppendEmpty()
+				ev.SetName([]string{"exception", "retry"}[g.r.IntN(2)])
+				g.fill(ev.Attributes(), ix)
+			}
+			if g.r.IntN(6) == 0 {
+				g.fill(sp.Links().AppendEmpty().Attributes(), ix)
+			}
+		}
+	}
+	return td
+}
+
+func (g *shapeGen) metrics(ix *registry.Index) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	g.resource(rm.Resource(), ix)
+	sm := rm.ScopeMetrics().AppendEmpty()
+	for range 1 + g.r.IntN(8) {
+		m := sm.Metrics().AppendEmpty()
+		m.SetName(g.metricNames[g.r.IntN(len(g.metricNames))])
+		if md := ix.Metric(m.Name()); md != nil && g.r.IntN(2) == 0 {
+			m.SetUnit(md.Unit)
+		}
+		for range 1 + g.r.IntN(4) {
+			switch g.r.IntN(4) {
+			case 0:
+				dp := m.SetEmptyGauge().DataPoints().AppendEmpty()
+				g.fill(dp.Attributes(), ix)
+			case 1:
+				s := m.SetEmptySum()
+				s.SetIsMonotonic(g.r.IntN(2) == 0)
+				dp := s.DataPoints().AppendEmpty()
+				g.fill(dp.Attributes(), ix)
+				if g.r.IntN(3) == 0 {
+					g.fill(dp.Exemplars().AppendEmpty().FilteredAttributes(), ix)
+				}
+			case 2:
+				g.fill(m.SetEmptyHistogram().DataPoints().AppendEmpty().Attributes(), ix)
+			default:
+				g.fill(m.SetEmptySummary().DataPoints().AppendEmpty().Attributes(), ix)
+			}
+		}
+	}
+	return md
+}
+
+func (g *shapeGen) logs(ix *registry.Index) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	g.resource(rl.Resource(), ix)
+	sl := rl.ScopeLogs().AppendEmpty()
+	for range 1 + g.r.IntN(12) {
+		lr := sl.LogRecords().AppendEmpty()
+		if g.r.IntN(2) == 0 {
+			lr.SetEventName([]string{"exception", "app.started", "session.start", ""}[g.r.IntN(4)])
+		}
+		g.fill(lr.Attributes(), ix)
+	}
+	return ld
+}
+
+// memoVariants are the option sets the memo is compared under.
+func memoVariants() map[string]config {
+	base := config{Options: defaultOptions(), Registry: registry.Sources{Embedded: true}}
+	base.Findings = true
+	orgRegistry(&base)
+	v := map[string]config{}
+	add := func(name string, f func(c *config)) {
+		c := base
+		f(&c)
+		v[name] = c
+	}
+	add("default", func(*config) {})
+	add("detail", func(c *config) { c.Detail = true })
+	add("checks_off", func(c *config) { c.Findings = false })
+	add("checks_off_detail", func(c *config) { c.Findings = false; c.Detail = true })
+	add("extended_detail", func(c *config) { c.Profile = vocab.ProfileExtended; c.Detail = true })
+	add("copy_coerce_drop", func(c *config) {
+		c.Deprecated, c.TypeMismatch, c.Unknown = DeprecatedCopy, TypeMismatchCoerce, UnknownDrop
+		c.EnumViolation, c.ClosedEnums = EnumViolationDrop, []string{"http.request.method", "rpc.system"}
+		c.DropUnexpected, c.AllowPrefixes, c.Detail = true, []string{"app.tenant."}, true
+	})
+	add("off_drop_mismatch", func(c *config) {
+		c.Deprecated, c.TypeMismatch = DeprecatedOff, TypeMismatchDrop
+		c.LevelOverrides = map[vocab.Finding]vocab.Level{vocab.FindingNotStable: vocab.LevelViolation}
+	})
+	return v
+}
+
+// TestMemoMatchesFullWalk compares the memoized walk against the full walk
+// (the memo off) on randomized batches of every signal: the resulting
+// pdata, the Batch tallies and the findings a sink sees must be the same.
+func TestMemoMatchesFullWalk(t *testing.T) {
+	iterations := 400
+	if testing.Short() {
+		iterations = 100
+	}
+	for name, c := range memoVariants() {
+		t.Run(name, func(t *testing.T) {
+			ix, err := registry.Load(c.Registry)
+			require.NoError(t, err)
+			sinks := [2]*eventSink{{budget: 1 << 30}, {budget: 1 << 30}}
+			var engines [2]*Engine
+			for i := range engines {
+				o := c.Options
+				if name != "default" {
+					o.Sink = sinks[i]
+				}
+				engines[i] = New(o)
+			}
+			memo, full := engines[0], engines[1]
+			full.memo = nil
+			g := newShapeGen(uint64(len(name)), ix)
+			for it := range iterations {
+				var batches [2]any
+				readOnly := it%7 == 3
+				switch it % 3 {
+				case 0:
+					td := g.traces(ix)
+					c2 := ptrace.NewTraces()
+					td.CopyTo(c2)
+					batches = [2]any{td, c2}
+				case 1:
+					md := g.metrics(ix)
+					c2 := pmetric.NewMetrics()
+					md.CopyTo(c2)
+					batches = [2]any{md, c2}
+				default:
+					ld := g.logs(ix)
+					c2 := plog.NewLogs()
+					ld.CopyTo(c2)
+					batches = [2]any{ld, c2}
+				}
+				var tallies [2]Batch
+				for i, e := range engines {
+					sinks[i].events = sinks[i].events[:0]
+					tallies[i] = walkInto(e, ix, batches[i], readOnly)
+				}
+				require.Equal(t, dump(batches[1]), dump(batches[0]), "iteration %d: pdata", it)
+				require.Equal(t, tallies[1], tallies[0], "iteration %d: tally", it)
+				require.Equal(t, sinks[1].events, sinks[0].events, "iteration %d: sink", it)
+			}
+			st := memo.MemoStats()
+			t.Logf("%s: %+v", name, st)
+			assert.Positive(t, st.Hits, "hits")
+			assert.Positive(t, st.Misses, "misses")
+			assert.Positive(t, st.Entries, "entries")
+			assert.Zero(t, full.MemoStats().Hits)
+		})
+	}
+}
+
+// walkInto walks one batch and returns a deep copy of its tally.
+func walkInto(e *Engine, ix *registry.Index, batch any, readOnly bool) Batch {
+	w := e.Walker(ix, readOnly)
+	defer e.Release(w)
+	switch b := batch.(type) {
+	case ptrace.Traces:
+		w.Traces(b)
+	case pmetric.Metrics:
+		w.Metrics(b)
+	case plog.Logs:
+		w.Logs(b)
+	}
+	b := *w.Batch()
+	b.Services = slices.Clone(b.Services)
+	b.Keys = slices.Clone(b.Keys)
+	b.Findings = slices.Clone(b.Findings)
+	b.Signals = slices.Clone(b.Signals)
+	return b
+}
+
+// dump is a batch's OTLP JSON, map order included.
+func dump(batch any) string {
+	var b []byte
+	var err error
+	switch d := batch.(type) {
+	case ptrace.Traces:
+		b, err = (&ptrace.JSONMarshaler{}).MarshalTraces(d)
+	case pmetric.Metrics:
+		b, err = (&pmetric.JSONMarshaler{}).MarshalMetrics(d)
+	case plog.Logs:
+		b, err = (&plog.JSONMarshaler{}).MarshalLogs(d)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}

@@ -167,7 +167,7 @@ type memoCtx struct {
 const (
 	memoActive uint8 = 1 << iota
 	memoResource
-	memoGuard
+	memoGuarding
 	memoQuiet
 	memoMutate
 )
@@ -182,7 +182,7 @@ func (w *Walker) memoContext() memoCtx {
 		f |= memoResource
 	}
 	if s.guard {
-		f |= memoGuard
+		f |= memoGuarding
 	}
 	if s.quiet {
 		f |= memoQuiet
@@ -206,9 +206,10 @@ type memoEntry struct {
 	hasSeen                   bool
 	ops                       []op
 	events                    []memoEvent
-	// replay: a hit needs the second pass (a tail, an op or an event).
-	replay bool
-	bytes  int
+	// work lists the positions a hit has work for: a tail, an op or an
+	// event.
+	work  []uint16
+	bytes int
 }
 
 // memoPos is one position of a shape.
@@ -216,7 +217,7 @@ type memoPos struct {
 	ref registry.Ref
 	// typ is the value's type when guard is set: the position's recorded
 	// result holds for values of that type only.
-	typ   pcommon.ValueType
+	typ   memoType
 	guard bool
 	// tail is the value check a hit runs (tailDone: none).
 	tail tail
@@ -305,16 +306,17 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 		for l := live; l != 0; l &= l - 1 {
 			j := bits.TrailingZeros(l)
 			e := cand[j]
-			if p := &e.pos[i]; e.keys[i] != k || (p.guard && v.Type() != p.typ) {
+			if p := &e.pos[i]; e.keys[i] != k || (p.guard && !p.typ.holds(v)) {
 				live &^= 1 << j
 			}
 		}
 		if live == 0 {
 			break
 		}
+		w.memoVals[i] = v
 		i++
 	}
-	if live != 0 {
+	if live != 0 && n <= memoMaxKeys {
 		w.memoHits++
 		w.memoHit(m, cand[bits.TrailingZeros(live)])
 		return
@@ -383,12 +385,15 @@ func (w *Walker) memoHit(m pcommon.Map, e *memoEntry) {
 	if e.hasSeen {
 		w.grp.seen = w.grp.seen.Or(e.seen)
 	}
-	if !e.replay {
-		return
-	}
-	i, op, ev := 0, 0, 0
-	for k, v := range m.All() {
+	// The positions with work, from the values pass 1 kept: the keys are
+	// the entry's (equal to the map's).
+	for _, i := range e.work {
 		p := &e.pos[i]
+		op, ev := 0, 0
+		if i > 0 {
+			op, ev = int(e.pos[i-1].ops), int(e.pos[i-1].events)
+		}
+		k := e.keys[i]
 		for ; ev < int(p.events); ev++ {
 			w.memoReplay(&e.events[ev], k)
 		}
@@ -396,9 +401,8 @@ func (w *Walker) memoHit(m pcommon.Map, e *memoEntry) {
 			w.queue(e.ops[op])
 		}
 		if p.tail != tailDone {
-			w.checkTail(k, v, p.ref, p.tail)
+			w.checkTail(k, w.memoVals[i], p.ref, p.tail)
 		}
-		i++
 	}
 }
 
@@ -416,36 +420,63 @@ func (w *Walker) memoReplay(ev *memoEvent, k string) {
 
 // staticTail reports whether the tail of an attribute depends on its
 // value's type only (given checkKey's decisions), so that an entry can hold
-// its result under a type guard.
+// its result under a type guard (memoGuard). An array counts by its
+// elements' type when they all have one.
 func (w *Walker) staticTail(tl tail, r registry.Ref, v pcommon.Value) bool {
 	if tl == tailDone {
 		return true
 	}
-	vt := v.Type()
-	if vt == pcommon.ValueTypeSlice {
-		return false // array types read the elements
+	if _, ok := memoGuard(v); !ok {
+		return false // an empty or mixed array
 	}
+	a := w.ix.Attr(r)
 	switch tl {
-	case tailDone:
-		return true
-	case tailPlain:
-		want := scalarType[r.Type()&typeMask]
-		return want != pcommon.ValueTypeEmpty && vt == want
-	case tailValue:
-		a := w.ix.Attr(r)
+	case tailPlain, tailValue:
 		if isEnum(a) || a.DeprecatedMembers != nil {
 			return false
 		}
 		return typeMatches(a.Type, v) || !w.mutate || w.e.opts.TypeMismatch != TypeMismatchCoerce
 	case tailTarget:
-		a := w.ix.Attr(r)
 		t := a.Target(w.ctx)
 		return a.Migration == nil && t.DeprecatedMembers == nil && !isEnum(a)
 	case tailDeprecated:
-		a := w.ix.Attr(r)
 		return a.Migration == nil && !isEnum(a)
+	case tailDone:
 	}
 	return false
+}
+
+// memoGuard is the type a memoized value check holds for: the value's
+// type, and for an array the type all its elements have; ok is false for
+// an empty or mixed array, whose checks are never memoized.
+func memoGuard(v pcommon.Value) (g memoType, ok bool) {
+	t := v.Type()
+	if t != pcommon.ValueTypeSlice {
+		return memoType{typ: t}, true
+	}
+	s := v.Slice()
+	if s.Len() == 0 {
+		return memoType{}, false
+	}
+	elem := s.At(0).Type()
+	for i := 1; i < s.Len(); i++ {
+		if s.At(i).Type() != elem {
+			return memoType{}, false
+		}
+	}
+	return memoType{typ: t, elem: elem}, true
+}
+
+// memoType is a value's type for a guard.
+type memoType struct{ typ, elem pcommon.ValueType }
+
+// holds reports whether v has the guard's type.
+func (g memoType) holds(v pcommon.Value) bool {
+	if g.typ != pcommon.ValueTypeSlice {
+		return v.Type() == g.typ
+	}
+	got, ok := memoGuard(v)
+	return ok && got == g
 }
 
 // memoRecord walks m in full, recording its shape, and inserts the entry.
@@ -467,7 +498,10 @@ func (w *Walker) memoRecord(m pcommon.Map, mc memoCtx, set *memoSet) {
 		w.setRec(nil)
 		w.memoDiff(rec)
 		rec.ops = append(rec.ops, w.ops[ops0:]...)
-		p := memoPos{ref: r, typ: v.Type(), guard: static && tl != tailDone}
+		p := memoPos{ref: r, guard: static && tl != tailDone}
+		if p.guard {
+			p.typ, _ = memoGuard(v)
+		}
 		if !static {
 			p.tail = tl
 			w.checkTail(k, v, r, tl)
@@ -544,19 +578,23 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	if w.report.enabled || w.e.opts.Sink != nil {
 		e.events = append([]memoEvent(nil), rec.events...)
 	}
-	e.replay = len(e.ops) > 0 || len(e.events) > 0
-	for i := range e.pos {
-		e.replay = e.replay || e.pos[i].tail != tailDone
-	}
 	if len(e.events) == 0 {
 		for i := range e.pos {
 			e.pos[i].events = 0
 		}
 	}
+	nop, nev := uint16(0), uint16(0)
+	for i := range e.pos {
+		p := &e.pos[i]
+		if p.tail != tailDone || p.ops > nop || p.events > nev {
+			e.work = append(e.work, uint16(i)) //nolint:gosec // < memoMaxKeys
+		}
+		nop, nev = p.ops, p.events
+	}
 	e.bytes = int(unsafe.Sizeof(*e)) + len(all) + len(mc.ctx.MetricName) + len(mc.ctx.SpanName) +
 		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
 		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) +
-		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{}))
+		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work)
 	for i := range e.ops {
 		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)
 	}

@@ -58,8 +58,10 @@ type Walker struct {
 	// count this batch's maps (added to the engine's at Release);
 	// memoLifeMisses and memoRecords count over the walker's life, for the
 	// admission budget.
-	rec                         *memoRec
-	memoRec                     memoRec
+	rec     *memoRec
+	memoRec memoRec
+	// memoVals are the values of the map being matched, by position.
+	memoVals                    [memoMaxKeys]pcommon.Value
 	memoHits, memoMisses        int64
 	memoLifeMisses, memoRecords int64
 }
@@ -123,6 +125,7 @@ func (w *Walker) reset() {
 	w.report.reset()
 	w.mig = migState{}
 	w.grp.reset()
+	clear(w.memoVals[:])
 }
 
 // Batch returns the tally of the batch walked so far. It belongs to the

@@ -113,6 +113,9 @@ type memo struct {
 type memoSet struct {
 	ways [memoWays]atomic.Pointer[memoEntry]
 	next atomic.Uint32 // round-robin victim
+	// ticket is the fingerprint of a shape seen twice: the next miss in
+	// the set is recorded, and inserted if it has that fingerprint.
+	ticket atomic.Uint64
 }
 
 func newMemo() *memo { return &memo{seed: maphash.MakeSeed()} }
@@ -146,6 +149,9 @@ func (mo *memo) use(ix *registry.Index) {
 	}
 	for i := range mo.door {
 		mo.door[i].Store(0)
+	}
+	for i := range mo.sets {
+		mo.sets[i].ticket.Store(0)
 	}
 }
 
@@ -258,6 +264,7 @@ type memoRec struct {
 	findings [vocab.NumFindings]int64
 	drops    [vocab.NumReasons]int64
 	seen     registry.AttrBits
+	keyBytes int
 	// snapshot before the current position
 	s0 memoSnap
 }
@@ -274,6 +281,7 @@ func (r *memoRec) reset() {
 	clear(r.keys)
 	r.events, r.ops, r.keys, r.pos = r.events[:0], r.ops[:0], r.keys[:0], r.pos[:0]
 	r.outcomes, r.findings, r.drops, r.seen = [vocab.NumOutcomes]int64{}, [vocab.NumFindings]int64{}, [vocab.NumReasons]int64{}, registry.AttrBits{}
+	r.keyBytes = 0
 }
 
 func (r *memoRec) event(ev memoEvent) { r.events = append(r.events, ev) }
@@ -281,17 +289,24 @@ func (r *memoRec) event(ev memoEvent) { r.events = append(r.events, ev) }
 // setRec turns recording on (rec) or off (nil).
 func (w *Walker) setRec(rec *memoRec) { w.rec, w.report.rec = rec, rec }
 
-// memoWalk walks one map through the memo: a hit replays its entry, a miss
-// walks it in full (recording it when admitted).
+// memoWalk walks one map through the memo in one pass: while an entry of
+// the map's set matches the keys and type guards so far, the values are
+// kept by position and nothing is checked; at the end a match is a hit.
+// A mismatch is a miss: the positions passed are checked in full from the
+// kept values (their keys equal the entry's), and the rest as they come.
+// A miss is recorded when the set holds a ticket for a shape seen twice.
 func (w *Walker) memoWalk(m pcommon.Map, n int) {
 	mo := w.e.memo
-	mc := w.memoContext()
+	var mc memoCtx
 	var set *memoSet
 	var cand [memoWays]*memoEntry
 	live := uint(0)
+	rec := false
+	fp := memoSeed(w.ctx.Location)
 	i := 0
 	for k, v := range m.All() {
 		if i == 0 {
+			mc = w.memoContext()
 			set = &mo.sets[mo.setIndex(&mc, n, k)]
 			for j := range memoWays {
 				if e := set.ways[j].Load(); e != nil && len(e.keys) == n && e.ix == w.ix && e.mc == mc {
@@ -300,34 +315,125 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 				}
 			}
 			if live == 0 {
-				break
+				rec = w.memoMiss(set)
 			}
 		}
-		for l := live; l != 0; l &= l - 1 {
-			j := bits.TrailingZeros(l)
-			e := cand[j]
-			if p := &e.pos[i]; e.keys[i] != k || (p.guard && !p.typ.holds(v)) {
-				live &^= 1 << j
+		if live != 0 {
+			prev := cand[bits.TrailingZeros(live)]
+			for l := live; l != 0; l &= l - 1 {
+				j := bits.TrailingZeros(l)
+				e := cand[j]
+				if p := &e.pos[i]; e.keys[i] != k || (p.guard && !p.typ.holds(v)) {
+					live &^= 1 << j
+				}
+			}
+			if live != 0 {
+				w.memoVals[i] = v
+				i++
+				continue
+			}
+			rec = w.memoMiss(set)
+			for j := range i {
+				fp = w.memoStep(fp, prev.keys[j], w.memoVals[j], j, rec)
 			}
 		}
-		if live == 0 {
-			break
-		}
-		w.memoVals[i] = v
+		fp = w.memoStep(fp, k, v, i, rec)
 		i++
 	}
-	if live != 0 && n <= memoMaxKeys {
+	if live != 0 {
 		w.memoHits++
-		w.memoHit(m, cand[bits.TrailingZeros(live)])
+		w.memoHit(cand[bits.TrailingZeros(live)])
 		return
 	}
+	fp |= 1
+	if rec {
+		w.memoRecorded(mc, set, fp)
+		return
+	}
+	slot := &mo.door[(fp>>7)%memoDoorSlots]
+	if slot.Load() == fp {
+		set.ticket.Store(fp) // second sighting: record it next time
+	} else {
+		slot.Store(fp)
+	}
+}
+
+// memoMiss counts a miss and reports whether to record the map: the set
+// holds a ticket and the walker's admission budget allows.
+func (w *Walker) memoMiss(set *memoSet) bool {
 	w.memoMisses++
 	w.memoLifeMisses++
-	if n > memoMaxKeys || !w.memoAdmit(m) {
-		w.attrsFull(m)
-		return
+	if set.ticket.Load() == 0 || w.memoRecords*memoAdmitEvery > w.memoLifeMisses {
+		return false
 	}
-	w.memoRecord(m, mc, set)
+	w.memoRec.reset()
+	return true
+}
+
+// memoStep checks one attribute of a missed map in full, recording it when
+// rec is set, and returns the fingerprint with it.
+func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec bool) uint64 {
+	r := w.lookup(k, pos)
+	if !rec {
+		if tl := w.checkKey(k, r); tl != tailDone {
+			w.checkTail(k, v, r, tl)
+		}
+		return w.memoMix(fp, k, r)
+	}
+	mr := &w.memoRec
+	w.memoSnapshot(&mr.s0)
+	ops0 := len(w.ops)
+	w.setRec(mr)
+	tl := w.checkKey(k, r)
+	static := w.staticTail(tl, r, v)
+	if static && tl != tailDone {
+		w.checkTail(k, v, r, tl)
+	}
+	w.setRec(nil)
+	w.memoDiff(mr)
+	mr.ops = append(mr.ops, w.ops[ops0:]...)
+	p := memoPos{ref: r, guard: static && tl != tailDone}
+	if p.guard {
+		p.typ, _ = memoGuard(v)
+	}
+	if !static {
+		p.tail = tl
+		w.checkTail(k, v, r, tl)
+	}
+	p.ops, p.events = uint16(len(mr.ops)), uint16(len(mr.events)) //nolint:gosec // bounded by memoMaxKeys
+	mr.keys = append(mr.keys, k)
+	mr.pos = append(mr.pos, p)
+	mr.keyBytes += len(k)
+	return w.memoMix(fp, k, r)
+}
+
+// memoRecorded inserts the recorded map when it has the fingerprint of
+// the set's ticket.
+func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
+	mr := &w.memoRec
+	w.memoRecords++
+	if t := set.ticket.Load(); t == fp && set.ticket.CompareAndSwap(t, 0) &&
+		mr.keyBytes <= memoMaxKeyBytes && len(mr.ops) < 1<<15 && len(mr.events) < 1<<15 {
+		w.e.memo.insert(w.newMemoEntry(mr, mc, mr.keyBytes), set)
+	}
+	// Do not keep the batch's strings alive.
+	clear(mr.keys)
+	clear(mr.ops)
+}
+
+func memoSeed(l registry.Location) uint64 { return uint64(l+1) * 0x9e3779b97f4a7c15 }
+
+// memoMix adds one attribute to a fingerprint: its Ref, the length and
+// the last 8 bytes of its key (template instances share a Ref), the
+// value's type, and for a key outside the registry a hash of all its
+// bytes. The fingerprint only decides admission: a collision costs a
+// recording, bounded by the admission budget, never a wrong answer.
+func (w *Walker) memoMix(fp uint64, k string, r registry.Ref) uint64 {
+	h := uint64(r) ^ uint64(len(k))<<32
+	if !r.Found() {
+		h ^= maphash.String(w.e.memo.seed, k)
+	}
+	return (fp ^ h) * 0x100000001b3
 }
 
 // setIndex chooses the set of a shape from its context, length and first
@@ -345,31 +451,8 @@ func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
 	return int(h % memoSets)
 }
 
-// memoAdmit reports whether the shape of m is admitted: seen before
-// (its fingerprint is in the doorkeeper) and within the walker's
-// admission budget.
-func (w *Walker) memoAdmit(m pcommon.Map) bool {
-	if w.memoRecords*memoAdmitEvery > w.memoLifeMisses {
-		return false
-	}
-	fp := uint64(w.ctx.Location+1) * 0x9e3779b97f4a7c15
-	for k, v := range m.All() {
-		fp = (fp ^ uint64(slotHash(k)) ^ uint64(len(k))<<20 ^ uint64(v.Type())<<40) * 0x100000001b3
-		if len(k) > 0 {
-			fp ^= uint64(k[0]) << 48
-		}
-	}
-	fp |= 1 // never the empty slot
-	slot := &w.e.memo.door[(fp>>7)%memoDoorSlots]
-	if slot.Load() == fp {
-		return true
-	}
-	slot.Store(fp)
-	return false
-}
-
-// memoHit applies entry e to m.
-func (w *Walker) memoHit(m pcommon.Map, e *memoEntry) {
+// memoHit applies entry e to the map whose values memoWalk kept.
+func (w *Walker) memoHit(e *memoEntry) {
 	loc := &w.tally.Attrs[w.ctx.Location]
 	for _, c := range e.outcomes {
 		loc[c.i] += int64(c.n)
@@ -477,48 +560,6 @@ func (g memoType) holds(v pcommon.Value) bool {
 	}
 	got, ok := memoGuard(v)
 	return ok && got == g
-}
-
-// memoRecord walks m in full, recording its shape, and inserts the entry.
-func (w *Walker) memoRecord(m pcommon.Map, mc memoCtx, set *memoSet) {
-	rec := &w.memoRec
-	rec.reset()
-	keyBytes := 0
-	pos := 0
-	for k, v := range m.All() {
-		r := w.lookup(k, pos)
-		w.memoSnapshot(&rec.s0)
-		ops0 := len(w.ops)
-		w.setRec(rec)
-		tl := w.checkKey(k, r)
-		static := w.staticTail(tl, r, v)
-		if static && tl != tailDone {
-			w.checkTail(k, v, r, tl)
-		}
-		w.setRec(nil)
-		w.memoDiff(rec)
-		rec.ops = append(rec.ops, w.ops[ops0:]...)
-		p := memoPos{ref: r, guard: static && tl != tailDone}
-		if p.guard {
-			p.typ, _ = memoGuard(v)
-		}
-		if !static {
-			p.tail = tl
-			w.checkTail(k, v, r, tl)
-		}
-		p.ops, p.events = uint16(len(rec.ops)), uint16(len(rec.events)) //nolint:gosec // bounded by memoMaxKeys
-		rec.keys = append(rec.keys, k)
-		rec.pos = append(rec.pos, p)
-		keyBytes += len(k)
-		pos++
-	}
-	if keyBytes <= memoMaxKeyBytes && len(rec.ops) < 1<<15 && len(rec.events) < 1<<15 {
-		w.memoRecords++
-		w.e.memo.insert(w.newMemoEntry(rec, mc, keyBytes), set)
-	}
-	// Do not keep the batch's strings alive.
-	clear(rec.keys)
-	clear(rec.ops)
 }
 
 // memoSnapshot takes the counts the vector is the difference of.

@@ -41,10 +41,10 @@ func (s *eventSink) Emit(ev *FindingEvent) bool {
 // random value types and enum values, drawn from a pool of shapes so that
 // shapes repeat.
 type shapeGen struct {
-	r       *rand.Rand
-	keys    []*registry.Attribute
+	r           *rand.Rand
+	keys        []*registry.Attribute
 	metricNames []string
-	pool    [][]string
+	pool        [][]string
 }
 
 func newShapeGen(seed uint64, ix *registry.Index) *shapeGen {

@@ -398,7 +398,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 	}
 	w.ops = w.ops[:0]
 	w.nDrop, w.nCoerce, w.nMove, w.nRename = 0, 0, 0, 0
-	if w.e.memo != nil && !w.grp.pending {
+	if w.e.memo != nil && !w.grp.pending && n <= memoMaxKeys {
 		w.memoWalk(m, n)
 	} else {
 		w.attrsFull(m)

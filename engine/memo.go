@@ -82,8 +82,8 @@ const (
 	memoMaxKeyBytes = 4 << 10
 	// memoMaxBytes bounds all entries.
 	memoMaxBytes = 4 << 20
-	// memoDoorSlots is the size of the doorkeeper table.
-	memoDoorSlots = 4096
+	// memoDoorWays is the number of fingerprints a set's doorkeeper holds.
+	memoDoorWays = 2
 	// memoAdmitEvery: a walker records one entry per this many misses.
 	memoAdmitEvery = 8
 )
@@ -99,23 +99,29 @@ type MemoStats struct {
 
 // memo is one engine's shape memo.
 type memo struct {
+	// sets come first: the memo is allocated page-aligned (a large
+	// object), so that each 64-byte set is one cache line.
+	sets [memoSets]memoSet
 	// mu serializes reset.
 	mu sync.Mutex
 	// ix is the registry the entries belong to.
 	ix   atomic.Pointer[registry.Index]
 	seed maphash.Seed
-	sets [memoSets]memoSet
-	door [memoDoorSlots]atomic.Uint64
 
 	hits, misses, evictions, entries, bytes atomic.Int64
 }
 
+// memoSet is one set of the memo: 4 ways and the set's admission state,
+// in one cache line, which the walk of every map of the set loads anyway.
 type memoSet struct {
 	ways [memoWays]atomic.Pointer[memoEntry]
-	next atomic.Uint32 // round-robin victim
 	// ticket is the fingerprint of a shape seen twice: the next miss in
 	// the set is recorded, and inserted if it has that fingerprint.
 	ticket atomic.Uint64
+	// door holds the fingerprints of the set's last misses (the
+	// doorkeeper): a miss whose fingerprint is there is a second sighting.
+	door [memoDoorWays]atomic.Uint64
+	next atomic.Uint32 // round-robin victim
 }
 
 func newMemo() *memo { return &memo{seed: maphash.MakeSeed()} }
@@ -147,11 +153,11 @@ func (mo *memo) use(ix *registry.Index) {
 			}
 		}
 	}
-	for i := range mo.door {
-		mo.door[i].Store(0)
-	}
 	for i := range mo.sets {
 		mo.sets[i].ticket.Store(0)
+		for j := range mo.sets[i].door {
+			mo.sets[i].door[j].Store(0)
+		}
 	}
 }
 
@@ -350,7 +356,7 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 		w.memoRecorded(mc, set, fp)
 		return
 	}
-	slot := &mo.door[(fp>>7)%memoDoorSlots]
+	slot := &set.door[fp>>1%memoDoorWays]
 	if slot.Load() == fp {
 		set.ticket.Store(fp) // second sighting: record it next time
 	} else {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -364,4 +366,57 @@ func dump(batch any) string {
 		return err.Error()
 	}
 	return string(b)
+}
+
+// TestMemoSetIsOneCacheLine: a set, loaded by the walk of every map, fits
+// one cache line.
+func TestMemoSetIsOneCacheLine(t *testing.T) {
+	assert.Equal(t, uintptr(64), unsafe.Sizeof(memoSet{}))
+	assert.Zero(t, unsafe.Offsetof(memo{}.sets))
+}
+
+// TestMemoHitAllocates0: once the memo knows a batch's shapes, walking
+// another batch of them is all hits and allocates nothing, with and
+// without the report feed and with renames.
+func TestMemoHitAllocates0(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, detail := range []bool{false, true} {
+		for _, mix := range []enginetest.Mix{enginetest.MixConformant, enginetest.MixRealistic} {
+			t.Run(fmt.Sprintf("detail=%v/mix=%+v", detail, mix), func(t *testing.T) {
+				opts := defaultOptions()
+				opts.Findings, opts.Detail = true, detail
+				e, ix := newTestEngine(t, opts)
+				wire := enginetest.TracesBytes(enginetest.GenTraces(20, mix))
+				walk := func(td ptrace.Traces) {
+					w := e.Walker(ix, false)
+					w.Traces(td)
+					_ = w.Batch()
+					e.Release(w)
+				}
+				// The shapes are admitted on their second sighting and
+				// recorded at a later miss (the admission budget).
+				for range 10 {
+					walk(enginetest.UnmarshalTraces(wire))
+				}
+				// Fresh batches, unmarshalled before the runs: the runs walk
+				// them one by one.
+				batches := make([]ptrace.Traces, 0, 101)
+				for range 101 {
+					batches = append(batches, enginetest.UnmarshalTraces(wire))
+				}
+				before := e.MemoStats()
+				i := 0
+				allocs := testing.AllocsPerRun(100, func() {
+					walk(batches[i])
+					i++
+				})
+				after := e.MemoStats()
+				assert.Zero(t, allocs)
+				assert.Equal(t, before.Misses, after.Misses, "all hits")
+				assert.Equal(t, int64(101*21), after.Hits-before.Hits, "a resource and 20 spans per batch (the scope has no attributes)")
+			})
+		}
+	}
 }

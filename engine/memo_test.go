@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -419,4 +420,50 @@ func TestMemoHitAllocates0(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestMemoReloadAndConcurrency: walkers share the memo concurrently (run
+// with -race), and a walker on another registry Index (a reload) empties
+// it: no entry of the old Index is used with the new one.
+func TestMemoReloadAndConcurrency(t *testing.T) {
+	c := memoVariants()["detail"]
+	ix1, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	ix2, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	require.NotSame(t, ix1, ix2)
+	e := New(c.Options)
+	full := New(c.Options)
+	full.memo = nil
+	wire := enginetest.TracesBytes(enginetest.GenTraces(20, enginetest.MixRealistic))
+	want := walkInto(full, ix1, enginetest.UnmarshalTraces(wire), false)
+	for _, ix := range []*registry.Index{ix1, ix2, ix1} {
+		var wg sync.WaitGroup
+		got := make([]Batch, 4)
+		for g := range got {
+			wg.Go(func() {
+				for range 20 {
+					got[g] = walkInto(e, ix, enginetest.UnmarshalTraces(wire), false)
+				}
+			})
+		}
+		wg.Wait()
+		for _, b := range got {
+			assert.Equal(t, want.Attrs, b.Attrs)
+			assert.Equal(t, want.Keys, b.Keys)
+			assert.Equal(t, want.Findings, b.Findings)
+		}
+		st := e.MemoStats()
+		assert.Positive(t, st.Entries)
+		for i := range e.memo.sets {
+			for j := range e.memo.sets[i].ways {
+				if en := e.memo.sets[i].ways[j].Load(); en != nil {
+					assert.Same(t, ix, en.ix, "an entry of another registry survived the reload")
+				}
+			}
+		}
+	}
+	st := e.MemoStats()
+	assert.Positive(t, st.Hits)
+	assert.LessOrEqual(t, st.Bytes, int64(memoMaxBytes))
 }

@@ -62,8 +62,10 @@ import (
 // walker records at most one entry per memoAdmitEvery misses after its
 // first, so that a client sending a new shape with every map costs one
 // failed comparison and one fingerprint pass per map over the full walk,
-// and grows nothing. Eviction: the entry in the set's next way, round
-// robin.
+// and grows nothing; after memoBypassAfter misses in a row a walker sends
+// only one map in memoBypassSample through the memo until one hits, so
+// that such a client costs about what the walk without a memo costs.
+// Eviction: the entry in the set's next way, round robin.
 //
 // Invalidation: the memo belongs to one registry Index. Engine.Walker
 // clears it when a walker is asked for another Index (a reload), and an
@@ -86,6 +88,11 @@ const (
 	memoDoorWays = 2
 	// memoAdmitEvery: a walker records one entry per this many misses.
 	memoAdmitEvery = 8
+	// After memoBypassAfter misses in a row, a walker sends only one map
+	// in memoBypassSample through the memo (the others take the full walk
+	// at once) until one hits.
+	memoBypassAfter  = 64
+	memoBypassSample = 16
 )
 
 // MemoStats are the shape memo's counters since the engine was created.
@@ -348,6 +355,7 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 	}
 	if live != 0 {
 		w.memoHits++
+		w.memoMissRun = 0
 		w.memoHit(cand[bits.TrailingZeros(live)])
 		return
 	}
@@ -369,6 +377,7 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 func (w *Walker) memoMiss(set *memoSet) bool {
 	w.memoMisses++
 	w.memoLifeMisses++
+	w.memoMissRun++
 	if set.ticket.Load() == 0 || w.memoRecords*memoAdmitEvery > w.memoLifeMisses {
 		return false
 	}
@@ -440,6 +449,24 @@ func (w *Walker) memoMix(fp uint64, k string, r registry.Ref) uint64 {
 		h ^= maphash.String(w.e.memo.seed, k)
 	}
 	return (fp ^ h) * 0x100000001b3
+}
+
+// memoTry reports whether the next map goes through the memo. A walker
+// whose last memoBypassAfter maps all missed (new shapes with every map: a
+// churn of random keys) sends one map in memoBypassSample: the others take
+// the full walk without paying for the memo's comparisons and fingerprint,
+// and count as misses. A sampled map that hits ends the bypass; sampled
+// maps still admit shapes, more slowly.
+func (w *Walker) memoTry() bool {
+	if w.memoMissRun < memoBypassAfter {
+		return true
+	}
+	w.memoSkip++
+	if w.memoSkip%memoBypassSample == 0 {
+		return true
+	}
+	w.memoMisses++
+	return false
 }
 
 // setIndex chooses the set of a shape from its context, length and first

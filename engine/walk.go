@@ -61,8 +61,11 @@ type Walker struct {
 	rec     *memoRec
 	memoRec memoRec
 	// memoVals are the values of the map being matched, by position.
-	memoVals                    [memoMaxKeys]pcommon.Value
-	memoHits, memoMisses        int64
+	memoVals             [memoMaxKeys]pcommon.Value
+	memoHits, memoMisses int64
+	// memoMissRun counts the misses since the last hit; memoSkip counts
+	// the maps walked past the memo while it is bypassed (memoTry).
+	memoMissRun, memoSkip       int
 	memoLifeMisses, memoRecords int64
 }
 
@@ -398,7 +401,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 	}
 	w.ops = w.ops[:0]
 	w.nDrop, w.nCoerce, w.nMove, w.nRename = 0, 0, 0, 0
-	if w.e.memo != nil && !w.grp.pending && n <= memoMaxKeys {
+	if w.e.memo != nil && !w.grp.pending && n <= memoMaxKeys && w.memoTry() {
 		w.memoWalk(m, n)
 	} else {
 		w.attrsFull(m)
@@ -422,7 +425,16 @@ func (w *Walker) attrsFull(m pcommon.Map) {
 // the key and never the value, and checkTail, which reads the value.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	r := w.lookup(k, pos)
-	if tl := w.checkKey(k, r); tl != tailDone {
+	switch tl := w.checkKey(k, r); tl {
+	case tailDone:
+	case tailPlain:
+		// checkTail's first case, inline: the common case costs no call.
+		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
+			w.count(vocab.OutcomeConformant)
+			return
+		}
+		w.checkTail(k, v, r, tl)
+	default:
 		w.checkTail(k, v, r, tl)
 	}
 }

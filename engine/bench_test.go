@@ -228,7 +228,8 @@ func (t tdBytes) attrs() int {
 // registry extension is used): the cost per conforming attribute of a
 // 100-span batch, per renamed attribute (every key deprecated), and the
 // cost of a 1-span and a 10-span batch, whose difference gives the fixed
-// cost per batch. memo=off is the full walk of every map.
+// cost per batch; and the realistic mix (3 deprecated, 3 unknown, 1
+// template of 13) per span. memo=off is the full walk of every map.
 //
 // Run: go test ./engine -run '^$' -bench Memo -benchtime 1000x
 func BenchmarkMemo(b *testing.B) {
@@ -247,6 +248,7 @@ func BenchmarkMemo(b *testing.B) {
 			}{
 				{"conformant", enginetest.MixConformant, 100},
 				{"renames", enginetest.MixDeprecatedAll, 100},
+				{"realistic", enginetest.MixRealistic, 100},
 				{"batch", enginetest.MixConformant, 1},
 				{"batch", enginetest.MixConformant, 10},
 			} {

@@ -7,6 +7,13 @@
 // A walk over conforming data allocates nothing. Front-ends take a Walker
 // from the Engine per batch, walk, read the batch's one tally (Walker.Batch),
 // and release it. The vocabulary the tally counts by is package vocab.
+//
+// Each Engine keeps a shape memo (memo.go): an attribute map whose key
+// sequence, value types and context the engine has seen is walked as one
+// key comparison per attribute, the checks that read values, and one vector
+// added to the tally, with the same result as the full walk. It is bounded
+// (2048 entries, 4 MiB), belongs to one registry Index, and its counters are
+// Engine.MemoStats.
 package engine // import "github.com/otelgov/otelcol-governance/engine"
 
 import (

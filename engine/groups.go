@@ -84,12 +84,14 @@ func (w *Walker) finding(f vocab.Finding, subj vocab.Subject, name string) {
 }
 
 // findingOut is the detail of one finding counted by finding, or replayed
-// by the shape memo: the report's tally by name and the sink.
-func (w *Walker) findingOut(f vocab.Finding, subj vocab.Subject, name string) {
-	w.report.finding(f, w.e.levels[f], subj, name)
+// by the shape memo: the report's tally by name and the sink. It returns
+// the finding's index in Batch.Findings (-1 without Options.Detail).
+func (w *Walker) findingOut(f vocab.Finding, subj vocab.Subject, name string) int {
+	i := w.report.finding(f, w.e.levels[f], subj, name)
 	if w.e.opts.Sink != nil {
 		w.emit(f, subj, name)
 	}
+	return i
 }
 
 // nameFindings reports otel.rego's findings on an attribute key the

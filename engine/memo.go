@@ -501,8 +501,20 @@ func (w *Walker) memoHit(e *memoEntry) {
 	if e.hasSeen {
 		w.grp.seen = w.grp.seen.Or(e.seen)
 	}
-	// The positions with work, from the values pass 1 kept: the keys are
-	// the entry's (equal to the map's).
+	if len(e.events) > 0 && w.e.opts.Sink == nil && w.memoDetailAgain(e) {
+		// The report's detail of this entry was resolved earlier in the
+		// batch for this service: its events are count increments.
+		w.memoWork(e, false)
+		return
+	}
+	w.memoWork(e, true)
+}
+
+// memoWork does the work of a hit at the positions that have some, from
+// the values memoWalk kept (the keys are the entry's, equal to the
+// map's): it replays the events (when replay is set), queues the ops and
+// runs the value checks.
+func (w *Walker) memoWork(e *memoEntry, replay bool) {
 	for _, i := range e.work {
 		p := &e.pos[i]
 		op, ev := 0, 0
@@ -510,8 +522,13 @@ func (w *Walker) memoHit(e *memoEntry) {
 			op, ev = int(e.pos[i-1].ops), int(e.pos[i-1].events)
 		}
 		k := e.keys[i]
-		for ; ev < int(p.events); ev++ {
-			w.memoReplay(&e.events[ev], k)
+		if replay {
+			for ; ev < int(p.events); ev++ {
+				idx := w.memoReplay(&e.events[ev], k)
+				if w.memoDet != nil {
+					w.memoDet.idx = append(w.memoDet.idx, int32(idx)) //nolint:gosec // an index of the batch's detail
+				}
+			}
 		}
 		for ; op < int(p.ops); op++ {
 			w.queue(e.ops[op])
@@ -520,18 +537,99 @@ func (w *Walker) memoHit(e *memoEntry) {
 			w.checkTail(k, w.memoVals[i], p.ref, p.tail)
 		}
 	}
+	if w.memoDet != nil {
+		w.memoDet.last.seen = w.report.seenEvictions
+		w.memoDet = nil
+	}
 }
 
-// memoReplay replays one recorded event of key k.
-func (w *Walker) memoReplay(ev *memoEvent, k string) {
+// memoDetail caches, per batch, where the report's detail (Options.Detail)
+// filed the events of an entry for a service: indices in Batch.Keys and
+// Batch.Findings, -1 for a registry key. The first hit of an entry for a
+// service in a batch replays its events through the report and notes the
+// indices; later hits add one to each count. A direct-mapped table of
+// memoDetailSlots entries over one index arena, emptied at every batch;
+// an arena past memoDetailMax stops caching for the rest of the batch.
+type memoDetail struct {
+	slots [memoDetailSlots]memoDetailSlot
+	used  []uint16
+	idx   []int32
+	// last is the slot being filled.
+	last *memoDetailSlot
+}
+
+type memoDetailSlot struct {
+	e   *memoEntry
+	svc int
+	lo  int32
+	// seen is the report's seenEvictions after the first hit: while it is
+	// unchanged the entry's registry keys are still noted.
+	seen int
+}
+
+const (
+	memoDetailSlots = 128
+	memoDetailMax   = 1 << 16
+)
+
+func (d *memoDetail) reset() {
+	for _, i := range d.used {
+		d.slots[i] = memoDetailSlot{}
+	}
+	d.used, d.idx, d.last = d.used[:0], d.idx[:0], nil
+}
+
+// memoDetailAgain reports whether the events of e were filed earlier in
+// this batch for the current service, and then adds them; otherwise it
+// prepares the slot that memoWork fills (w.memoDet).
+func (w *Walker) memoDetailAgain(e *memoEntry) bool {
+	d := &w.memoDetail
+	svc := w.report.svcIdx
+	h := int(uintptr(unsafe.Pointer(e))>>6) + svc*7 //nolint:gosec // a hash of the pointer, never turned back
+	i := uint16(h & (memoDetailSlots - 1))          //nolint:gosec // masked
+	s := &d.slots[i]
+	if s.e == e && s.svc == svc {
+		keys, findings := w.tally.Keys, w.tally.Findings
+		noted := s.seen == w.report.seenEvictions
+		for j, idx := range d.idx[s.lo : int(s.lo)+len(e.events)] {
+			switch ev := &e.events[j]; {
+			case ev.kind == memoRegistryKey:
+				if !noted {
+					w.report.registryKey(ev.ref, w.ix)
+				}
+			case ev.kind == memoKey:
+				keys[idx].Count++
+			default:
+				findings[idx].Count++
+			}
+		}
+		s.seen = w.report.seenEvictions
+		return true
+	}
+	if len(d.idx)+len(e.events) > memoDetailMax {
+		return false
+	}
+	if s.e == nil {
+		d.used = append(d.used, i)
+	}
+	*s = memoDetailSlot{e: e, svc: svc, lo: int32(len(d.idx))} //nolint:gosec // < memoDetailMax
+	d.last = s
+	w.memoDet = d
+	return false
+}
+
+// memoReplay replays one recorded event of key k, and returns where the
+// report filed it (-1 for a registry key).
+func (w *Walker) memoReplay(ev *memoEvent, k string) int {
 	switch ev.kind {
 	case memoRegistryKey:
 		w.report.registryKey(ev.ref, w.ix)
 	case memoKey:
-		w.report.key(k, ev.kk)
+		return w.report.key(k, ev.kk)
 	case memoFinding:
-		w.findingOut(ev.f, ev.subj, k)
+		return w.findingOut(ev.f, ev.subj, k)
 	}
+	return -1
 }
 
 // staticTail reports whether the tail of an attribute depends on its

@@ -253,9 +253,12 @@ func memoVariants() map[string]config {
 	}
 	add("default", func(*config) {})
 	add("detail", func(c *config) { c.Detail = true })
+	add("detail_sink", func(c *config) { c.Detail = true })
+	add("default_sink", func(*config) {})
 	add("checks_off", func(c *config) { c.Findings = false })
 	add("checks_off_detail", func(c *config) { c.Findings = false; c.Detail = true })
 	add("extended_detail", func(c *config) { c.Profile = vocab.ProfileExtended; c.Detail = true })
+	add("extended_detail_sink", func(c *config) { c.Profile = vocab.ProfileExtended; c.Detail = true })
 	add("copy_coerce_drop", func(c *config) {
 		c.Deprecated, c.TypeMismatch, c.Unknown = DeprecatedCopy, TypeMismatchCoerce, UnknownDrop
 		c.EnumViolation, c.ClosedEnums = EnumViolationDrop, []string{"http.request.method", "rpc.system"}
@@ -284,7 +287,9 @@ func TestMemoMatchesFullWalk(t *testing.T) {
 			var engines [2]*Engine
 			for i := range engines {
 				o := c.Options
-				if name != "default" {
+				// A sink sees every finding with its context; the variants
+				// without one take the report's per-batch shortcut.
+				if strings.HasSuffix(name, "_sink") {
 					o.Sink = sinks[i]
 				}
 				engines[i] = New(o)

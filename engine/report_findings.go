@@ -47,17 +47,18 @@ func (f *findingTally) reset() {
 }
 
 // finding lists one finding, at level lv, for the current service by name
-// (the service's count is the walker's).
-func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) {
+// (the service's count is the walker's), and returns its index in
+// Batch.Findings (-1 without Options.Detail).
+func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) int {
 	f := &r.findings
 	if !f.enabled {
-		return
+		return -1
 	}
 	svc := r.svcIdx
 	c := &f.recent[(slotHash(name)+svc*7+int(fi)*3+int(subj))&(recentSize-1)]
 	if c.idx > 0 && c.fk.name == name && c.fk.service == svc && c.fk.finding == fi && c.fk.subject == subj && c.fk.level == lv {
 		r.batch.Findings[c.idx-1].Count++
-		return
+		return c.idx - 1
 	}
 	fk := findingKey{service: svc, finding: fi, level: lv, subject: subj, name: name}
 	i, ok := f.index[fk]
@@ -69,6 +70,7 @@ func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subje
 		r.batch.Findings = append(r.batch.Findings, FindingTally{Service: svc, Finding: fi, Level: lv, Subject: subj, Name: name, Count: 1})
 	}
 	*c = recentFinding{fk: fk, idx: i + 1}
+	return i
 }
 
 // signal notes one item checked against d, carrying the attributes seen.

@@ -60,6 +60,10 @@ type Walker struct {
 	// admission budget.
 	rec     *memoRec
 	memoRec memoRec
+	// memoDetail caches the report detail of hits in this batch; memoDet
+	// is its slot being filled by the current hit, or nil.
+	memoDetail memoDetail
+	memoDet    *memoDetail
 	// memoVals are the values of the map being matched, by position.
 	memoVals             [memoMaxKeys]pcommon.Value
 	memoHits, memoMisses int64
@@ -129,6 +133,7 @@ func (w *Walker) reset() {
 	w.mig = migState{}
 	w.grp.reset()
 	clear(w.memoVals[:])
+	w.memoDetail.reset()
 }
 
 // Batch returns the tally of the batch walked so far. It belongs to the

@@ -472,14 +472,14 @@ func (w *Walker) memoTry() bool {
 // setIndex chooses the set of a shape from its context, length and first
 // key.
 func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
-	h := uint64(n)*0x9e3779b97f4a7c15 ^ uint64(mc.ctx.Location)<<8 ^ uint64(mc.ctx.SpanKind)<<16 ^ uint64(mc.flags)<<24
+	h := uint64(n)*0x9e3779b97f4a7c15 ^ uint64(mc.ctx.Location)<<8 ^ uint64(mc.ctx.SpanKind)<<16 ^ uint64(mc.flags)<<24 //nolint:gosec // n >= 1, a hash
 	if mc.ctx.MetricName != "" {
 		h ^= maphash.String(mo.seed, mc.ctx.MetricName)
 	}
 	if mc.def != nil {
 		h ^= uint64(uintptr(unsafe.Pointer(mc.def))) >> 4 //nolint:gosec // a hash of the pointer, never turned back
 	}
-	h ^= uint64(slotHash(first)) * 0xff51afd7ed558ccd
+	h ^= uint64(slotHash(first)) * 0xff51afd7ed558ccd //nolint:gosec // slotHash >= 0, a hash
 	h ^= h >> 29
 	return int(h % memoSets)
 }
@@ -592,14 +592,14 @@ func (w *Walker) memoDetailAgain(e *memoEntry) bool {
 		keys, findings := w.tally.Keys, w.tally.Findings
 		noted := s.seen == w.report.seenEvictions
 		for j, idx := range d.idx[s.lo : int(s.lo)+len(e.events)] {
-			switch ev := &e.events[j]; {
-			case ev.kind == memoRegistryKey:
+			switch ev := &e.events[j]; ev.kind {
+			case memoRegistryKey:
 				if !noted {
 					w.report.registryKey(ev.ref, w.ix)
 				}
-			case ev.kind == memoKey:
+			case memoKey:
 				keys[idx].Count++
-			default:
+			case memoFinding:
 				findings[idx].Count++
 			}
 		}

@@ -73,10 +73,10 @@ func newShapeGen(seed uint64, ix *registry.Index) *shapeGen {
 }
 
 func (g *shapeGen) key() string {
-	switch n := g.r.IntN(10); {
-	case n == 0:
+	switch g.r.IntN(10) {
+	case 0:
 		return []string{"app.custom", "nonamespace", "Bad-Key", "shop.peer", "http.request.header.x-id", "app.tenant.id"}[g.r.IntN(6)]
-	case n == 1:
+	case 1:
 		return fmt.Sprintf("app.random.%d", g.r.IntN(1<<30))
 	}
 	a := g.keys[g.r.IntN(len(g.keys))]
@@ -114,7 +114,7 @@ func (g *shapeGen) value(v pcommon.Value, a *registry.Attribute) {
 		t = a.Type
 	}
 	if g.r.IntN(12) == 0 {
-		t = registry.Type(g.r.IntN(int(registry.TypeBooleanArray) + 1))
+		t = registry.Type(g.r.UintN(uint(registry.TypeBooleanArray) + 1)) //nolint:gosec // < 16
 	}
 	switch t {
 	case registry.TypeInt:
@@ -173,7 +173,7 @@ func (g *shapeGen) traces(ix *registry.Index) ptrace.Traces {
 		for range 1 + g.r.IntN(12) {
 			sp := ss.Spans().AppendEmpty()
 			sp.SetName([]string{"GET /cart", "SELECT", "publish"}[g.r.IntN(3)])
-			sp.SetKind(ptrace.SpanKind(g.r.IntN(6)))
+			sp.SetKind(ptrace.SpanKind(g.r.Int32N(6)))
 			if g.r.IntN(4) == 0 {
 				sp.Status().SetCode(ptrace.StatusCodeError)
 			}

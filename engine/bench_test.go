@@ -178,23 +178,8 @@ func benchmarkWalk(b *testing.B, prefix string, opts Options) {
 				name := fmt.Sprintf("%s/mix=%s/spans=%d/cache=%s", prefix, m.name, n, map[bool]string{false: "warm", true: "cold"}[cold])
 				b.Run(name, func(b *testing.B) {
 					wire := enginetest.TracesBytes(enginetest.GenTraces(n, m.mix))
-					attrs := td(wire).attrs()
-					clock := enginetest.NewThreadClock(b)
-					b.ReportAllocs()
-					for b.Loop() {
-						b.StopTimer()
-						td := enginetest.UnmarshalTraces(wire)
-						if cold {
-							enginetest.Evict()
-						}
-						b.StartTimer()
-						clock.Start()
-						w := e.Walker(ix, false)
-						w.Traces(td)
-						e.Release(w)
-						clock.Stop()
-					}
-					clock.Report(b, map[string]float64{"span": float64(n), "attribute": float64(attrs)})
+					walkFresh(b, e, ix, cold, func() ptrace.Traces { return enginetest.UnmarshalTraces(wire) },
+						map[string]float64{"span": float64(n), "attribute": float64(td(wire).attrs())})
 				})
 			}
 		}
@@ -309,7 +294,8 @@ func BenchmarkMemoAdversarial(b *testing.B) {
 }
 
 // walkFresh times the walk of one fresh batch per iteration (next, outside
-// the timer), in thread CPU time per unit.
+// the timer; cold: L1 and L2 evicted after it), from the walker taken from
+// the pool to its release, tally read, in thread CPU time per unit.
 func walkFresh(b *testing.B, e *Engine, ix *registry.Index, cold bool, next func() ptrace.Traces, units map[string]float64) {
 	clock := enginetest.NewThreadClock(b)
 	b.ReportAllocs()

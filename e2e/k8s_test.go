@@ -227,6 +227,11 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 		"otelcol_processor_governance_registry_info",
 		"otelcol_processor_governance_service_attributes",
 		"otelcol_processor_governance_service_overflow",
+		"otelcol_processor_governance_memo_hits",
+		"otelcol_processor_governance_memo_misses",
+		"otelcol_processor_governance_memo_evictions",
+		"otelcol_processor_governance_memo_entries",
+		"otelcol_processor_governance_memo_bytes",
 		"otelcol_extension_governance_registry_reload_failing",
 	}
 	var fams e2e.Families

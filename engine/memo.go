@@ -39,15 +39,22 @@ import (
 // (tail: enums, value migrations, arrays, coercions), the ops the key
 // queues (renames, drops) and, with Options.Detail or a Sink, the ordered
 // events of the report and the sink (registry keys, deprecated and unknown
-// keys, findings by name), which a hit replays in order through findingOut,
-// the one path of a finding's detail. For the whole map it stores the
-// outcome, finding and drop counts and the group check's seen bits, added
-// as one vector. Findings are counted by finding(), the one place that
-// counts them, while an entry is recorded: a rule that changes or filters
-// findings there (levels, Weaver's FindingModifier) is memoized with them
-// as long as what it reads is in memoCtx or the keys; one that reads the
-// span name needs walk.go to set registry.Context.SpanName, which memoCtx
-// then compares.
+// keys, findings by name). For the whole map it stores the outcome, finding
+// and drop counts and the group check's seen bits, added as one vector.
+//
+// Findings: finding() is the one place that counts a finding (and applies
+// its level), findingOut the one path of its detail (the report's tally by
+// name, the sink). An entry records what finding() counted, after levels:
+// a rule that changes or filters findings there (level overrides, Weaver's
+// FindingModifier) is memoized with them as long as what it reads is in
+// memoCtx or the keys: finding ID, level, location (signal type), key,
+// metric name, checked group. One that reads the span name or the event
+// name needs walk.go to set registry.Context.SpanName (or memoCtx to hold
+// the name), which memoCtx then compares. A hit replays the events in order
+// through findingOut; with a Sink, every hit does, since the sink sees each
+// finding with its context. Without one, the first hit of an entry for a
+// service in a batch replays them and notes where the report filed them
+// (memoDetail), and later hits add one to those counts.
 //
 // Not memoized, and walked in full: the attributes of spans while the
 // extended profile matches span definitions (the matcher reads all keys
@@ -56,25 +63,30 @@ import (
 // item after the attributes, from the seen bits, and are not part of it.
 //
 // Bounds: memoSets*memoWays entries (2048) and memoMaxBytes (4 MiB,
-// counted from the copied strings and the entry's slices) in all; an entry
-// that would pass the budget is not admitted. A key sequence is admitted
-// on its second sighting (a fingerprint in the doorkeeper table), and a
-// walker records at most one entry per memoAdmitEvery misses after its
-// first, so that a client sending a new shape with every map costs one
-// failed comparison and one fingerprint pass per map over the full walk,
-// and grows nothing; after memoBypassAfter misses in a row a walker sends
-// only one map in memoBypassSample through the memo until one hits, so
-// that such a client costs about what the walk without a memo costs.
-// Eviction: the entry in the set's next way, round robin.
+// counted from the copied strings and the entry's slices) in all, plus the
+// sets (512 cache lines, 32 KiB); an entry that would pass the budget is
+// not admitted. A shape is admitted on its second sighting: a miss
+// leaves its fingerprint (Refs, key lengths, unknown keys hashed) in the
+// set's doorkeeper, a miss that finds it there leaves a ticket, and the
+// set's next miss is recorded and inserted if it has the ticket's
+// fingerprint. A walker records at most one map per memoAdmitEvery misses.
+// After memoBypassAfter misses in a row a walker sends only one map in
+// memoBypassSample through the memo until one hits: a client sending a new
+// shape with every map (random keys) costs about the walk without a memo
+// and grows nothing. Eviction: the entry in the set's next way, round
+// robin.
 //
 // Invalidation: the memo belongs to one registry Index. Engine.Walker
 // clears it when a walker is asked for another Index (a reload), and an
 // entry is used only with the Index it was recorded against.
 //
 // Concurrency: walkers run concurrently and share the engine's memo. The
-// sets are atomic pointers to immutable entries: a hit is lock-free, an
-// insert swaps one pointer. mu serializes reset; the counters are atomic.
-// A walker counts its hits and misses locally and adds them at Release.
+// ways are atomic pointers to immutable entries: a hit is lock-free, an
+// insert swaps one pointer; the doorkeeper and the tickets are atomic
+// words (a lost update costs an admission, never an answer). mu serializes
+// reset (use); the counters are atomic. A walker's own state (its counts
+// of hits and misses, added at Release, the recording, memoDetail, the
+// bypass) needs no lock: one goroutine walks a batch.
 
 const (
 	memoSets = 512

@@ -18,8 +18,8 @@ type findingTally struct {
 	// fixed cost of a small batch).
 	recentUsed []uint16
 	signals    map[*registry.Group]int // -> index in Batch.Signals
-	lastSig *registry.Group
-	lastIdx int
+	lastSig    *registry.Group
+	lastIdx    int
 }
 
 type findingKey struct {

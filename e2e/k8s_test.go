@@ -161,7 +161,7 @@ func TestK8sPromtoolRules(t *testing.T) {
 	rules := promtoolRules(t, filepath.Join(k8sDir(t), "monitoring/governance-rules.yaml"), dir)
 	out, err := runPromtool(t, dir, "check", "rules", rules)
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "SUCCESS: 6 rules found")
+	assert.Contains(t, out, "SUCCESS: 8 rules found")
 
 	writeFile(t, filepath.Join(dir, "governance-rules_test.yaml"), mustRead(t, filepath.Join(k8sDir(t), "monitoring/governance-rules_test.yaml")))
 	out, err = runPromtool(t, dir, "test", "rules", "governance-rules_test.yaml")

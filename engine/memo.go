@@ -402,16 +402,14 @@ func (w *Walker) memoMiss(set *memoSet) bool {
 func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec bool) uint64 {
 	r := w.lookup(k, pos)
 	if !rec {
-		if tl := w.checkKey(k, r); tl != tailDone {
-			w.checkTail(k, v, r, tl)
-		}
+		w.checkKey(k, r, v, true)
 		return w.memoMix(fp, k, r)
 	}
 	mr := &w.memoRec
 	w.memoSnapshot(&mr.s0)
 	ops0 := len(w.ops)
 	w.setRec(mr)
-	tl := w.checkKey(k, r)
+	tl := w.checkKey(k, r, v, false)
 	static := w.staticTail(tl, r, v)
 	if static && tl != tailDone {
 		w.checkTail(k, v, r, tl)

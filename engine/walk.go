@@ -427,21 +427,11 @@ func (w *Walker) attrsFull(m pcommon.Map) {
 
 // check classifies one attribute; changes are queued in w.ops. It is the
 // two halves the shape memo (memo.go) tells apart: checkKey, which reads
-// the key and never the value, and checkTail, which reads the value.
+// the key and never the value, and checkTail, which reads the value;
+// checkKey runs checkTail itself when full is set (one call per attribute
+// on the full walk).
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
-	r := w.lookup(k, pos)
-	switch tl := w.checkKey(k, r); tl {
-	case tailDone:
-	case tailPlain:
-		// checkTail's first case, inline: the common case costs no call.
-		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
-			w.count(vocab.OutcomeConformant)
-			return
-		}
-		w.checkTail(k, v, r, tl)
-	default:
-		w.checkTail(k, v, r, tl)
-	}
+	w.checkKey(k, w.lookup(k, pos), v, true)
 }
 
 // tail says what checkTail still has to do for an attribute once
@@ -466,9 +456,11 @@ const (
 )
 
 // checkKey does what the key alone decides: the group check, the key's
-// findings, the report's key tallies, unknown keys. It reads no value,
-// so that for one key in one context it always does the same.
-func (w *Walker) checkKey(k string, r registry.Ref) tail {
+// findings, the report's key tallies, unknown keys. It reads no value, so
+// that for one key in one context it always does the same, and returns
+// what checkTail still has to do; with full set it does that too (v is
+// read only then) and returns tailDone.
+func (w *Walker) checkKey(k string, r registry.Ref, v pcommon.Value, full bool) tail {
 	if w.e.opts.Findings && w.groupAttr(k, r) {
 		return tailDone
 	}
@@ -482,7 +474,15 @@ func (w *Walker) checkKey(k string, r registry.Ref) tail {
 		if w.report.enabled {
 			w.report.registryKey(r, w.ix)
 		}
-		return tailPlain
+		if !full {
+			return tailPlain
+		}
+		// checkTail's first case, inline: the common case costs no call.
+		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
+			w.count(vocab.OutcomeConformant)
+			return tailDone
+		}
+		return w.tailIf(full, k, v, r, tailPlain)
 	}
 	a := w.ix.Attr(r)
 	if a == nil {
@@ -504,7 +504,7 @@ func (w *Walker) checkKey(k string, r registry.Ref) tail {
 			// registry.
 			w.unknownFindings(k, w.e.allowed(k))
 		}
-		return tailTarget
+		return w.tailIf(full, k, v, r, tailTarget)
 	}
 	switch {
 	case a.Placeholder:
@@ -513,9 +513,19 @@ func (w *Walker) checkKey(k string, r registry.Ref) tail {
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
 		w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
-		return tailDeprecated
+		return w.tailIf(full, k, v, r, tailDeprecated)
 	}
-	return tailValue
+	return w.tailIf(full, k, v, r, tailValue)
+}
+
+// tailIf runs checkTail when full is set (and then returns tailDone), or
+// returns tl.
+func (w *Walker) tailIf(full bool, k string, v pcommon.Value, r registry.Ref, tl tail) tail {
+	if !full {
+		return tl
+	}
+	w.checkTail(k, v, r, tl)
+	return tailDone
 }
 
 // checkTail does what the value decides, after checkKey returned tl.

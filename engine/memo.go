@@ -547,8 +547,14 @@ func (w *Walker) memoWork(e *memoEntry, replay bool) {
 			w.checkTail(k, w.memoVals[i], p.ref, p.tail)
 		}
 	}
-	if w.memoDet != nil {
-		w.memoDet.last.seen = w.report.seenEvictions
+	if d := w.memoDet; d != nil {
+		// An entry whose own registry keys evicted one another (or
+		// others) in the report's cache of noted keys calls registryKey
+		// at every hit, as the full walk does.
+		d.last.seen = w.report.seenEvictions
+		if d.last.seen != d.seen0 {
+			d.last.seen = -1
+		}
 		w.memoDet = nil
 	}
 }
@@ -564,16 +570,19 @@ type memoDetail struct {
 	slots [memoDetailSlots]memoDetailSlot
 	used  []uint16
 	idx   []int32
-	// last is the slot being filled.
-	last *memoDetailSlot
+	// last is the slot being filled; seen0 the report's seenEvictions
+	// before its replay.
+	last  *memoDetailSlot
+	seen0 int
 }
 
 type memoDetailSlot struct {
 	e   *memoEntry
 	svc int
 	lo  int32
-	// seen is the report's seenEvictions after the first hit: while it is
-	// unchanged the entry's registry keys are still noted.
+	// seen is the report's seenEvictions after the last hit that called
+	// registryKey: while it is unchanged the entry's registry keys are
+	// still noted. -1: always call.
 	seen int
 }
 
@@ -613,7 +622,9 @@ func (w *Walker) memoDetailAgain(e *memoEntry) bool {
 				findings[idx].Count++
 			}
 		}
-		s.seen = w.report.seenEvictions
+		if s.seen >= 0 {
+			s.seen = w.report.seenEvictions
+		}
 		return true
 	}
 	if len(d.idx)+len(e.events) > memoDetailMax {
@@ -623,7 +634,7 @@ func (w *Walker) memoDetailAgain(e *memoEntry) bool {
 		d.used = append(d.used, i)
 	}
 	*s = memoDetailSlot{e: e, svc: svc, lo: int32(len(d.idx))} //nolint:gosec // < memoDetailMax
-	d.last = s
+	d.last, d.seen0 = s, w.report.seenEvictions
 	w.memoDet = d
 	return false
 }

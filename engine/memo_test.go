@@ -279,61 +279,70 @@ func TestMemoMatchesFullWalk(t *testing.T) {
 	if testing.Short() {
 		iterations = 100
 	}
-	for name, c := range memoVariants() {
-		t.Run(name, func(t *testing.T) {
-			ix, err := registry.Load(c.Registry)
-			require.NoError(t, err)
-			sinks := [2]*eventSink{{budget: 1 << 30}, {budget: 1 << 30}}
-			var engines [2]*Engine
-			for i := range engines {
-				o := c.Options
-				// A sink sees every finding with its context; the variants
-				// without one take the report's per-batch shortcut.
-				if strings.HasSuffix(name, "_sink") {
-					o.Sink = sinks[i]
-				}
-				engines[i] = New(o)
-			}
-			memo, full := engines[0], engines[1]
-			full.memo = nil
-			g := newShapeGen(uint64(len(name)), ix)
-			for it := range iterations {
-				var batches [2]any
-				readOnly := it%7 == 3
-				switch it % 3 {
-				case 0:
-					td := g.traces(ix)
-					c2 := ptrace.NewTraces()
-					td.CopyTo(c2)
-					batches = [2]any{td, c2}
-				case 1:
-					md := g.metrics(ix)
-					c2 := pmetric.NewMetrics()
-					md.CopyTo(c2)
-					batches = [2]any{md, c2}
-				default:
-					ld := g.logs(ix)
-					c2 := plog.NewLogs()
-					ld.CopyTo(c2)
-					batches = [2]any{ld, c2}
-				}
-				var tallies [2]Batch
-				for i, e := range engines {
-					sinks[i].events = sinks[i].events[:0]
-					tallies[i] = walkInto(e, ix, batches[i], readOnly)
-				}
-				require.Equal(t, dump(batches[1]), dump(batches[0]), "iteration %d: pdata", it)
-				require.Equal(t, tallies[1], tallies[0], "iteration %d: tally", it)
-				require.Equal(t, sinks[1].events, sinks[0].events, "iteration %d: sink", it)
-			}
-			st := memo.MemoStats()
-			t.Logf("%s: %+v", name, st)
-			assert.Positive(t, st.Hits, "hits")
-			assert.Positive(t, st.Misses, "misses")
-			assert.Positive(t, st.Entries, "entries")
-			assert.Zero(t, full.MemoStats().Hits)
-		})
+	// Three rounds, each with new engines (the memo's hash seed is random:
+	// shapes land in other sets) and other batches.
+	for round := range 3 {
+		for name, c := range memoVariants() {
+			t.Run(fmt.Sprintf("%s/round=%d", name, round), func(t *testing.T) {
+				memoMatchesFullWalk(t, name, c, uint64(len(name)+1000*round), iterations)
+			})
+		}
 	}
+}
+
+// memoMatchesFullWalk is one variant and round of TestMemoMatchesFullWalk.
+func memoMatchesFullWalk(t *testing.T, name string, c config, seed uint64, iterations int) {
+	ix, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	sinks := [2]*eventSink{{budget: 1 << 30}, {budget: 1 << 30}}
+	var engines [2]*Engine
+	for i := range engines {
+		o := c.Options
+		// A sink sees every finding with its context; the variants
+		// without one take the report's per-batch shortcut.
+		if strings.HasSuffix(name, "_sink") {
+			o.Sink = sinks[i]
+		}
+		engines[i] = New(o)
+	}
+	memo, full := engines[0], engines[1]
+	full.memo = nil
+	g := newShapeGen(seed, ix)
+	for it := range iterations {
+		var batches [2]any
+		readOnly := it%7 == 3
+		switch it % 3 {
+		case 0:
+			td := g.traces(ix)
+			c2 := ptrace.NewTraces()
+			td.CopyTo(c2)
+			batches = [2]any{td, c2}
+		case 1:
+			md := g.metrics(ix)
+			c2 := pmetric.NewMetrics()
+			md.CopyTo(c2)
+			batches = [2]any{md, c2}
+		default:
+			ld := g.logs(ix)
+			c2 := plog.NewLogs()
+			ld.CopyTo(c2)
+			batches = [2]any{ld, c2}
+		}
+		var tallies [2]Batch
+		for i, e := range engines {
+			sinks[i].events = sinks[i].events[:0]
+			tallies[i] = walkInto(e, ix, batches[i], readOnly)
+		}
+		require.Equal(t, dump(batches[1]), dump(batches[0]), "iteration %d: pdata", it)
+		require.Equal(t, tallies[1], tallies[0], "iteration %d: tally", it)
+		require.Equal(t, sinks[1].events, sinks[0].events, "iteration %d: sink", it)
+	}
+	st := memo.MemoStats()
+	t.Logf("%s: %+v", name, st)
+	assert.Positive(t, st.Hits, "hits")
+	assert.Positive(t, st.Misses, "misses")
+	assert.Positive(t, st.Entries, "entries")
+	assert.Zero(t, full.MemoStats().Hits)
 }
 
 // walkInto walks one batch and returns a deep copy of its tally.

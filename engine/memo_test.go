@@ -284,7 +284,7 @@ func TestMemoMatchesFullWalk(t *testing.T) {
 	for round := range 3 {
 		for name, c := range memoVariants() {
 			t.Run(fmt.Sprintf("%s/round=%d", name, round), func(t *testing.T) {
-				memoMatchesFullWalk(t, name, c, uint64(len(name)+1000*round), iterations)
+				memoMatchesFullWalk(t, name, c, uint64(len(name)+1000*round), iterations) //nolint:gosec // small and positive
 			})
 		}
 	}

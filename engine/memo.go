@@ -54,7 +54,8 @@ import (
 // through findingOut; with a Sink, every hit does, since the sink sees each
 // finding with its context. Without one, the first hit of an entry for a
 // service in a batch replays them and notes where the report filed them
-// (memoDetail), and later hits add one to those counts.
+// (memoDetail), and later hits are counted in the slot and added to those
+// counts once, when Walker.Batch is read.
 //
 // Not memoized, and walked in full: the attributes of spans while the
 // extended profile matches span definitions (the matcher reads all keys
@@ -563,7 +564,8 @@ func (w *Walker) memoWork(e *memoEntry, replay bool) {
 // filed the events of an entry for a service: indices in Batch.Keys and
 // Batch.Findings, -1 for a registry key. The first hit of an entry for a
 // service in a batch replays its events through the report and notes the
-// indices; later hits add one to each count. A direct-mapped table of
+// indices; later hits count in the slot (pending), added to each count when
+// the slot is reused or Walker.Batch is read. A direct-mapped table of
 // memoDetailSlots entries over one index arena, emptied at every batch;
 // an arena past memoDetailMax stops caching for the rest of the batch.
 type memoDetail struct {
@@ -580,6 +582,8 @@ type memoDetailSlot struct {
 	e   *memoEntry
 	svc int
 	lo  int32
+	// pending counts the hits not yet added to the report's counts.
+	pending int64
 	// seen is the report's seenEvictions after the last hit that called
 	// registryKey: while it is unchanged the entry's registry keys are
 	// still noted. -1: always call.
@@ -608,23 +612,20 @@ func (w *Walker) memoDetailAgain(e *memoEntry) bool {
 	i := uint16(h & (memoDetailSlots - 1))          //nolint:gosec // masked
 	s := &d.slots[i]
 	if s.e == e && s.svc == svc {
-		keys, findings := w.tally.Keys, w.tally.Findings
-		noted := s.seen == w.report.seenEvictions
-		for j, idx := range d.idx[s.lo : int(s.lo)+len(e.events)] {
-			switch ev := &e.events[j]; ev.kind {
-			case memoRegistryKey:
-				if !noted {
+		if s.seen != w.report.seenEvictions {
+			// Another key took the place of one of the entry's in the
+			// report's noted keys: note them again, as the full walk does.
+			for j := range e.events {
+				if ev := &e.events[j]; ev.kind == memoRegistryKey {
 					w.report.registryKey(ev.ref, w.ix)
 				}
-			case memoKey:
-				keys[idx].Count++
-			case memoFinding:
-				findings[idx].Count++
+			}
+			if s.seen >= 0 {
+				s.seen = w.report.seenEvictions
 			}
 		}
-		if s.seen >= 0 {
-			s.seen = w.report.seenEvictions
-		}
+		// The counts are added when the slot is flushed.
+		s.pending++
 		return true
 	}
 	if len(d.idx)+len(e.events) > memoDetailMax {
@@ -632,11 +633,41 @@ func (w *Walker) memoDetailAgain(e *memoEntry) bool {
 	}
 	if s.e == nil {
 		d.used = append(d.used, i)
+	} else {
+		w.memoDetailFlush(s)
 	}
 	*s = memoDetailSlot{e: e, svc: svc, lo: int32(len(d.idx))} //nolint:gosec // < memoDetailMax
 	d.last, d.seen0 = s, w.report.seenEvictions
 	w.memoDet = d
 	return false
+}
+
+// memoDetailFlush adds a slot's pending hits to the report's counts.
+func (w *Walker) memoDetailFlush(s *memoDetailSlot) {
+	n := s.pending
+	if n == 0 {
+		return
+	}
+	s.pending = 0
+	keys, findings := w.tally.Keys, w.tally.Findings
+	for j, idx := range w.memoDetail.idx[s.lo : int(s.lo)+len(s.e.events)] {
+		switch s.e.events[j].kind {
+		case memoRegistryKey:
+		case memoKey:
+			keys[idx].Count += n
+		case memoFinding:
+			findings[idx].Count += n
+		}
+	}
+}
+
+// flushMemoDetail adds every slot's pending hits to the report's counts
+// (Walker.Batch).
+func (w *Walker) flushMemoDetail() {
+	d := &w.memoDetail
+	for _, i := range d.used {
+		w.memoDetailFlush(&d.slots[i])
+	}
 }
 
 // memoReplay replays one recorded event of key k, and returns where the

@@ -139,6 +139,7 @@ func (w *Walker) reset() {
 // Batch returns the tally of the batch walked so far. It belongs to the
 // walker: read it before Release.
 func (w *Walker) Batch() *Batch {
+	w.flushMemoDetail()
 	w.report.flush()
 	return &w.tally
 }

@@ -421,19 +421,15 @@ func (w *Walker) attrs(m pcommon.Map) {
 func (w *Walker) attrsFull(m pcommon.Map) {
 	pos := 0
 	for k, v := range m.All() {
-		w.check(k, v, pos)
+		w.checkKey(k, w.lookup(k, pos), v, true)
 		pos++
 	}
 }
 
-// check classifies one attribute; changes are queued in w.ops. It is the
-// two halves the shape memo (memo.go) tells apart: checkKey, which reads
-// the key and never the value, and checkTail, which reads the value;
-// checkKey runs checkTail itself when full is set (one call per attribute
-// on the full walk).
-func (w *Walker) check(k string, v pcommon.Value, pos int) {
-	w.checkKey(k, w.lookup(k, pos), v, true)
-}
+// An attribute is classified in two halves, which the shape memo
+// (memo.go) tells apart: checkKey reads the key and never the value,
+// checkTail reads the value; on the full walk checkKey runs checkTail
+// itself (one call per attribute). Changes are queued in w.ops.
 
 // tail says what checkTail still has to do for an attribute once
 // checkKey has decided all that the key alone decides.

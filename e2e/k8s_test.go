@@ -161,7 +161,7 @@ func TestK8sPromtoolRules(t *testing.T) {
 	rules := promtoolRules(t, filepath.Join(k8sDir(t), "monitoring/governance-rules.yaml"), dir)
 	out, err := runPromtool(t, dir, "check", "rules", rules)
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "SUCCESS: 6 rules found")
+	assert.Contains(t, out, "SUCCESS: 8 rules found")
 
 	writeFile(t, filepath.Join(dir, "governance-rules_test.yaml"), mustRead(t, filepath.Join(k8sDir(t), "monitoring/governance-rules_test.yaml")))
 	out, err = runPromtool(t, dir, "test", "rules", "governance-rules_test.yaml")
@@ -227,6 +227,11 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 		"otelcol_processor_governance_registry_info",
 		"otelcol_processor_governance_service_attributes",
 		"otelcol_processor_governance_service_overflow",
+		"otelcol_processor_governance_memo_hits",
+		"otelcol_processor_governance_memo_misses",
+		"otelcol_processor_governance_memo_evictions",
+		"otelcol_processor_governance_memo_entries",
+		"otelcol_processor_governance_memo_bytes",
 		"otelcol_extension_governance_registry_reload_failing",
 	}
 	var fams e2e.Families

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
@@ -176,23 +178,8 @@ func benchmarkWalk(b *testing.B, prefix string, opts Options) {
 				name := fmt.Sprintf("%s/mix=%s/spans=%d/cache=%s", prefix, m.name, n, map[bool]string{false: "warm", true: "cold"}[cold])
 				b.Run(name, func(b *testing.B) {
 					wire := enginetest.TracesBytes(enginetest.GenTraces(n, m.mix))
-					attrs := td(wire).attrs()
-					clock := enginetest.NewThreadClock(b)
-					b.ReportAllocs()
-					for b.Loop() {
-						b.StopTimer()
-						td := enginetest.UnmarshalTraces(wire)
-						if cold {
-							enginetest.Evict()
-						}
-						b.StartTimer()
-						clock.Start()
-						w := e.Walker(ix, false)
-						w.Traces(td)
-						e.Release(w)
-						clock.Stop()
-					}
-					clock.Report(b, map[string]float64{"span": float64(n), "attribute": float64(attrs)})
+					walkFresh(b, e, ix, cold, func() ptrace.Traces { return enginetest.UnmarshalTraces(wire) },
+						map[string]float64{"span": float64(n), "attribute": float64(td(wire).attrs())})
 				})
 			}
 		}
@@ -217,4 +204,114 @@ func (t tdBytes) attrs() int {
 		}
 	}
 	return n
+}
+
+// BenchmarkMemo is the shape memo's figures on the walk as production sees
+// it (fresh batches unmarshalled from OTLP bytes outside the timer, as
+// BenchmarkWalk), checks on, with and without the report feed
+// (Options.Detail, the conformance report's input, on wherever the
+// registry extension is used): the cost per conforming attribute of a
+// 100-span batch, per renamed attribute (every key deprecated), and the
+// cost of a 1-span and a 10-span batch, whose difference gives the fixed
+// cost per batch; and the realistic mix (3 deprecated, 3 unknown, 1
+// template of 13) per span. memo=off is the full walk of every map.
+//
+// Run: go test ./engine -run '^$' -bench Memo -benchtime 1000x
+func BenchmarkMemo(b *testing.B) {
+	for _, memo := range []string{"on", "off"} {
+		for _, report := range []string{"off", "on"} {
+			opts := defaultOptions()
+			opts.Findings, opts.Detail = true, report == "on"
+			e, ix := newTestEngine(b, opts)
+			if memo == "off" {
+				e.memo = nil
+			}
+			for _, c := range []struct {
+				name  string
+				mix   enginetest.Mix
+				spans int
+			}{
+				{"conformant", enginetest.MixConformant, 100},
+				{"renames", enginetest.MixDeprecatedAll, 100},
+				{"realistic", enginetest.MixRealistic, 100},
+				{"batch", enginetest.MixConformant, 1},
+				{"batch", enginetest.MixConformant, 10},
+			} {
+				for _, cold := range []bool{false, true} {
+					name := fmt.Sprintf("memo=%s/report=%s/%s/spans=%d/cache=%s", memo, report, c.name, c.spans, map[bool]string{false: "warm", true: "cold"}[cold])
+					wire := enginetest.TracesBytes(enginetest.GenTraces(c.spans, c.mix))
+					b.Run(name, func(b *testing.B) {
+						walkFresh(b, e, ix, cold, func() ptrace.Traces { return enginetest.UnmarshalTraces(wire) }, map[string]float64{
+							"attribute": float64(td(wire).attrs()),
+							"span":      float64(c.spans),
+						})
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMemoAdversarial is the walk of batches in which every span's
+// attribute map has a shape never seen before: 13 attributes, two of them
+// keys made of random bytes (an http.request.header.<random> template
+// instance and an unknown app.<random> key) at random positions. The
+// memo can only miss; memo=off is the full walk, as without a memo.
+//
+// Run: go test ./engine -run '^$' -bench MemoAdversarial -benchtime 1000x
+func BenchmarkMemoAdversarial(b *testing.B) {
+	for _, memo := range []string{"on", "off"} {
+		b.Run("memo="+memo, func(b *testing.B) {
+			opts := defaultOptions()
+			opts.Findings = true
+			e, ix := newTestEngine(b, opts)
+			if memo == "off" {
+				e.memo = nil
+			}
+			r := rand.New(rand.NewPCG(1, 2)) //nolint:gosec // reproducible benchmark input
+			gen := func() ptrace.Traces {
+				td := enginetest.GenTraces(100, enginetest.MixConformant)
+				spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+				for i := range spans.Len() {
+					m := spans.At(i).Attributes()
+					// Two of the 13 keys replaced by random ones, at
+					// random positions (the map keeps 13 entries).
+					m.RemoveIf(func(k string, _ pcommon.Value) bool {
+						return k == "url.scheme" || k == "client.address"
+					})
+					m.PutStr(fmt.Sprintf("http.request.header.x-%016x", r.Uint64()), "v")
+					m.PutStr(fmt.Sprintf("app.k%016x", r.Uint64()), "v")
+				}
+				return enginetest.UnmarshalTraces(enginetest.TracesBytes(td))
+			}
+			walkFresh(b, e, ix, false, gen, map[string]float64{"attribute": float64(100*enginetest.AttrsPerItem + 6), "span": 100})
+			b.Logf("%+v", e.MemoStats())
+			if memo == "on" && e.MemoStats().Hits > int64(b.N) {
+				b.Fatalf("adversarial batches hit the memo: %+v", e.MemoStats())
+			}
+		})
+	}
+}
+
+// walkFresh times the walk of one fresh batch per iteration (next, outside
+// the timer; cold: L1 and L2 evicted after it), from the walker taken from
+// the pool to its release, tally read, in thread CPU time per unit.
+func walkFresh(b *testing.B, e *Engine, ix *registry.Index, cold bool, next func() ptrace.Traces, units map[string]float64) {
+	clock := enginetest.NewThreadClock(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		td := next()
+		if cold {
+			enginetest.Evict()
+		}
+		b.StartTimer()
+		clock.Start()
+		w := e.Walker(ix, false)
+		w.Traces(td)
+		_ = w.Batch()
+		e.Release(w)
+		clock.Stop()
+	}
+	clock.Report(b, units)
 }

@@ -7,6 +7,13 @@
 // A walk over conforming data allocates nothing. Front-ends take a Walker
 // from the Engine per batch, walk, read the batch's one tally (Walker.Batch),
 // and release it. The vocabulary the tally counts by is package vocab.
+//
+// Each Engine keeps a shape memo (memo.go): an attribute map whose key
+// sequence, value types and context the engine has seen is walked as one
+// key comparison per attribute, the checks that read values, and one vector
+// added to the tally, with the same result as the full walk. It is bounded
+// (2048 entries, 4 MiB), belongs to one registry Index, and its counters are
+// Engine.MemoStats.
 package engine // import "github.com/otelgov/otelcol-governance/engine"
 
 import (
@@ -187,6 +194,9 @@ type Engine struct {
 	// bounded by maxIdleWalkers avoids.
 	mu      sync.Mutex
 	walkers []*Walker
+	// memo is the shape memo (memo.go); nil turns it off (tests compare
+	// the walk without it).
+	memo *memo
 }
 
 // maxIdleWalkersPerProc bounds the idle walkers kept per engine, per
@@ -226,6 +236,7 @@ func New(opts Options) *Engine {
 	}
 	e.findingRules = newRuleTable(opts.Rules, &e.levels)
 	e.extended = opts.Profile == vocab.ProfileExtended
+	e.memo = newMemo()
 	return e
 }
 
@@ -265,12 +276,20 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	}
 	w.mutate = e.mutates && !readOnly
 	w.ix = ix
+	if e.memo != nil {
+		e.memo.use(ix)
+	}
 	return w
 }
 
 // Release returns a walker to the pool; the walker and its tallies must not
 // be used afterwards.
 func (e *Engine) Release(w *Walker) {
+	if e.memo != nil && w.memoHits+w.memoMisses > 0 {
+		e.memo.hits.Add(w.memoHits)
+		e.memo.misses.Add(w.memoMisses)
+	}
+	w.memoHits, w.memoMisses = 0, 0
 	w.reset()
 	e.mu.Lock()
 	if len(e.walkers) < maxIdleWalkersPerProc*runtime.GOMAXPROCS(0) {

@@ -83,11 +83,23 @@ func (w *Walker) finding(f vocab.Finding, subj vocab.Subject, name string) {
 			return
 		}
 	}
+	if w.rec != nil {
+		w.rec.event(memoEvent{kind: memoFinding, f: f, lv: lv, subj: subj})
+	}
 	w.svc.Findings[f]++
-	w.report.finding(f, lv, subj, name)
+	w.findingOut(f, lv, subj, name)
+}
+
+// findingOut is the detail of one finding counted by finding at level lv
+// (after the finding rules), or replayed by the shape memo: the report's
+// tally by name and the sink. It returns the finding's index in
+// Batch.Findings (-1 without Options.Detail).
+func (w *Walker) findingOut(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) int {
+	i := w.report.finding(f, lv, subj, name)
 	if w.e.opts.Sink != nil {
 		w.emit(f, lv, subj, name)
 	}
+	return i
 }
 
 // nameFindings reports otel.rego's findings on an attribute key the

@@ -24,8 +24,14 @@ type reportTally struct {
 	// extension ignores); known lists them until finish adds them to Keys.
 	seen  [recentSize]registry.Ref
 	known []*registry.Attribute
+	// seenEvictions counts the entries of seen replaced by another in the
+	// batch: while it stays the same, every entry noted since is still
+	// there (the shape memo skips their registryKey calls).
+	seenEvictions int
 	// findings feeds Batch.Findings and Batch.Signals (report_findings.go).
 	findings findingTally
+	// rec is the shape memo's recording under way, or nil (memo.go).
+	rec *memoRec
 	// recentUsed and seenUsed list the slots set since the last reset, so
 	// that reset clears only those: clearing both arrays in full cost more
 	// than walking a small batch.
@@ -63,18 +69,22 @@ func slotHash(k string) int {
 	return len(k)*31 + int(k[len(k)-1])*13 + int(k[len(k)/2])
 }
 
-// key counts one unknown or deprecated key for the current service. Registry
+// key counts one unknown or deprecated key for the current service, and
+// returns its index in Batch.Keys (-1 without Options.Detail). Registry
 // keys go through registryKey.
-func (r *reportTally) key(k string, kind KeyKind) {
+func (r *reportTally) key(k string, kind KeyKind) int {
 	if !r.enabled {
-		return
+		return -1
+	}
+	if r.rec != nil {
+		r.rec.event(memoEvent{kind: memoKey, kk: kind})
 	}
 	svc := r.svcIdx
 	slot := (slotHash(k) + svc*7 + int(kind)) & (recentSize - 1)
 	c := &r.recent[slot]
 	if c.idx > 0 && c.tk.key == k && c.tk.service == svc && c.tk.kind == kind {
 		r.batch.Keys[c.idx-1].Count++
-		return
+		return c.idx - 1
 	}
 	tk := tallyKey{service: svc, key: k, kind: kind}
 	i, ok := r.keys[tk]
@@ -89,6 +99,7 @@ func (r *reportTally) key(k string, kind KeyKind) {
 		r.recentUsed = append(r.recentUsed, uint16(slot))
 	}
 	*c = recentKey{tk: tk, idx: i + 1}
+	return i
 }
 
 // registryKey notes a registry entry seen in the batch, for the report's
@@ -97,6 +108,9 @@ func (r *reportTally) key(k string, kind KeyKind) {
 func (r *reportTally) registryKey(ref registry.Ref, ix *registry.Index) {
 	if !r.enabled {
 		return
+	}
+	if r.rec != nil {
+		r.rec.event(memoEvent{kind: memoRegistryKey, ref: ref})
 	}
 	i := ref.Slot() & (recentSize - 1)
 	slot := &r.seen[i]
@@ -109,6 +123,8 @@ func (r *reportTally) registryKey(ref registry.Ref, ix *registry.Index) {
 	}
 	if *slot == 0 {
 		r.seenUsed = append(r.seenUsed, uint16(i)) //nolint:gosec // i < recentSize
+	} else {
+		r.seenEvictions++
 	}
 	*slot = ref
 	r.known = append(r.known, a)
@@ -136,6 +152,7 @@ func (r *reportTally) reset() {
 		r.seen[i] = 0
 	}
 	r.recentUsed, r.seenUsed = r.recentUsed[:0], r.seenUsed[:0]
+	r.seenEvictions = 0
 	clear(r.known)
 	r.known = r.known[:0]
 	r.svcIdx = 0

@@ -13,9 +13,13 @@ type findingTally struct {
 	enabled bool
 	index   map[findingKey]int // -> index in Batch.Findings
 	recent  [recentSize]recentFinding
-	signals map[*registry.Group]int // -> index in Batch.Signals
-	lastSig *registry.Group
-	lastIdx int
+	// recentUsed lists the slots of recent set since the last reset, so
+	// that reset clears only those (clearing all 10 KiB was most of the
+	// fixed cost of a small batch).
+	recentUsed []uint16
+	signals    map[*registry.Group]int // -> index in Batch.Signals
+	lastSig    *registry.Group
+	lastIdx    int
 }
 
 type findingKey struct {
@@ -42,22 +46,27 @@ func newFindingTally() findingTally {
 func (f *findingTally) reset() {
 	clear(f.index)
 	clear(f.signals)
-	f.recent = [recentSize]recentFinding{}
+	for _, i := range f.recentUsed {
+		f.recent[i] = recentFinding{}
+	}
+	f.recentUsed = f.recentUsed[:0]
 	f.lastSig, f.lastIdx = nil, 0
 }
 
 // finding lists one finding, at level lv, for the current service by name
-// (the service's count is the walker's).
-func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) {
+// (the service's count is the walker's), and returns its index in
+// Batch.Findings (-1 without Options.Detail).
+func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) int {
 	f := &r.findings
 	if !f.enabled {
-		return
+		return -1
 	}
 	svc := r.svcIdx
-	c := &f.recent[(slotHash(name)+svc*7+int(fi)*3+int(subj))&(recentSize-1)]
+	slot := (slotHash(name) + svc*7 + int(fi)*3 + int(subj)) & (recentSize - 1)
+	c := &f.recent[slot]
 	if c.idx > 0 && c.fk.name == name && c.fk.service == svc && c.fk.finding == fi && c.fk.subject == subj && c.fk.level == lv {
 		r.batch.Findings[c.idx-1].Count++
-		return
+		return c.idx - 1
 	}
 	fk := findingKey{service: svc, finding: fi, level: lv, subject: subj, name: name}
 	i, ok := f.index[fk]
@@ -68,7 +77,11 @@ func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subje
 		f.index[fk] = i
 		r.batch.Findings = append(r.batch.Findings, FindingTally{Service: svc, Finding: fi, Level: lv, Subject: subj, Name: name, Count: 1})
 	}
+	if c.idx == 0 {
+		f.recentUsed = append(f.recentUsed, uint16(slot)) //nolint:gosec // slot < recentSize
+	}
 	*c = recentFinding{fk: fk, idx: i + 1}
+	return i
 }
 
 // signal notes one item checked against d, carrying the attributes seen.

@@ -46,25 +46,33 @@ func (w *Walker) rule(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name 
 		// Weaver's sample_name: the span's name, the metric's, the log's
 		// event name ("" too is a name).
 		s.Name, s.Named = ss.signalName, true
+		if w.rec != nil {
+			w.rec.needName = true // memo.go: the entry holds for this name only
+		}
 	}
 	l, keep := w.e.opts.Rules.Apply(f, lv, &s)
-	if keep && l != lv && w.svc != &w.noService {
-		w.relevel(f, l)
+	if keep && l != lv {
+		if w.rec != nil {
+			w.rec.relevel(f, l)
+		}
+		if w.svc != &w.noService {
+			w.relevel(f, l, 1)
+		}
 	}
 	return l, keep
 }
 
-// relevel counts one finding at level l, not Engine.Level's, in
+// relevel counts n findings at level l, not Engine.Level's, in
 // Batch.Relevelled: a short list, searched from its end.
-func (w *Walker) relevel(f vocab.Finding, l vocab.Level) {
+func (w *Walker) relevel(f vocab.Finding, l vocab.Level, n int64) {
 	svc, rl := w.report.svcIdx, w.tally.Relevelled
 	for i := len(rl) - 1; i >= 0; i-- {
 		if c := &rl[i]; c.Service == svc && c.Finding == f && c.Level == l {
-			c.Count++
+			c.Count += n
 			return
 		}
 	}
-	w.tally.Relevelled = append(rl, LevelCount{Service: svc, Finding: f, Level: l, Count: 1})
+	w.tally.Relevelled = append(rl, LevelCount{Service: svc, Finding: f, Level: l, Count: n})
 }
 
 // tracksSample reports whether the walk keeps the sample context of the

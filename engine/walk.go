@@ -52,6 +52,25 @@ type Walker struct {
 	mig migState
 	// grp is the check of the current item against its semconv group (groups.go).
 	grp groupCheck
+
+	// The shape memo (memo.go): rec is the recording under way (nil
+	// otherwise); memoRec is its reused storage. memoHits and memoMisses
+	// count this batch's maps (added to the engine's at Release);
+	// memoLifeMisses and memoRecords count over the walker's life, for the
+	// admission budget.
+	rec     *memoRec
+	memoRec memoRec
+	// memoDetail caches the report detail of hits in this batch; memoDet
+	// is its slot being filled by the current hit, or nil.
+	memoDetail memoDetail
+	memoDet    *memoDetail
+	// memoVals are the values of the map being matched, by position.
+	memoVals             [memoMaxKeys]pcommon.Value
+	memoHits, memoMisses int64
+	// memoMissRun counts the misses since the last hit; memoSkip counts
+	// the maps walked past the memo while it is bypassed (memoTry).
+	memoMissRun, memoSkip       int
+	memoLifeMisses, memoRecords int64
 }
 
 func newWalker(e *Engine) *Walker {
@@ -113,11 +132,14 @@ func (w *Walker) reset() {
 	w.report.reset()
 	w.mig = migState{}
 	w.grp.reset()
+	clear(w.memoVals[:])
+	w.memoDetail.reset()
 }
 
 // Batch returns the tally of the batch walked so far. It belongs to the
 // walker: read it before Release.
 func (w *Walker) Batch() *Batch {
+	w.flushMemoDetail()
 	w.report.flush()
 	return &w.tally
 }
@@ -377,27 +399,67 @@ func (w *Walker) exemplars(exs pmetric.ExemplarSlice) {
 }
 
 // attrs checks every attribute of one map, then applies the changes found.
+// The shape memo (memo.go) walks it when it can.
 func (w *Walker) attrs(m pcommon.Map) {
-	if m.Len() == 0 {
+	n := m.Len()
+	if n == 0 {
 		return
 	}
 	w.ops = w.ops[:0]
 	w.nDrop, w.nCoerce, w.nMove, w.nRename = 0, 0, 0, 0
-	pos := 0
-	for k, v := range m.All() {
-		w.check(k, v, pos)
-		pos++
+	if w.e.memo != nil && !w.grp.pending && n <= memoMaxKeys && w.memoTry() {
+		w.memoWalk(m, n)
+	} else {
+		w.attrsFull(m)
 	}
 	if len(w.ops) > 0 {
 		w.apply(m)
 	}
 }
 
-// check classifies one attribute; changes are queued in w.ops.
-func (w *Walker) check(k string, v pcommon.Value, pos int) {
-	r := w.lookup(k, pos)
+// attrsFull checks every attribute of one map, queueing the changes.
+func (w *Walker) attrsFull(m pcommon.Map) {
+	pos := 0
+	for k, v := range m.All() {
+		w.checkKey(k, w.lookup(k, pos), v, true)
+		pos++
+	}
+}
+
+// An attribute is classified in two halves, which the shape memo
+// (memo.go) tells apart: checkKey reads the key and never the value,
+// checkTail reads the value; on the full walk checkKey runs checkTail
+// itself (one call per attribute). Changes are queued in w.ops.
+
+// tail says what checkTail still has to do for an attribute once
+// checkKey has decided all that the key alone decides.
+type tail uint8
+
+const (
+	// tailDone: nothing (an unknown key, or one the cardinality guard
+	// dropped).
+	tailDone tail = iota
+	// tailPlain: a plain registry key (registry.Ref.Plain): its value's
+	// type is checked.
+	tailPlain
+	// tailValue: a current registry key: type and enum membership.
+	tailValue
+	// tailTarget: a deprecated key with a rename target in this context:
+	// the value's finding, value migrations, then the rename.
+	tailTarget
+	// tailDeprecated: a deprecated key without a target: the value's
+	// finding, value migrations, else deprecated_kept.
+	tailDeprecated
+)
+
+// checkKey does what the key alone decides: the group check, the key's
+// findings, the report's key tallies, unknown keys. It reads no value, so
+// that for one key in one context it always does the same, and returns
+// what checkTail still has to do; with full set it does that too (v is
+// read only then) and returns tailDone.
+func (w *Walker) checkKey(k string, r registry.Ref, v pcommon.Value, full bool) tail {
 	if w.e.opts.Findings && w.groupAttr(k, r) {
-		return
+		return tailDone
 	}
 	if r.Plain() {
 		// The common case: a current key that no rule renames and no enum
@@ -409,17 +471,20 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		if w.report.enabled {
 			w.report.registryKey(r, w.ix)
 		}
+		if !full {
+			return tailPlain
+		}
+		// checkTail's first case, inline: the common case costs no call.
 		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
 			w.count(vocab.OutcomeConformant)
-			return
+			return tailDone
 		}
-		w.value(k, v, w.ix.Attr(r))
-		return
+		return w.tailIf(full, k, v, r, tailPlain)
 	}
 	a := w.ix.Attr(r)
 	if a == nil {
 		w.unknown(k)
-		return
+		return tailDone
 	}
 	if !a.Placeholder {
 		w.report.registryKey(r, w.ix)
@@ -429,9 +494,6 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 		switch {
 		case !a.Placeholder:
 			w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
-			if w.e.opts.Findings {
-				w.valueFinding(k, v, a)
-			}
 		case w.e.extended:
 			w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
 		case w.e.opts.Findings:
@@ -439,18 +501,53 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 			// registry.
 			w.unknownFindings(k, w.e.allowed(k))
 		}
-		if (a.Migration != nil || t.DeprecatedMembers != nil) && w.renameValue(k, v, a, t) {
-			return
-		}
-		w.deprecated(k, a, t)
-		return
+		return w.tailIf(full, k, v, r, tailTarget)
 	}
 	switch {
 	case a.Placeholder:
 		w.unknown(k)
+		return tailDone
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
 		w.finding(vocab.FindingDeprecated, vocab.SubjectKey, k)
+		return w.tailIf(full, k, v, r, tailDeprecated)
+	}
+	return w.tailIf(full, k, v, r, tailValue)
+}
+
+// tailIf runs checkTail when full is set (and then returns tailDone), or
+// returns tl.
+func (w *Walker) tailIf(full bool, k string, v pcommon.Value, r registry.Ref, tl tail) tail {
+	if !full {
+		return tl
+	}
+	w.checkTail(k, v, r, tl)
+	return tailDone
+}
+
+// checkTail does what the value decides, after checkKey returned tl.
+func (w *Walker) checkTail(k string, v pcommon.Value, r registry.Ref, tl tail) {
+	switch tl {
+	case tailPlain:
+		if want := scalarType[r.Type()&typeMask]; want != pcommon.ValueTypeEmpty && v.Type() == want {
+			w.count(vocab.OutcomeConformant)
+			return
+		}
+		w.value(k, v, w.ix.Attr(r))
+	case tailValue:
+		w.value(k, v, w.ix.Attr(r))
+	case tailTarget:
+		a := w.ix.Attr(r)
+		t := a.Target(w.ctx)
+		if !a.Placeholder && w.e.opts.Findings {
+			w.valueFinding(k, v, a)
+		}
+		if (a.Migration != nil || t.DeprecatedMembers != nil) && w.renameValue(k, v, a, t) {
+			return
+		}
+		w.deprecated(k, a, t)
+	case tailDeprecated:
+		a := w.ix.Attr(r)
 		if w.e.opts.Findings {
 			w.valueFinding(k, v, a)
 		}
@@ -458,8 +555,7 @@ func (w *Walker) check(k string, v pcommon.Value, pos int) {
 			return
 		}
 		w.count(vocab.OutcomeDeprecatedKept)
-	default:
-		w.value(k, v, a)
+	case tailDone:
 	}
 }
 

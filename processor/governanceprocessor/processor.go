@@ -62,7 +62,7 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		opts.Sink = fl
 	}
 	e := engine.New(opts)
-	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings))
+	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings), e.MemoStats)
 	if err != nil {
 		return nil, err
 	}

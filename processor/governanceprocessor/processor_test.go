@@ -512,3 +512,44 @@ func TestConcurrentBatches(t *testing.T) {
 	}
 	assert.Equal(t, int64(workers*batches*(5*attrsPerItem+6)), total)
 }
+
+// TestMemoTelemetry: the engine's shape memo counters reach :8888. Ten
+// batches of one shape (a resource and a span map each): every map is a
+// hit or a miss, the two shapes end up in the memo, and later batches hit.
+func TestMemoTelemetry(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	tp, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(tel), withConfig(func(*config) {}), &consumertest.TracesSink{})
+	require.NoError(t, err)
+	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
+	for range 10 {
+		td := ptrace.NewTraces()
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.Resource().Attributes().PutStr("service.name", "checkout")
+		s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		s.Attributes().PutStr("http.method", "GET")
+		s.Attributes().PutStr("url.path", "/cart")
+		require.NoError(t, tp.ConsumeTraces(context.Background(), td))
+	}
+	value := func(name string) int64 {
+		m, err := tel.GetMetric("otelcol_processor_governance_" + name)
+		require.NoError(t, err, name)
+		switch d := m.Data.(type) {
+		case metricdata.Sum[int64]:
+			require.Len(t, d.DataPoints, 1, name)
+			return d.DataPoints[0].Value
+		case metricdata.Gauge[int64]:
+			require.Len(t, d.DataPoints, 1, name)
+			return d.DataPoints[0].Value
+		}
+		t.Fatalf("%s: unexpected data %T", name, m.Data)
+		return 0
+	}
+	hits, misses := value("memo_hits"), value("memo_misses")
+	assert.Equal(t, int64(20), hits+misses, "every map is a hit or a miss")
+	assert.GreaterOrEqual(t, hits, int64(8), "hits once the shapes are known")
+	assert.Equal(t, int64(2), value("memo_entries"))
+	assert.Positive(t, value("memo_bytes"))
+	assert.Zero(t, value("memo_evictions"))
+}

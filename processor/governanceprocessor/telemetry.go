@@ -73,8 +73,8 @@ const (
 
 // newTelemetry builds the processor's counters. services is the engine's
 // ServiceSlots; levels are the engine's finding levels (nil when the
-// signal checks are off).
-func newTelemetry(set component.TelemetrySettings, id component.ID, sig vocab.Kind, services *serviceTable, levels *findingLevels) (*telemetry, error) {
+// signal checks are off); memo reads the engine's shape memo counters.
+func newTelemetry(set component.TelemetrySettings, id component.ID, sig vocab.Kind, services *serviceTable, levels *findingLevels, memo func() engine.MemoStats) (*telemetry, error) {
 	tb, err := metadata.NewTelemetryBuilder(set)
 	if err != nil {
 		return nil, fmt.Errorf("create telemetry: %w", err)
@@ -103,7 +103,22 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig vocab.Ki
 	}
 	t.overflow.opts = observeOpts(base)
 	t.services.bounded.opts = observeOpts(base)
+	baseOpts := observeOpts(base)
+	// memoStat observes one of the shape memo's counters; the engine keeps
+	// them (atomics), read only when the SDK collects.
+	memoStat := func(f func(*engine.MemoStats) int64) metric.Int64Callback {
+		return func(_ context.Context, o metric.Int64Observer) error {
+			st := memo()
+			o.Observe(f(&st), baseOpts...)
+			return nil
+		}
+	}
 	err = errors.Join(
+		tb.RegisterProcessorGovernanceMemoHitsCallback(memoStat(func(s *engine.MemoStats) int64 { return s.Hits })),
+		tb.RegisterProcessorGovernanceMemoMissesCallback(memoStat(func(s *engine.MemoStats) int64 { return s.Misses })),
+		tb.RegisterProcessorGovernanceMemoEvictionsCallback(memoStat(func(s *engine.MemoStats) int64 { return s.Evictions })),
+		tb.RegisterProcessorGovernanceMemoEntriesCallback(memoStat(func(s *engine.MemoStats) int64 { return s.Entries })),
+		tb.RegisterProcessorGovernanceMemoBytesCallback(memoStat(func(s *engine.MemoStats) int64 { return s.Bytes })),
 		tb.RegisterProcessorGovernanceAttributesCallback(func(_ context.Context, o metric.Int64Observer) error {
 			for l := range t.attrs {
 				for i := range t.attrs[l] {

@@ -31,6 +31,11 @@ type TelemetryBuilder struct {
 	ProcessorGovernanceAttributes         metric.Int64ObservableCounter
 	ProcessorGovernanceAttributesDropped  metric.Int64ObservableCounter
 	ProcessorGovernanceFindings           metric.Int64ObservableCounter
+	ProcessorGovernanceMemoBytes          metric.Int64ObservableGauge
+	ProcessorGovernanceMemoEntries        metric.Int64ObservableGauge
+	ProcessorGovernanceMemoEvictions      metric.Int64ObservableCounter
+	ProcessorGovernanceMemoHits           metric.Int64ObservableCounter
+	ProcessorGovernanceMemoMisses         metric.Int64ObservableCounter
 	ProcessorGovernanceMetricNames        metric.Int64ObservableCounter
 	ProcessorGovernanceRegistryInfo       metric.Int64Gauge
 	ProcessorGovernanceSchemaURLRewrites  metric.Int64ObservableCounter
@@ -87,6 +92,81 @@ func (builder *TelemetryBuilder) RegisterProcessorGovernanceFindingsCallback(cb 
 		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceFindings, obs: o})
 		return nil
 	}, builder.ProcessorGovernanceFindings)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceMemoBytesCallback sets callback for observable ProcessorGovernanceMemoBytes metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceMemoBytesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceMemoBytes, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceMemoBytes)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceMemoEntriesCallback sets callback for observable ProcessorGovernanceMemoEntries metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceMemoEntriesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceMemoEntries, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceMemoEntries)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceMemoEvictionsCallback sets callback for observable ProcessorGovernanceMemoEvictions metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceMemoEvictionsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceMemoEvictions, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceMemoEvictions)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceMemoHitsCallback sets callback for observable ProcessorGovernanceMemoHits metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceMemoHitsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceMemoHits, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceMemoHits)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceMemoMissesCallback sets callback for observable ProcessorGovernanceMemoMisses metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceMemoMissesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceMemoMisses, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceMemoMisses)
 	if err != nil {
 		return err
 	}
@@ -230,6 +310,36 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_findings",
 		metric.WithDescription("Weaver live-check findings of the signal conformance checks, by finding ID and level. An item (span, data point, log record, resource) may have several findings. [Alpha]"),
 		metric.WithUnit("{finding}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceMemoBytes, err = builder.meter.Int64ObservableGauge(
+		"otelcol_processor_governance_memo_bytes",
+		metric.WithDescription("Memory held by the shape memo's entries (copied keys and recorded results); at most 4 MiB. [Alpha]"),
+		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceMemoEntries, err = builder.meter.Int64ObservableGauge(
+		"otelcol_processor_governance_memo_entries",
+		metric.WithDescription("Shapes held by the engine's shape memo; at most 2048. [Alpha]"),
+		metric.WithUnit("{entry}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceMemoEvictions, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_memo_evictions",
+		metric.WithDescription("Shape memo entries replaced by the entry of another shape. [Alpha]"),
+		metric.WithUnit("{entry}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceMemoHits, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_memo_hits",
+		metric.WithDescription("Attribute maps whose shape (key sequence, value types and context) the engine's shape memo knew, walked as one key comparison per attribute plus the value checks. A low share of hits (hits / (hits + misses)) means shapes churn, for instance random attribute keys. [Alpha]"),
+		metric.WithUnit("{map}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceMemoMisses, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_memo_misses",
+		metric.WithDescription("Attribute maps whose shape the engine's shape memo did not know, walked in full. A shape is admitted on its second sighting. [Alpha]"),
+		metric.WithUnit("{map}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceMetricNames, err = builder.meter.Int64ObservableCounter(

@@ -1,0 +1,935 @@
+package engine
+
+import (
+	"hash/maphash"
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+// This file holds the shape memo: the walk pays per shape, not per
+// attribute.
+//
+// Telemetry is repetitive: one instrumentation sends the same attribute
+// keys, in the same order, in the same context, millions of times. The
+// memo classifies an attribute map once per shape and keeps what the key
+// alone decides (checkKey in walk.go), so that a map of a known shape costs
+// one key comparison per attribute, the checks that really read values, and
+// one vector added to the tally.
+//
+// The shape is the map's key sequence, in its context (memoCtx): the
+// registry.Context (location, span kind, metric name, span name: what a
+// rename target depends on), the definition the item is checked against
+// and the group check's flags (active, resource, guard, quiet), and whether
+// the batch is writable. Nothing else that checkKey reads varies within
+// one Engine and one registry Index. A position whose value check depends
+// only on the value's type (a conforming scalar, an unknown key, a plain
+// deprecated rename) is memoized with that type as a guard: a map whose
+// types differ is a miss, never a wrong answer.
+//
+// An entry stores, per position, the key (copied on insert), its
+// registry.Ref, the type guard, the value check still to run at each hit
+// (tail: enums, value migrations, arrays, coercions), the ops the key
+// queues (renames, drops) and, with Options.Detail or a Sink, the ordered
+// events of the report and the sink (registry keys, deprecated and unknown
+// keys, findings by name). For the whole map it stores the outcome, finding
+// and drop counts and the group check's seen bits, added as one vector.
+//
+// Findings: finding() is the one place that counts a finding (and applies
+// the finding rules: filters and level overrides, findingrules), findingOut
+// the one path of its detail (the report's tally by name, the sink). An
+// entry records what finding() counted, after the rules, with each
+// finding's level and the findings the rules moved to another level
+// (Batch.Relevelled). Unscoped rules read the finding ID only; scoped ones
+// read the sample's signal type (memoCtx.sample) and, for the findings on
+// a span, metric or event rather than an attribute, its name: an entry
+// whose recording had a scoped rule read the name holds it (memoEntry.name)
+// and matches maps of samples of that name only. A hit replays the events in order
+// through findingOut; with a Sink, every hit does, since the sink sees each
+// finding with its context. Without one, the first hit of an entry for a
+// service in a batch replays them and notes where the report filed them
+// (memoDetail), and later hits are counted in the slot and added to those
+// counts once, when Walker.Batch is read.
+//
+// Not memoized, and walked in full: the attributes of spans while the
+// extended profile matches span definitions (the matcher reads all keys
+// first), maps of more than memoMaxKeys attributes or memoMaxKeyBytes of
+// key text. Resource entity checks and requirement checks run once per
+// item after the attributes, from the seen bits, and are not part of it.
+//
+// Bounds: memoSets*memoWays entries (2048) and memoMaxBytes (4 MiB,
+// counted from the copied strings and the entry's slices) in all, plus the
+// sets (512 cache lines, 32 KiB); an entry that would pass the budget is
+// not admitted. A shape is admitted on its second sighting: a miss
+// leaves its fingerprint (Refs, key lengths, unknown keys hashed) in the
+// set's doorkeeper, a miss that finds it there leaves a ticket, and the
+// set's next miss is recorded and inserted if it has the ticket's
+// fingerprint. A walker records at most one map per memoAdmitEvery misses.
+// After memoBypassAfter misses in a row a walker sends only one map in
+// memoBypassSample through the memo until one hits: a client sending a new
+// shape with every map (random keys) costs about the walk without a memo
+// and grows nothing. Eviction: the entry in the set's next way, round
+// robin.
+//
+// Invalidation: the memo belongs to one registry Index. Engine.Walker
+// clears it when a walker is asked for another Index (a reload), and an
+// entry is used only with the Index it was recorded against.
+//
+// Concurrency: walkers run concurrently and share the engine's memo. The
+// ways are atomic pointers to immutable entries: a hit is lock-free, an
+// insert swaps one pointer; the doorkeeper and the tickets are atomic
+// words (a lost update costs an admission, never an answer). mu serializes
+// reset (use); the counters are atomic. A walker's own state (its counts
+// of hits and misses, added at Release, the recording, memoDetail, the
+// bypass) needs no lock: one goroutine walks a batch.
+
+const (
+	memoSets = 512
+	memoWays = 4
+	// memoMaxKeys and memoMaxKeyBytes bound one entry's keys.
+	memoMaxKeys     = 64
+	memoMaxKeyBytes = 4 << 10
+	// memoMaxBytes bounds all entries.
+	memoMaxBytes = 4 << 20
+	// memoDoorWays is the number of fingerprints a set's doorkeeper holds.
+	memoDoorWays = 2
+	// memoAdmitEvery: a walker records one entry per this many misses.
+	memoAdmitEvery = 8
+	// After memoBypassAfter misses in a row, a walker sends only one map
+	// in memoBypassSample through the memo (the others take the full walk
+	// at once) until one hits.
+	memoBypassAfter  = 64
+	memoBypassSample = 16
+)
+
+// MemoStats are the shape memo's counters since the engine was created.
+type MemoStats struct {
+	// Hits and Misses count attribute maps walked with and without an
+	// entry; Evictions counts entries replaced by others.
+	Hits, Misses, Evictions int64
+	// Entries and Bytes are the memo's current size.
+	Entries, Bytes int64
+}
+
+// memo is one engine's shape memo.
+type memo struct {
+	// sets come first: the memo is allocated page-aligned (a large
+	// object), so that each 64-byte set is one cache line.
+	sets [memoSets]memoSet
+	// mu serializes reset.
+	mu sync.Mutex
+	// ix is the registry the entries belong to.
+	ix   atomic.Pointer[registry.Index]
+	seed maphash.Seed
+
+	hits, misses, evictions, entries, bytes atomic.Int64
+}
+
+// memoSet is one set of the memo: 4 ways and the set's admission state,
+// in one cache line, which the walk of every map of the set loads anyway.
+type memoSet struct {
+	ways [memoWays]atomic.Pointer[memoEntry]
+	// ticket is the fingerprint of a shape seen twice: the next miss in
+	// the set is recorded, and inserted if it has that fingerprint.
+	ticket atomic.Uint64
+	// door holds the fingerprints of the set's last misses (the
+	// doorkeeper): a miss whose fingerprint is there is a second sighting.
+	door [memoDoorWays]atomic.Uint64
+	next atomic.Uint32 // round-robin victim
+}
+
+func newMemo() *memo { return &memo{seed: maphash.MakeSeed()} }
+
+// Stats reads the counters.
+func (mo *memo) stats() MemoStats {
+	return MemoStats{
+		Hits: mo.hits.Load(), Misses: mo.misses.Load(), Evictions: mo.evictions.Load(),
+		Entries: mo.entries.Load(), Bytes: mo.bytes.Load(),
+	}
+}
+
+// use makes ix the memo's registry, dropping every entry of another.
+func (mo *memo) use(ix *registry.Index) {
+	if mo.ix.Load() == ix {
+		return
+	}
+	mo.mu.Lock()
+	defer mo.mu.Unlock()
+	if mo.ix.Load() == ix {
+		return
+	}
+	mo.ix.Store(ix)
+	for i := range mo.sets {
+		for j := range mo.sets[i].ways {
+			if old := mo.sets[i].ways[j].Swap(nil); old != nil {
+				mo.entries.Add(-1)
+				mo.bytes.Add(-int64(old.bytes))
+			}
+		}
+	}
+	for i := range mo.sets {
+		mo.sets[i].ticket.Store(0)
+		for j := range mo.sets[i].door {
+			mo.sets[i].door[j].Store(0)
+		}
+	}
+}
+
+// MemoStats returns the shape memo's counters (zero when the memo is off).
+func (e *Engine) MemoStats() MemoStats {
+	if e.memo == nil {
+		return MemoStats{}
+	}
+	return e.memo.stats()
+}
+
+// memoCtx is what checkKey reads besides the key.
+type memoCtx struct {
+	ctx   registry.Context
+	def   *registry.Group
+	flags uint8
+	// sample is what scoped finding rules read besides the finding and
+	// the key: the sink's signal type and point type (rules.go), set only
+	// while some are configured. The signal name (span, metric or event
+	// name) is compared only for an entry that needs it (memoEntry.name).
+	sample [2]string
+}
+
+const (
+	memoActive uint8 = 1 << iota
+	memoResource
+	memoGuarding
+	memoQuiet
+	memoMutate
+)
+
+func (w *Walker) memoContext() memoCtx {
+	s := &w.grp
+	var f uint8
+	if s.active {
+		f |= memoActive
+	}
+	if s.resource {
+		f |= memoResource
+	}
+	if s.guard {
+		f |= memoGuarding
+	}
+	if s.quiet {
+		f |= memoQuiet
+	}
+	if w.mutate {
+		f |= memoMutate
+	}
+	mc := memoCtx{ctx: w.ctx, def: s.def, flags: f}
+	if w.e.findingRules.scoped {
+		mc.sample = [2]string{s.sink.signalType, s.sink.pointType}
+	}
+	return mc
+}
+
+// memoEntry is one shape's recorded walk. Immutable once inserted.
+type memoEntry struct {
+	ix   *registry.Index
+	mc   memoCtx
+	// name is the sample's signal name when a scoped finding rule read it
+	// for a finding of the map (needName): the entry then holds for maps
+	// of samples of that name only.
+	name     string
+	needName bool
+	keys     []string // slices of one copied string
+	pos  []memoPos
+	// The vector: counts added to the tally on a hit (sparse).
+	outcomes, findings, drops []memoCount
+	relevels                  []memoRelevel
+	rewrites                  int
+	seen                      registry.AttrBits
+	hasSeen                   bool
+	ops                       []op
+	events                    []memoEvent
+	// work lists the positions a hit has work for: a tail, an op or an
+	// event.
+	work  []uint16
+	bytes int
+}
+
+// memoPos is one position of a shape.
+type memoPos struct {
+	ref registry.Ref
+	// typ is the value's type when guard is set: the position's recorded
+	// result holds for values of that type only.
+	typ   memoType
+	guard bool
+	// tail is the value check a hit runs (tailDone: none).
+	tail tail
+	// ops and events end the position's ops and events (cumulative).
+	ops, events uint16
+}
+
+type memoCount struct {
+	i uint16
+	n int32
+}
+
+// memoEventKind is what a recorded event replays.
+type memoEventKind uint8
+
+const (
+	memoRegistryKey memoEventKind = iota
+	memoKey
+	memoFinding
+)
+
+type memoEvent struct {
+	kind memoEventKind
+	kk   KeyKind
+	subj vocab.Subject
+	f    vocab.Finding
+	lv   vocab.Level // the finding's level after the finding rules
+	ref  registry.Ref
+}
+
+// memoRec records one map's walk: the walker's hooks (finding, the
+// report's key tallies) append events to it while w.rec points at it.
+type memoRec struct {
+	events   []memoEvent
+	ops      []op
+	keys     []string
+	pos      []memoPos
+	outcomes [vocab.NumOutcomes]int64
+	findings [vocab.NumFindings]int64
+	drops    [vocab.NumReasons]int64
+	seen     registry.AttrBits
+	// relevels are the findings the finding rules moved to another level
+	// (Batch.Relevelled), in the order counted.
+	relevels []memoRelevel
+	// needName: a scoped finding rule read the sample's signal name.
+	needName bool
+	keyBytes int
+	// snapshot before the current position
+	s0 memoSnap
+}
+
+type memoSnap struct {
+	outcomes [vocab.NumOutcomes]int64
+	findings [vocab.NumFindings]int64
+	drops    [vocab.NumReasons]int64
+	seen     registry.AttrBits
+}
+
+func (r *memoRec) reset() {
+	clear(r.ops)
+	clear(r.keys)
+	r.events, r.ops, r.keys, r.pos, r.relevels = r.events[:0], r.ops[:0], r.keys[:0], r.pos[:0], r.relevels[:0]
+	r.outcomes, r.findings, r.drops, r.seen = [vocab.NumOutcomes]int64{}, [vocab.NumFindings]int64{}, [vocab.NumReasons]int64{}, registry.AttrBits{}
+	r.keyBytes, r.needName = 0, false
+}
+
+func (r *memoRec) event(ev memoEvent) { r.events = append(r.events, ev) }
+
+// memoRelevel is n findings f that the finding rules put at level l.
+type memoRelevel struct {
+	f vocab.Finding
+	l vocab.Level
+	n int64
+}
+
+// relevel records one finding the finding rules put at level l.
+func (r *memoRec) relevel(f vocab.Finding, l vocab.Level) {
+	for i := range r.relevels {
+		if c := &r.relevels[i]; c.f == f && c.l == l {
+			c.n++
+			return
+		}
+	}
+	r.relevels = append(r.relevels, memoRelevel{f: f, l: l, n: 1})
+}
+
+// setRec turns recording on (rec) or off (nil).
+func (w *Walker) setRec(rec *memoRec) { w.rec, w.report.rec = rec, rec }
+
+// memoWalk walks one map through the memo in one pass: while an entry of
+// the map's set matches the keys and type guards so far, the values are
+// kept by position and nothing is checked; at the end a match is a hit.
+// A mismatch is a miss: the positions passed are checked in full from the
+// kept values (their keys equal the entry's), and the rest as they come.
+// A miss is recorded when the set holds a ticket for a shape seen twice.
+func (w *Walker) memoWalk(m pcommon.Map, n int) {
+	mo := w.e.memo
+	var mc memoCtx
+	var set *memoSet
+	var cand [memoWays]*memoEntry
+	live := uint(0)
+	rec := false
+	fp := memoSeed(w.ctx.Location)
+	i := 0
+	for k, v := range m.All() {
+		if i == 0 {
+			mc = w.memoContext()
+			set = &mo.sets[mo.setIndex(&mc, n, k)]
+			for j := range memoWays {
+				if e := set.ways[j].Load(); e != nil && len(e.keys) == n && e.ix == w.ix && e.mc == mc &&
+					(!e.needName || e.name == w.grp.sink.signalName) {
+					cand[j] = e
+					live |= 1 << j
+				}
+			}
+			if live == 0 {
+				rec = w.memoMiss(set)
+			}
+		}
+		if live != 0 {
+			prev := cand[bits.TrailingZeros(live)]
+			for l := live; l != 0; l &= l - 1 {
+				j := bits.TrailingZeros(l)
+				e := cand[j]
+				if p := &e.pos[i]; e.keys[i] != k || (p.guard && !p.typ.holds(v)) {
+					live &^= 1 << j
+				}
+			}
+			if live != 0 {
+				w.memoVals[i] = v
+				i++
+				continue
+			}
+			rec = w.memoMiss(set)
+			for j := range i {
+				fp = w.memoStep(fp, prev.keys[j], w.memoVals[j], j, rec)
+			}
+		}
+		fp = w.memoStep(fp, k, v, i, rec)
+		i++
+	}
+	if live != 0 {
+		w.memoHits++
+		w.memoMissRun = 0
+		w.memoHit(cand[bits.TrailingZeros(live)])
+		return
+	}
+	fp |= 1
+	if rec {
+		w.memoRecorded(mc, set, fp)
+		return
+	}
+	slot := &set.door[fp>>1%memoDoorWays]
+	if slot.Load() == fp {
+		set.ticket.Store(fp) // second sighting: record it next time
+	} else {
+		slot.Store(fp)
+	}
+}
+
+// memoMiss counts a miss and reports whether to record the map: the set
+// holds a ticket and the walker's admission budget allows.
+func (w *Walker) memoMiss(set *memoSet) bool {
+	w.memoMisses++
+	w.memoLifeMisses++
+	w.memoMissRun++
+	if set.ticket.Load() == 0 || w.memoRecords*memoAdmitEvery > w.memoLifeMisses {
+		return false
+	}
+	w.memoRec.reset()
+	return true
+}
+
+// memoStep checks one attribute of a missed map in full, recording it when
+// rec is set, and returns the fingerprint with it.
+func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec bool) uint64 {
+	r := w.lookup(k, pos)
+	if !rec {
+		w.checkKey(k, r, v, true)
+		return w.memoMix(fp, k, r)
+	}
+	mr := &w.memoRec
+	w.memoSnapshot(&mr.s0)
+	ops0 := len(w.ops)
+	w.setRec(mr)
+	tl := w.checkKey(k, r, v, false)
+	static := w.staticTail(tl, r, v)
+	if static && tl != tailDone {
+		w.checkTail(k, v, r, tl)
+	}
+	w.setRec(nil)
+	w.memoDiff(mr)
+	mr.ops = append(mr.ops, w.ops[ops0:]...)
+	p := memoPos{ref: r, guard: static && tl != tailDone}
+	if p.guard {
+		p.typ, _ = memoGuard(v)
+	}
+	if !static {
+		p.tail = tl
+		w.checkTail(k, v, r, tl)
+	}
+	p.ops, p.events = uint16(len(mr.ops)), uint16(len(mr.events)) //nolint:gosec // bounded by memoMaxKeys
+	mr.keys = append(mr.keys, k)
+	mr.pos = append(mr.pos, p)
+	mr.keyBytes += len(k)
+	return w.memoMix(fp, k, r)
+}
+
+// memoRecorded inserts the recorded map when it has the fingerprint of
+// the set's ticket.
+func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
+	mr := &w.memoRec
+	w.memoRecords++
+	if t := set.ticket.Load(); t == fp && set.ticket.CompareAndSwap(t, 0) &&
+		mr.keyBytes <= memoMaxKeyBytes && len(mr.ops) < 1<<15 && len(mr.events) < 1<<15 {
+		w.e.memo.insert(w.newMemoEntry(mr, mc, mr.keyBytes), set)
+	}
+	// Do not keep the batch's strings alive.
+	clear(mr.keys)
+	clear(mr.ops)
+}
+
+func memoSeed(l registry.Location) uint64 { return uint64(l+1) * 0x9e3779b97f4a7c15 }
+
+// memoMix adds one attribute to a fingerprint: its Ref, the length and
+// the last 8 bytes of its key (template instances share a Ref), the
+// value's type, and for a key outside the registry a hash of all its
+// bytes. The fingerprint only decides admission: a collision costs a
+// recording, bounded by the admission budget, never a wrong answer.
+func (w *Walker) memoMix(fp uint64, k string, r registry.Ref) uint64 {
+	h := uint64(r) ^ uint64(len(k))<<32
+	if !r.Found() {
+		h ^= maphash.String(w.e.memo.seed, k)
+	}
+	return (fp ^ h) * 0x100000001b3
+}
+
+// memoTry reports whether the next map goes through the memo. A walker
+// whose last memoBypassAfter maps all missed (new shapes with every map: a
+// churn of random keys) sends one map in memoBypassSample: the others take
+// the full walk without paying for the memo's comparisons and fingerprint,
+// and count as misses. A sampled map that hits ends the bypass; sampled
+// maps still admit shapes, more slowly.
+func (w *Walker) memoTry() bool {
+	if w.memoMissRun < memoBypassAfter {
+		return true
+	}
+	w.memoSkip++
+	if w.memoSkip%memoBypassSample == 0 {
+		return true
+	}
+	w.memoMisses++
+	return false
+}
+
+// setIndex chooses the set of a shape from its context, length and first
+// key.
+func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
+	h := uint64(n)*0x9e3779b97f4a7c15 ^ uint64(mc.ctx.Location)<<8 ^ uint64(mc.ctx.SpanKind)<<16 ^ uint64(mc.flags)<<24 //nolint:gosec // n >= 1, a hash
+	if mc.ctx.MetricName != "" {
+		h ^= maphash.String(mo.seed, mc.ctx.MetricName)
+	}
+	if mc.def != nil {
+		h ^= uint64(uintptr(unsafe.Pointer(mc.def))) >> 4 //nolint:gosec // a hash of the pointer, never turned back
+	}
+	h ^= uint64(slotHash(first)) * 0xff51afd7ed558ccd //nolint:gosec // slotHash >= 0, a hash
+	h ^= h >> 29
+	return int(h % memoSets)
+}
+
+// memoHit applies entry e to the map whose values memoWalk kept.
+func (w *Walker) memoHit(e *memoEntry) {
+	loc := &w.tally.Attrs[w.ctx.Location]
+	for _, c := range e.outcomes {
+		loc[c.i] += int64(c.n)
+		w.svc.Outcomes[c.i] += int64(c.n)
+	}
+	w.mig.rewrites += e.rewrites
+	for _, c := range e.findings {
+		w.svc.Findings[c.i] += int64(c.n)
+	}
+	for _, c := range e.drops {
+		w.tally.Drops[c.i] += int64(c.n)
+	}
+	if w.svc != &w.noService {
+		for _, c := range e.relevels {
+			w.relevel(c.f, c.l, c.n)
+		}
+	}
+	if e.hasSeen {
+		w.grp.seen = w.grp.seen.Or(e.seen)
+	}
+	if len(e.events) > 0 && w.e.opts.Sink == nil && w.memoDetailAgain(e) {
+		// The report's detail of this entry was resolved earlier in the
+		// batch for this service: its events are count increments.
+		w.memoWork(e, false)
+		return
+	}
+	w.memoWork(e, true)
+}
+
+// memoWork does the work of a hit at the positions that have some, from
+// the values memoWalk kept (the keys are the entry's, equal to the
+// map's): it replays the events (when replay is set), queues the ops and
+// runs the value checks.
+func (w *Walker) memoWork(e *memoEntry, replay bool) {
+	for _, i := range e.work {
+		p := &e.pos[i]
+		op, ev := 0, 0
+		if i > 0 {
+			op, ev = int(e.pos[i-1].ops), int(e.pos[i-1].events)
+		}
+		k := e.keys[i]
+		if replay {
+			for ; ev < int(p.events); ev++ {
+				idx := w.memoReplay(&e.events[ev], k)
+				if w.memoDet != nil {
+					w.memoDet.idx = append(w.memoDet.idx, int32(idx)) //nolint:gosec // an index of the batch's detail
+				}
+			}
+		}
+		for ; op < int(p.ops); op++ {
+			w.queue(e.ops[op])
+		}
+		if p.tail != tailDone {
+			w.checkTail(k, w.memoVals[i], p.ref, p.tail)
+		}
+	}
+	if d := w.memoDet; d != nil {
+		// An entry whose own registry keys evicted one another (or
+		// others) in the report's cache of noted keys calls registryKey
+		// at every hit, as the full walk does.
+		d.last.seen = w.report.seenEvictions
+		if d.last.seen != d.seen0 {
+			d.last.seen = -1
+		}
+		w.memoDet = nil
+	}
+}
+
+// memoDetail caches, per batch, where the report's detail (Options.Detail)
+// filed the events of an entry for a service: indices in Batch.Keys and
+// Batch.Findings, -1 for a registry key. The first hit of an entry for a
+// service in a batch replays its events through the report and notes the
+// indices; later hits count in the slot (pending), added to each count when
+// the slot is reused or Walker.Batch is read. A direct-mapped table of
+// memoDetailSlots entries over one index arena, emptied at every batch;
+// an arena past memoDetailMax stops caching for the rest of the batch.
+type memoDetail struct {
+	slots [memoDetailSlots]memoDetailSlot
+	used  []uint16
+	idx   []int32
+	// last is the slot being filled; seen0 the report's seenEvictions
+	// before its replay.
+	last  *memoDetailSlot
+	seen0 int
+}
+
+type memoDetailSlot struct {
+	e   *memoEntry
+	svc int
+	lo  int32
+	// pending counts the hits not yet added to the report's counts.
+	pending int64
+	// seen is the report's seenEvictions after the last hit that called
+	// registryKey: while it is unchanged the entry's registry keys are
+	// still noted. -1: always call.
+	seen int
+}
+
+const (
+	memoDetailSlots = 128
+	memoDetailMax   = 1 << 16
+)
+
+func (d *memoDetail) reset() {
+	for _, i := range d.used {
+		d.slots[i] = memoDetailSlot{}
+	}
+	d.used, d.idx, d.last = d.used[:0], d.idx[:0], nil
+}
+
+// memoDetailAgain reports whether the events of e were filed earlier in
+// this batch for the current service, and then adds them; otherwise it
+// prepares the slot that memoWork fills (w.memoDet).
+func (w *Walker) memoDetailAgain(e *memoEntry) bool {
+	d := &w.memoDetail
+	svc := w.report.svcIdx
+	h := int(uintptr(unsafe.Pointer(e))>>6) + svc*7 //nolint:gosec // a hash of the pointer, never turned back
+	i := uint16(h & (memoDetailSlots - 1))          //nolint:gosec // masked
+	s := &d.slots[i]
+	if s.e == e && s.svc == svc {
+		if s.seen != w.report.seenEvictions {
+			// Another key took the place of one of the entry's in the
+			// report's noted keys: note them again, as the full walk does.
+			for j := range e.events {
+				if ev := &e.events[j]; ev.kind == memoRegistryKey {
+					w.report.registryKey(ev.ref, w.ix)
+				}
+			}
+			if s.seen >= 0 {
+				s.seen = w.report.seenEvictions
+			}
+		}
+		// The counts are added when the slot is flushed.
+		s.pending++
+		return true
+	}
+	if len(d.idx)+len(e.events) > memoDetailMax {
+		return false
+	}
+	if s.e == nil {
+		d.used = append(d.used, i)
+	} else {
+		w.memoDetailFlush(s)
+	}
+	*s = memoDetailSlot{e: e, svc: svc, lo: int32(len(d.idx))} //nolint:gosec // < memoDetailMax
+	d.last, d.seen0 = s, w.report.seenEvictions
+	w.memoDet = d
+	return false
+}
+
+// memoDetailFlush adds a slot's pending hits to the report's counts.
+func (w *Walker) memoDetailFlush(s *memoDetailSlot) {
+	n := s.pending
+	if n == 0 {
+		return
+	}
+	s.pending = 0
+	keys, findings := w.tally.Keys, w.tally.Findings
+	for j, idx := range w.memoDetail.idx[s.lo : int(s.lo)+len(s.e.events)] {
+		switch s.e.events[j].kind {
+		case memoRegistryKey:
+		case memoKey:
+			keys[idx].Count += n
+		case memoFinding:
+			findings[idx].Count += n
+		}
+	}
+}
+
+// flushMemoDetail adds every slot's pending hits to the report's counts
+// (Walker.Batch).
+func (w *Walker) flushMemoDetail() {
+	d := &w.memoDetail
+	for _, i := range d.used {
+		w.memoDetailFlush(&d.slots[i])
+	}
+}
+
+// memoReplay replays one recorded event of key k, and returns where the
+// report filed it (-1 for a registry key).
+func (w *Walker) memoReplay(ev *memoEvent, k string) int {
+	switch ev.kind {
+	case memoRegistryKey:
+		w.report.registryKey(ev.ref, w.ix)
+	case memoKey:
+		return w.report.key(k, ev.kk)
+	case memoFinding:
+		return w.findingOut(ev.f, ev.lv, ev.subj, k)
+	}
+	return -1
+}
+
+// staticTail reports whether the tail of an attribute depends on its
+// value's type only (given checkKey's decisions), so that an entry can hold
+// its result under a type guard (memoGuard). An array counts by its
+// elements' type when they all have one.
+func (w *Walker) staticTail(tl tail, r registry.Ref, v pcommon.Value) bool {
+	if tl == tailDone {
+		return true
+	}
+	if _, ok := memoGuard(v); !ok {
+		return false // an empty or mixed array
+	}
+	a := w.ix.Attr(r)
+	switch tl {
+	case tailPlain, tailValue:
+		if isEnum(a) || a.DeprecatedMembers != nil {
+			return false
+		}
+		return typeMatches(a.Type, v) || !w.mutate || w.e.opts.TypeMismatch != TypeMismatchCoerce
+	case tailTarget:
+		t := a.Target(w.ctx)
+		return a.Migration == nil && t.DeprecatedMembers == nil && !isEnum(a)
+	case tailDeprecated:
+		return a.Migration == nil && !isEnum(a)
+	case tailDone:
+	}
+	return false
+}
+
+// memoGuard is the type a memoized value check holds for: the value's
+// type, and for an array the type all its elements have; ok is false for
+// an empty or mixed array, whose checks are never memoized.
+func memoGuard(v pcommon.Value) (g memoType, ok bool) {
+	t := v.Type()
+	if t != pcommon.ValueTypeSlice {
+		return memoType{typ: t}, true
+	}
+	s := v.Slice()
+	if s.Len() == 0 {
+		return memoType{}, false
+	}
+	elem := s.At(0).Type()
+	for i := 1; i < s.Len(); i++ {
+		if s.At(i).Type() != elem {
+			return memoType{}, false
+		}
+	}
+	return memoType{typ: t, elem: elem}, true
+}
+
+// memoType is a value's type for a guard.
+type memoType struct{ typ, elem pcommon.ValueType }
+
+// holds reports whether v has the guard's type.
+func (g memoType) holds(v pcommon.Value) bool {
+	if g.typ != pcommon.ValueTypeSlice {
+		return v.Type() == g.typ
+	}
+	got, ok := memoGuard(v)
+	return ok && got == g
+}
+
+// memoSnapshot takes the counts the vector is the difference of.
+func (w *Walker) memoSnapshot(s *memoSnap) {
+	s.outcomes = w.svc.Outcomes
+	s.findings = w.svc.Findings
+	s.drops = w.tally.Drops
+	s.seen = w.grp.seen
+}
+
+// memoDiff adds what the current position counted since the snapshot.
+func (w *Walker) memoDiff(r *memoRec) {
+	s := &r.s0
+	for i := range s.outcomes {
+		r.outcomes[i] += w.svc.Outcomes[i] - s.outcomes[i]
+	}
+	for i := range s.findings {
+		r.findings[i] += w.svc.Findings[i] - s.findings[i]
+	}
+	for i := range s.drops {
+		r.drops[i] += w.tally.Drops[i] - s.drops[i]
+	}
+	r.seen = r.seen.Or(w.grp.seen.AndNot(s.seen))
+}
+
+// newMemoEntry builds an entry from a recording, copying every string it
+// keeps.
+func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry {
+	var b strings.Builder
+	b.Grow(keyBytes)
+	for _, k := range rec.keys {
+		b.WriteString(k)
+	}
+	all := b.String()
+	e := &memoEntry{ix: w.ix, mc: mc, keys: make([]string, len(rec.keys)), pos: append([]memoPos(nil), rec.pos...)}
+	e.mc.ctx.MetricName = strings.Clone(mc.ctx.MetricName)
+	e.mc.ctx.SpanName = strings.Clone(mc.ctx.SpanName)
+	for i := range e.mc.sample {
+		e.mc.sample[i] = strings.Clone(mc.sample[i])
+	}
+	if rec.needName {
+		e.name, e.needName = strings.Clone(w.grp.sink.signalName), true
+	}
+	off := 0
+	for i, k := range rec.keys {
+		e.keys[i] = all[off : off+len(k)]
+		off += len(k)
+	}
+	e.outcomes = sparse(rec.outcomes[:])
+	e.findings = sparse(rec.findings[:])
+	e.drops = sparse(rec.drops[:])
+	if len(rec.relevels) > 0 {
+		e.relevels = slices.Clone(rec.relevels)
+	}
+	for i, c := range rec.outcomes {
+		e.rewrites += int(c) * rewriteOutcome[i]
+	}
+	e.seen, e.hasSeen = rec.seen, !rec.seen.Empty()
+	if len(rec.ops) > 0 {
+		e.ops = make([]op, len(rec.ops))
+		for i, o := range rec.ops {
+			o.key = e.keys[w.memoKeyIndex(rec, i)]
+			e.ops[i] = o
+		}
+	}
+	if w.report.enabled || w.e.opts.Sink != nil {
+		e.events = append([]memoEvent(nil), rec.events...)
+	}
+	if len(e.events) == 0 {
+		for i := range e.pos {
+			e.pos[i].events = 0
+		}
+	}
+	nop, nev := uint16(0), uint16(0)
+	for i := range e.pos {
+		p := &e.pos[i]
+		if p.tail != tailDone || p.ops > nop || p.events > nev {
+			e.work = append(e.work, uint16(i)) //nolint:gosec // < memoMaxKeys
+		}
+		nop, nev = p.ops, p.events
+	}
+	e.bytes = int(unsafe.Sizeof(*e)) + len(all) + len(mc.ctx.MetricName) + len(mc.ctx.SpanName) + len(mc.sample[0]) + len(mc.sample[1]) + len(e.name) +
+		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
+		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) + len(e.relevels)*int(unsafe.Sizeof(memoRelevel{})) +
+		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work)
+	for i := range e.ops {
+		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)
+	}
+	return e
+}
+
+// memoKeyIndex is the position whose key queued rec.ops[i].
+func (w *Walker) memoKeyIndex(rec *memoRec, i int) int {
+	for p := range rec.pos {
+		if i < int(rec.pos[p].ops) {
+			return p
+		}
+	}
+	return len(rec.pos) - 1
+}
+
+func sparse(v []int64) []memoCount {
+	var out []memoCount
+	for i, n := range v {
+		if n != 0 {
+			out = append(out, memoCount{i: uint16(i), n: int32(n)}) //nolint:gosec // small indexes and per-map counts
+		}
+	}
+	return out
+}
+
+// insert puts e into set, evicting the next way's entry, unless the memo
+// moved to another registry or e would pass the byte budget.
+func (mo *memo) insert(e *memoEntry, set *memoSet) {
+	if mo.ix.Load() != e.ix {
+		return
+	}
+	way := -1
+	for j := range set.ways {
+		if set.ways[j].Load() == nil {
+			way = j
+			break
+		}
+	}
+	if way < 0 {
+		way = int(set.next.Add(1) % memoWays)
+	}
+	old := set.ways[way].Load()
+	size := int64(e.bytes)
+	if old != nil {
+		size -= int64(old.bytes)
+	}
+	if mo.bytes.Load()+size > memoMaxBytes {
+		return
+	}
+	if old = set.ways[way].Swap(e); old != nil {
+		mo.evictions.Add(1)
+		mo.bytes.Add(-int64(old.bytes))
+	} else {
+		mo.entries.Add(1)
+	}
+	mo.bytes.Add(int64(e.bytes))
+}

@@ -1,0 +1,524 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
+	"github.com/otelgov/otelcol-governance/findingrules"
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+// eventSink keeps every finding event offered to it, with copies of
+// its strings; every other one is refused, which closes it for the batch
+// as a rate limit would.
+type eventSink struct {
+	events []FindingEvent
+	budget int
+}
+
+func (s *eventSink) Emit(ev *FindingEvent) bool {
+	if s.budget > 0 && len(s.events) >= s.budget {
+		return false
+	}
+	c := *ev
+	c.Name, c.SignalName, c.Service = strings.Clone(c.Name), strings.Clone(c.SignalName), strings.Clone(c.Service)
+	s.events = append(s.events, c)
+	return true
+}
+
+// shapeGen builds random attribute maps over a registry: current,
+// deprecated, enum, template and unknown keys, in random orders and with
+// random value types and enum values, drawn from a pool of shapes so that
+// shapes repeat.
+type shapeGen struct {
+	r           *rand.Rand
+	keys        []*registry.Attribute
+	metricNames []string
+	pool        [][]string
+}
+
+func newShapeGen(seed uint64, ix *registry.Index) *shapeGen {
+	g := &shapeGen{r: rand.New(rand.NewPCG(seed, seed^0x9e37))} //nolint:gosec // a test's reproducible randomness
+	attrs := ix.Attributes()
+	// Every kind of entry, and a sample of the rest.
+	for _, a := range attrs {
+		if a.Template || a.Placeholder || a.Migration != nil || a.DeprecatedMembers != nil || isEnum(a) ||
+			a.Deprecation.Reason != registry.NotDeprecated || g.r.IntN(8) == 0 {
+			g.keys = append(g.keys, a)
+		}
+	}
+	for _, m := range ix.Metrics() {
+		if g.r.IntN(4) == 0 || m.RenamedTo != "" {
+			g.metricNames = append(g.metricNames, m.Name)
+		}
+	}
+	g.metricNames = append(g.metricNames, "app.unknown.metric", "Bad Name")
+	for range 60 {
+		g.pool = append(g.pool, g.newShape())
+	}
+	return g
+}
+
+func (g *shapeGen) key() string {
+	switch g.r.IntN(10) {
+	case 0:
+		return []string{"app.custom", "nonamespace", "Bad-Key", "shop.peer", "http.request.header.x-id", "app.tenant.id"}[g.r.IntN(6)]
+	case 1:
+		return fmt.Sprintf("app.random.%d", g.r.IntN(1<<30))
+	}
+	a := g.keys[g.r.IntN(len(g.keys))]
+	if a.Template {
+		return a.Key + "." + []string{"content-type", "x-forwarded-for", fmt.Sprint(g.r.IntN(1000))}[g.r.IntN(3)]
+	}
+	return a.Key
+}
+
+func (g *shapeGen) newShape() []string {
+	n := 1 + g.r.IntN(14)
+	ks := make([]string, 0, n)
+	for len(ks) < n {
+		if k := g.key(); !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// fill puts a shape's keys, from the pool or new, with random values.
+func (g *shapeGen) fill(m pcommon.Map, ix *registry.Index) {
+	ks := g.pool[g.r.IntN(len(g.pool))]
+	if g.r.IntN(10) == 0 {
+		ks = g.newShape()
+	}
+	for _, k := range ks {
+		g.value(m.PutEmpty(k), ix.Lookup(k))
+	}
+}
+
+func (g *shapeGen) value(v pcommon.Value, a *registry.Attribute) {
+	t := registry.TypeString
+	if a != nil && g.r.IntN(8) != 0 {
+		t = a.Type
+	}
+	if g.r.IntN(12) == 0 {
+		t = registry.Type(g.r.UintN(uint(registry.TypeBooleanArray) + 1)) //nolint:gosec // < 16
+	}
+	switch t {
+	case registry.TypeInt:
+		if a != nil && a.EnumInts != nil && g.r.IntN(3) != 0 {
+			v.SetInt(a.EnumInts[g.r.IntN(len(a.EnumInts))])
+			return
+		}
+		v.SetInt(int64(g.r.IntN(600)))
+	case registry.TypeDouble:
+		v.SetDouble(g.r.Float64())
+	case registry.TypeBoolean:
+		v.SetBool(g.r.IntN(2) == 0)
+	case registry.TypeStringArray, registry.TypeIntArray, registry.TypeDoubleArray, registry.TypeBooleanArray:
+		s := v.SetEmptySlice()
+		for range g.r.IntN(3) {
+			if g.r.IntN(2) == 0 {
+				s.AppendEmpty().SetStr("x")
+			} else {
+				s.AppendEmpty().SetInt(1)
+			}
+		}
+	default:
+		switch {
+		case a != nil && a.EnumStrings != nil && g.r.IntN(3) != 0:
+			v.SetStr(a.EnumStrings[g.r.IntN(len(a.EnumStrings))])
+		case a != nil && len(a.DeprecatedMembers) > 0 && g.r.IntN(2) == 0:
+			v.SetStr(a.DeprecatedMembers[g.r.IntN(len(a.DeprecatedMembers))].Value)
+		case a != nil && a.Migration != nil && a.Migration.Values != nil && g.r.IntN(2) == 0:
+			for s := range a.Migration.Values {
+				v.SetStr(s)
+				break
+			}
+		default:
+			v.SetStr([]string{"200", "true", "1.5", "GET", "a/b", "x"}[g.r.IntN(6)])
+		}
+	}
+}
+
+func (g *shapeGen) resource(res pcommon.Resource, ix *registry.Index) {
+	m := res.Attributes()
+	m.PutStr("service.name", []string{"cart", "shop", "auth"}[g.r.IntN(3)])
+	if g.r.IntN(2) == 0 {
+		g.fill(m, ix)
+	}
+}
+
+func (g *shapeGen) traces(ix *registry.Index) ptrace.Traces {
+	td := ptrace.NewTraces()
+	for range 1 + g.r.IntN(2) {
+		rs := td.ResourceSpans().AppendEmpty()
+		g.resource(rs.Resource(), ix)
+		ss := rs.ScopeSpans().AppendEmpty()
+		if g.r.IntN(3) == 0 {
+			g.fill(ss.Scope().Attributes(), ix)
+		}
+		for range 1 + g.r.IntN(12) {
+			sp := ss.Spans().AppendEmpty()
+			sp.SetName([]string{"GET /cart", "SELECT", "publish"}[g.r.IntN(3)])
+			sp.SetKind(ptrace.SpanKind(g.r.Int32N(6)))
+			if g.r.IntN(4) == 0 {
+				sp.Status().SetCode(ptrace.StatusCodeError)
+			}
+			g.fill(sp.Attributes(), ix)
+			if g.r.IntN(4) == 0 {
+				ev := sp.Events().AppendEmpty()
+				ev.SetName([]string{"exception", "retry"}[g.r.IntN(2)])
+				g.fill(ev.Attributes(), ix)
+			}
+			if g.r.IntN(6) == 0 {
+				g.fill(sp.Links().AppendEmpty().Attributes(), ix)
+			}
+		}
+	}
+	return td
+}
+
+func (g *shapeGen) metrics(ix *registry.Index) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	g.resource(rm.Resource(), ix)
+	sm := rm.ScopeMetrics().AppendEmpty()
+	for range 1 + g.r.IntN(8) {
+		m := sm.Metrics().AppendEmpty()
+		m.SetName(g.metricNames[g.r.IntN(len(g.metricNames))])
+		if md := ix.Metric(m.Name()); md != nil && g.r.IntN(2) == 0 {
+			m.SetUnit(md.Unit)
+		}
+		for range 1 + g.r.IntN(4) {
+			switch g.r.IntN(4) {
+			case 0:
+				dp := m.SetEmptyGauge().DataPoints().AppendEmpty()
+				g.fill(dp.Attributes(), ix)
+			case 1:
+				s := m.SetEmptySum()
+				s.SetIsMonotonic(g.r.IntN(2) == 0)
+				dp := s.DataPoints().AppendEmpty()
+				g.fill(dp.Attributes(), ix)
+				if g.r.IntN(3) == 0 {
+					g.fill(dp.Exemplars().AppendEmpty().FilteredAttributes(), ix)
+				}
+			case 2:
+				g.fill(m.SetEmptyHistogram().DataPoints().AppendEmpty().Attributes(), ix)
+			default:
+				g.fill(m.SetEmptySummary().DataPoints().AppendEmpty().Attributes(), ix)
+			}
+		}
+	}
+	return md
+}
+
+func (g *shapeGen) logs(ix *registry.Index) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	g.resource(rl.Resource(), ix)
+	sl := rl.ScopeLogs().AppendEmpty()
+	for range 1 + g.r.IntN(12) {
+		lr := sl.LogRecords().AppendEmpty()
+		if g.r.IntN(2) == 0 {
+			lr.SetEventName([]string{"exception", "app.started", "session.start", ""}[g.r.IntN(4)])
+		}
+		g.fill(lr.Attributes(), ix)
+	}
+	return ld
+}
+
+// memoVariants are the option sets the memo is compared under.
+func memoVariants() map[string]config {
+	base := config{Options: defaultOptions(), Registry: registry.Sources{Embedded: true}}
+	base.Findings = true
+	orgRegistry(&base)
+	v := map[string]config{}
+	add := func(name string, f func(c *config)) {
+		c := base
+		f(&c)
+		v[name] = c
+	}
+	add("default", func(*config) {})
+	add("detail", func(c *config) { c.Detail = true })
+	add("detail_sink", func(c *config) { c.Detail = true })
+	add("default_sink", func(*config) {})
+	add("checks_off", func(c *config) { c.Findings = false })
+	add("checks_off_detail", func(c *config) { c.Findings = false; c.Detail = true })
+	add("extended_detail", func(c *config) { c.Profile = vocab.ProfileExtended; c.Detail = true })
+	add("extended_detail_sink", func(c *config) { c.Profile = vocab.ProfileExtended; c.Detail = true })
+	add("copy_coerce_drop", func(c *config) {
+		c.Deprecated, c.TypeMismatch, c.Unknown = DeprecatedCopy, TypeMismatchCoerce, UnknownDrop
+		c.EnumViolation, c.ClosedEnums = EnumViolationDrop, []string{"http.request.method", "rpc.system"}
+		c.DropUnexpected, c.AllowPrefixes, c.Detail = true, []string{"app.tenant."}, true
+	})
+	add("off_drop_mismatch", func(c *config) {
+		c.Deprecated, c.TypeMismatch = DeprecatedOff, TypeMismatchDrop
+		c.Rules = mustRules(nil, []findingrules.LevelOverride{{IDs: []string{"not_stable"}, Level: "violation"}})
+	})
+	// Weaver's finding modifier: unscoped rules read the finding ID only,
+	// scoped ones the sample's signal type and name (span, metric and event
+	// names: the memo's context then holds them).
+	add("rules_unscoped_detail", func(c *config) {
+		c.Detail = true
+		c.Rules = mustRules(
+			[]findingrules.Filter{{Exclude: []string{"missing_namespace"}}},
+			[]findingrules.LevelOverride{{IDs: []string{"deprecated", "not_stable"}, Level: "information"}})
+	})
+	for _, variant := range []string{"", "_sink", "_extended", "_extended_sink"} {
+		add("rules_scoped_detail"+variant, func(c *config) {
+			c.Detail = true
+			if strings.Contains(variant, "extended") {
+				c.Profile = vocab.ProfileExtended
+			}
+			c.Rules = mustRules(
+				[]findingrules.Filter{
+					{Exclude: []string{"type_mismatch"}, SignalType: "span"},
+					{ExcludeSamples: []string{"GET*", "db.*"}},
+					{MinLevel: "improvement", SampleNames: []string{"exception", "app.*"}},
+				},
+				[]findingrules.LevelOverride{
+					{IDs: []string{"deprecated"}, Level: "violation", SignalType: "log"},
+					{IDs: []string{"not_stable", "missing_attribute"}, Level: "information", SampleNames: []string{"SELECT", "http.*"}},
+					{IDs: []string{"undefined_enum_variant"}, Level: "violation", SignalType: "metric"},
+					// Findings on the sample, not the attribute: the rule
+					// reads the event's, span's or metric's name.
+					{IDs: []string{"unexpected_attribute"}, Level: "violation", SampleNames: []string{"exception", "SELECT", "http.server.*"}},
+				})
+		})
+	}
+	return v
+}
+
+// mustRules compiles finding rules for a variant.
+func mustRules(filters []findingrules.Filter, overrides []findingrules.LevelOverride) *findingrules.Rules {
+	r, err := findingrules.Compile(filters, overrides)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// TestMemoMatchesFullWalk compares the memoized walk against the full walk
+// (the memo off) on randomized batches of every signal: the resulting
+// pdata, the Batch tallies and the findings a sink sees must be the same.
+func TestMemoMatchesFullWalk(t *testing.T) {
+	iterations := 400
+	if testing.Short() {
+		iterations = 100
+	}
+	// Three rounds, each with new engines (the memo's hash seed is random:
+	// shapes land in other sets) and other batches.
+	for round := range 3 {
+		for name, c := range memoVariants() {
+			t.Run(fmt.Sprintf("%s/round=%d", name, round), func(t *testing.T) {
+				memoMatchesFullWalk(t, name, c, uint64(len(name)+1000*round), iterations) //nolint:gosec // small and positive
+			})
+		}
+	}
+}
+
+// memoMatchesFullWalk is one variant and round of TestMemoMatchesFullWalk.
+func memoMatchesFullWalk(t *testing.T, name string, c config, seed uint64, iterations int) {
+	ix, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	sinks := [2]*eventSink{{budget: 1 << 30}, {budget: 1 << 30}}
+	var engines [2]*Engine
+	for i := range engines {
+		o := c.Options
+		// A sink sees every finding with its context; the variants
+		// without one take the report's per-batch shortcut.
+		if strings.HasSuffix(name, "_sink") {
+			o.Sink = sinks[i]
+		}
+		engines[i] = New(o)
+	}
+	memo, full := engines[0], engines[1]
+	full.memo = nil
+	g := newShapeGen(seed, ix)
+	for it := range iterations {
+		var batches [2]any
+		readOnly := it%7 == 3
+		switch it % 3 {
+		case 0:
+			td := g.traces(ix)
+			c2 := ptrace.NewTraces()
+			td.CopyTo(c2)
+			batches = [2]any{td, c2}
+		case 1:
+			md := g.metrics(ix)
+			c2 := pmetric.NewMetrics()
+			md.CopyTo(c2)
+			batches = [2]any{md, c2}
+		default:
+			ld := g.logs(ix)
+			c2 := plog.NewLogs()
+			ld.CopyTo(c2)
+			batches = [2]any{ld, c2}
+		}
+		var tallies [2]Batch
+		for i, e := range engines {
+			sinks[i].events = sinks[i].events[:0]
+			tallies[i] = walkInto(e, ix, batches[i], readOnly)
+		}
+		require.Equal(t, dump(batches[1]), dump(batches[0]), "iteration %d: pdata", it)
+		require.Equal(t, tallies[1], tallies[0], "iteration %d: tally", it)
+		require.Equal(t, sinks[1].events, sinks[0].events, "iteration %d: sink", it)
+	}
+	st := memo.MemoStats()
+	t.Logf("%s: %+v", name, st)
+	assert.Positive(t, st.Hits, "hits")
+	assert.Positive(t, st.Misses, "misses")
+	assert.Positive(t, st.Entries, "entries")
+	assert.Zero(t, full.MemoStats().Hits)
+}
+
+// walkInto walks one batch and returns a deep copy of its tally.
+func walkInto(e *Engine, ix *registry.Index, batch any, readOnly bool) Batch {
+	w := e.Walker(ix, readOnly)
+	defer e.Release(w)
+	switch b := batch.(type) {
+	case ptrace.Traces:
+		w.Traces(b)
+	case pmetric.Metrics:
+		w.Metrics(b)
+	case plog.Logs:
+		w.Logs(b)
+	}
+	b := *w.Batch()
+	b.Services = slices.Clone(b.Services)
+	b.Keys = slices.Clone(b.Keys)
+	b.Findings = slices.Clone(b.Findings)
+	b.Signals = slices.Clone(b.Signals)
+	return b
+}
+
+// dump is a batch's OTLP JSON, map order included.
+func dump(batch any) string {
+	var b []byte
+	var err error
+	switch d := batch.(type) {
+	case ptrace.Traces:
+		b, err = (&ptrace.JSONMarshaler{}).MarshalTraces(d)
+	case pmetric.Metrics:
+		b, err = (&pmetric.JSONMarshaler{}).MarshalMetrics(d)
+	case plog.Logs:
+		b, err = (&plog.JSONMarshaler{}).MarshalLogs(d)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// TestMemoSetIsOneCacheLine: a set, loaded by the walk of every map, fits
+// one cache line.
+func TestMemoSetIsOneCacheLine(t *testing.T) {
+	assert.Equal(t, uintptr(64), unsafe.Sizeof(memoSet{}))
+	assert.Zero(t, unsafe.Offsetof(memo{}.sets))
+}
+
+// TestMemoHitAllocates0: once the memo knows a batch's shapes, walking
+// another batch of them is all hits and allocates nothing, with and
+// without the report feed and with renames.
+func TestMemoHitAllocates0(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, detail := range []bool{false, true} {
+		for _, mix := range []enginetest.Mix{enginetest.MixConformant, enginetest.MixRealistic} {
+			t.Run(fmt.Sprintf("detail=%v/mix=%+v", detail, mix), func(t *testing.T) {
+				opts := defaultOptions()
+				opts.Findings, opts.Detail = true, detail
+				e, ix := newTestEngine(t, opts)
+				wire := enginetest.TracesBytes(enginetest.GenTraces(20, mix))
+				walk := func(td ptrace.Traces) {
+					w := e.Walker(ix, false)
+					w.Traces(td)
+					_ = w.Batch()
+					e.Release(w)
+				}
+				// The shapes are admitted on their second sighting and
+				// recorded at a later miss (the admission budget).
+				for range 10 {
+					walk(enginetest.UnmarshalTraces(wire))
+				}
+				// Fresh batches, unmarshalled before the runs: the runs walk
+				// them one by one.
+				batches := make([]ptrace.Traces, 0, 101)
+				for range 101 {
+					batches = append(batches, enginetest.UnmarshalTraces(wire))
+				}
+				before := e.MemoStats()
+				i := 0
+				allocs := testing.AllocsPerRun(100, func() {
+					walk(batches[i])
+					i++
+				})
+				after := e.MemoStats()
+				assert.Zero(t, allocs)
+				assert.Equal(t, before.Misses, after.Misses, "all hits")
+				assert.Equal(t, int64(101*21), after.Hits-before.Hits, "a resource and 20 spans per batch (the scope has no attributes)")
+			})
+		}
+	}
+}
+
+// TestMemoReloadAndConcurrency: walkers share the memo concurrently (run
+// with -race), and a walker on another registry Index (a reload) empties
+// it: no entry of the old Index is used with the new one.
+func TestMemoReloadAndConcurrency(t *testing.T) {
+	c := memoVariants()["detail"]
+	ix1, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	ix2, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	require.NotSame(t, ix1, ix2)
+	e := New(c.Options)
+	full := New(c.Options)
+	full.memo = nil
+	wire := enginetest.TracesBytes(enginetest.GenTraces(20, enginetest.MixRealistic))
+	want := walkInto(full, ix1, enginetest.UnmarshalTraces(wire), false)
+	for _, ix := range []*registry.Index{ix1, ix2, ix1} {
+		var wg sync.WaitGroup
+		got := make([]Batch, 4)
+		for g := range got {
+			wg.Go(func() {
+				for range 20 {
+					got[g] = walkInto(e, ix, enginetest.UnmarshalTraces(wire), false)
+				}
+			})
+		}
+		wg.Wait()
+		for _, b := range got {
+			assert.Equal(t, want.Attrs, b.Attrs)
+			assert.Equal(t, want.Keys, b.Keys)
+			assert.Equal(t, want.Findings, b.Findings)
+		}
+		st := e.MemoStats()
+		assert.Positive(t, st.Entries)
+		for i := range e.memo.sets {
+			for j := range e.memo.sets[i].ways {
+				if en := e.memo.sets[i].ways[j].Load(); en != nil {
+					assert.Same(t, ix, en.ix, "an entry of another registry survived the reload")
+				}
+			}
+		}
+	}
+	st := e.MemoStats()
+	assert.Positive(t, st.Hits)
+	assert.LessOrEqual(t, st.Bytes, int64(memoMaxBytes))
+}

@@ -143,6 +143,10 @@ type Options struct {
 	// vocab.ProfileExtended adds this engine's extensions. DropUnexpected guards
 	// in every profile.
 	Profile vocab.Profile
+	// Advisor, when set, is offered every sample (advice.go) and its
+	// findings are counted with the built-in ones (Findings only). Nil
+	// costs the walk nothing.
+	Advisor Advisor
 }
 
 // Mutates reports whether the options can change telemetry.

@@ -48,7 +48,7 @@ func (f *findingTally) reset() {
 
 // finding lists one finding, at level lv, for the current service by name
 // (the service's count is the walker's).
-func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) {
+func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subject, name, id string) {
 	f := &r.findings
 	if !f.enabled {
 		return
@@ -66,7 +66,7 @@ func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subje
 	} else {
 		i = len(r.batch.Findings)
 		f.index[fk] = i
-		r.batch.Findings = append(r.batch.Findings, FindingTally{Service: svc, Finding: fi, Level: lv, Subject: subj, Name: name, Count: 1})
+		r.batch.Findings = append(r.batch.Findings, FindingTally{Service: svc, Finding: fi, ID: id, Level: lv, Subject: subj, Name: name, Count: 1})
 	}
 	*c = recentFinding{fk: fk, idx: i + 1}
 }

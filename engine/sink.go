@@ -11,6 +11,9 @@ import (
 // into the batch being walked: a sink copies what it keeps.
 type FindingEvent struct {
 	Finding vocab.Finding
+	// ID names a defined finding (an Advisor's own, Finding >=
+	// vocab.NumFindings); "" for a built-in one.
+	ID      string
 	Level   vocab.Level
 	Subject vocab.Subject
 	// Name is the attribute key, metric name, event name or span definition
@@ -50,13 +53,13 @@ type sinkState struct {
 func (s *sinkState) reset() { *s = sinkState{} }
 
 // emit offers one finding to the sink.
-func (w *Walker) emit(f vocab.Finding, subj vocab.Subject, name string) {
+func (w *Walker) emit(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name, id string) {
 	ss := &w.grp.sink
 	if ss.closed {
 		return
 	}
 	ev := FindingEvent{
-		Finding: f, Level: w.e.levels[f], Subject: subj, Name: name,
+		Finding: f, ID: id, Level: lv, Subject: subj, Name: name,
 		SignalType: ss.signalType, SignalName: ss.signalName, Service: ss.service,
 	}
 	switch {
@@ -68,6 +71,8 @@ func (w *Walker) emit(f vocab.Finding, subj vocab.Subject, name string) {
 		}
 	case subj == vocab.SubjectKey:
 		ev.SampleType = "attribute"
+	case f >= vocab.NumFindings:
+		ev.SampleType = w.adv.s.Kind.String()
 	case subj == vocab.SubjectMetric:
 		ev.SampleType = "metric"
 	case subj == vocab.SubjectEvent:

@@ -52,6 +52,8 @@ type Walker struct {
 	mig migState
 	// grp is the check of the current item against its semconv group (groups.go).
 	grp groupCheck
+	// adv is the Advisor's context (advice.go).
+	adv adviceState
 }
 
 func newWalker(e *Engine) *Walker {
@@ -113,6 +115,7 @@ func (w *Walker) reset() {
 	w.report.reset()
 	w.mig = migState{}
 	w.grp.reset()
+	w.adv = adviceState{buf: w.adv.buf[:0]}
 }
 
 // Batch returns the tally of the batch walked so far. It belongs to the
@@ -198,6 +201,7 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 		w.service(w.serviceID(name, hasName))
 	}
 	w.ctx = registry.Context{Location: registry.LocationResource}
+	w.adviseResource(res)
 	w.groupResource(name, attrs)
 	w.attrs(attrs)
 	w.groupResourceEnd()
@@ -210,6 +214,7 @@ func (w *Walker) scope(s pcommon.InstrumentationScope) {
 	// no scope signal type), not in that of the previous scope's last item.
 	w.sinkItem("resource", "", "")
 	w.attrs(s.Attributes())
+	w.adviseScope(s)
 }
 
 // Traces walks a traces batch.
@@ -240,6 +245,7 @@ func (w *Walker) span(span ptrace.Span) {
 	kind := spanKind(span.Kind())
 	w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: kind}
 	w.mig.span = span
+	w.adviseSpan(span)
 	w.spanAttrs(span, kind)
 	events := span.Events()
 	if events.Len() > 0 {
@@ -252,6 +258,7 @@ func (w *Walker) span(span ptrace.Span) {
 	if links.Len() > 0 {
 		w.ctx = registry.Context{Location: registry.LocationSpanLink, SpanKind: kind}
 		for i := 0; i < links.Len(); i++ {
+			w.adviseSpanLink(links.At(i))
 			w.attrs(links.At(i).Attributes())
 		}
 	}
@@ -319,6 +326,7 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 			n := ms.Len()
 			for k := range n {
 				m := ms.At(k)
+				w.adviseMetric(m)
 				w.groupMetric(m)
 				w.dataPoints(m)
 				w.groupMetricEnd()
@@ -343,6 +351,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.Histogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
+			w.adviseHistogramPoint(dp)
 			w.pointAttrs(dp.Attributes(), pointFull)
 			w.exemplars(dp.Exemplars())
 		}
@@ -350,6 +359,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.ExponentialHistogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
+			w.adviseExpPoint(dp)
 			w.pointAttrs(dp.Attributes(), pointAttrsOnly)
 			w.exemplars(dp.Exemplars())
 		}
@@ -365,6 +375,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
+		w.adviseNumberPoint(dp)
 		w.pointAttrs(dp.Attributes(), pointFull)
 		w.exemplars(dp.Exemplars())
 	}
@@ -372,6 +383,7 @@ func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 
 func (w *Walker) exemplars(exs pmetric.ExemplarSlice) {
 	for i := 0; i < exs.Len(); i++ {
+		w.adviseExemplar(exs.At(i))
 		w.attrs(exs.At(i).FilteredAttributes())
 	}
 }
@@ -396,6 +408,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 // check classifies one attribute; changes are queued in w.ops.
 func (w *Walker) check(k string, v pcommon.Value, pos int) {
 	r := w.lookup(k, pos)
+	w.adviseAttr(k, v, r)
 	if w.e.opts.Findings && w.groupAttr(k, r) {
 		return
 	}

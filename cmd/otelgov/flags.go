@@ -57,6 +57,9 @@ type engineFlags struct {
 	include       []string // key=v1,v2
 	overrides     []string // FINDING_ID=LEVEL
 	profile       string   // findings profile; "" where not bound: weaver
+	// policyLevels are the overrides of IDs that are not Weaver's (set by
+	// options; policies.go).
+	policyLevels map[string]vocab.Level
 }
 
 func (e *engineFlags) bindAllow(fs *pflag.FlagSet) {
@@ -141,6 +144,14 @@ func (e *engineFlags) options() (engine.Options, error) {
 	}
 	for _, kv := range e.overrides {
 		f, l, err := checker.ParseLevelOverride(kv)
+		if id, lv, ok := policyLevelOverride(kv, err); ok {
+			// Not Weaver's: a policy's own ID (check's --advice-policies).
+			if e.policyLevels == nil {
+				e.policyLevels = map[string]vocab.Level{}
+			}
+			e.policyLevels[id] = lv
+			continue
+		}
 		if err != nil {
 			return o, badInput(fmt.Errorf("--level-override: %w", err))
 		}

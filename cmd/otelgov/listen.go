@@ -136,6 +136,7 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 	if res := s.checker.Result(); l.nothingReceived(&res) {
 		return badInput(fmt.Errorf("nothing received by %s: %s", by, nothingReceivedText(&res)))
 	}
+	reportPolicyErrors(cmd.ErrOrStderr(), s.advisor)
 	return report(cmd.OutOrStdout(), l.format, s.checker, s.failOn)
 }
 

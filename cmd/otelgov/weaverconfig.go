@@ -144,9 +144,6 @@ func (c *weaverConfig) apply(cmd *cobra.Command, rep *reportFlags) error {
 	for _, w := range s.warnings {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] %s\n", path, weaverSection, w)
 	}
-	if s.AdvicePolicies != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] advice_policies = %q is not supported yet: the policies in it are NOT run (otelgov check runs Weaver's default policy rules only)\n", path, weaverSection, *s.AdvicePolicies)
-	}
 	m, err := checker.NewModifier(s.filters, s.overrides)
 	if err != nil {
 		return badInput(fmt.Errorf("%s: [%q]: %w", path, weaverSection, err))

@@ -78,7 +78,7 @@ func TestWeaverConfig(t *testing.T) {
 		{name: "override without level", toml: "[[\"live-check\".finding_level_overrides]]\nids = [\"deprecated\"]\n", code: exitBad, stderr: "finding_level_overrides[0].level: missing"},
 		{name: "bad glob", toml: "[[\"live-check\".finding_filters]]\nsample_names = [\"a[b\"]\n", args: []string{"--format", "weaver"}, code: exitBad, stderr: `invalid sample name pattern "a[b"`},
 		{name: "bad TOML", toml: "[\"live-check\"\nfail_on = 1\n", code: exitBad, stderr: ".weaver.toml:1:"},
-		{name: "advice_policies warned", toml: "[\"live-check\"]\nadvice_policies = \"policies\"\n", code: exitFindings, stderr: `advice_policies = "policies" is not supported yet`},
+		{name: "advice_policies read, relative to the file", toml: "[\"live-check\"]\nadvice_policies = \"policies\"\n", code: exitBad, stderr: `001/policies: no such file or directory`},
 		{name: "other Weaver keys warned", toml: "[\"live-check\"]\nno_stats = true\n[\"live-check\".otlp]\ngrpc_port = 4317\n", code: exitFindings, stderr: "no_stats is read but not acted on"},
 		{name: "[live_check] is not Weaver's section", toml: "[live_check]\nfail_on = \"none\"\n", code: exitFindings, stderr: `[live_check] is ignored (as Weaver ignores it)`},
 		{name: "listen: no weaver format yet", args: []string{"--listen", "--format", "weaver"}, code: exitBad, stderr: "not supported with --listen yet"},

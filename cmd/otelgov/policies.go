@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/policy"
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+// policyFlags are check's advice policies: Weaver's --advice-policies and
+// .weaver.toml's advice_policies (flags over file).
+type policyFlags struct {
+	dirs []string
+	// levels are the --level-override entries naming an ID that is not
+	// Weaver's: a policy's own, applied by the policies' Advisor.
+	levels map[string]vocab.Level
+}
+
+func (p *policyFlags) bind(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&p.dirs, "advice-policies", nil, `directory of Rego advice policies (Weaver's package live_check_advice, *.rego, not recursive) run on every sample next to the built-in findings; their findings carry the policies' own IDs (repeatable; .weaver.toml's advice_policies, relative to that file; default: none)`)
+}
+
+// fromConfig takes .weaver.toml's advice_policies unless the flag is set.
+func (p *policyFlags) fromConfig(cmd *cobra.Command, path string, s *liveCheckSection) {
+	if s == nil || s.AdvicePolicies == nil || cmd.Flags().Changed("advice-policies") {
+		return
+	}
+	dir := *s.AdvicePolicies
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(path), dir)
+	}
+	p.dirs = []string{dir}
+}
+
+// advisor compiles the policies against ix: nil without policies, exit 2
+// naming file:line when one does not compile. otelgov has no evaluation
+// budget: every sample is evaluated, so that a check is reproducible.
+func (p *policyFlags) advisor(ix *registry.Index) (*policy.Advisor, error) {
+	if len(p.dirs) == 0 {
+		for id := range p.levels {
+			return nil, badInput(fmt.Errorf("--level-override: unknown finding ID %q (not Weaver's, and no --advice-policies)", id))
+		}
+		return nil, nil
+	}
+	s, err := policy.LoadDirs(ix, policy.Options{}, p.dirs...)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--advice-policies: %w", err))
+	}
+	return policy.NewAdvisor(s, policy.AdvisorOptions{LevelOverrides: p.levels}), nil
+}
+
+// setAdvisor sets a non-nil advisor as the engine's.
+func setAdvisor(eo *engine.Options, a *policy.Advisor) {
+	if a != nil {
+		eo.Advisor = a
+	}
+}
+
+// reportPolicyErrors writes the policies' evaluation errors (the first
+// policy.MaxAdvisorErrors) and their count to w. They do not change the
+// exit code: the findings of the policies that ran are reported.
+func reportPolicyErrors(w io.Writer, a *policy.Advisor) {
+	if a == nil {
+		return
+	}
+	st := a.Stats()
+	if st.Errors == 0 && st.Dropped == 0 {
+		return
+	}
+	for _, err := range a.Errors() {
+		fmt.Fprintf(w, "otelgov: warning: advice policy: %v\n", err)
+	}
+	fmt.Fprintf(w, "otelgov: warning: advice policies: %d evaluation error(s) (%d time-out(s)), %d finding(s) beyond %d per sample dropped\n",
+		st.Errors, st.Timeouts, st.Dropped, policy.MaxFindingsPerSample)
+}
+
+// policyLevelOverride reads a --level-override of an ID that is not
+// Weaver's (err from checker.ParseLevelOverride): ok when the ID has
+// Weaver's name format and the level is known, for the policies' Advisor.
+func policyLevelOverride(kv string, err error) (string, vocab.Level, bool) {
+	if err == nil {
+		return "", 0, false
+	}
+	id, level, found := strings.Cut(kv, "=")
+	if _, builtin := vocab.ParseFinding(id); !found || builtin || len(id) > vocab.MaxFindingIDLength || !vocab.ValidName(id) {
+		return "", 0, false
+	}
+	lv, ok := vocab.ParseLevel(level)
+	return id, lv, ok
+}

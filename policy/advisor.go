@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,7 +52,9 @@ type Advisor struct {
 	// evaluations more, never fewer).
 	second atomic.Int64
 	spent  atomic.Int64
-	skips  atomic.Int64
+	// n are this Advisor's counters (a Set's own count every Advisor of
+	// it: the processors of one registry extension share its Set).
+	n struct{ evaluations, memoHits, errors, timeouts, skips atomic.Int64 }
 
 	mu   sync.Mutex
 	errs []error // guarded by mu; at most MaxAdvisorErrors
@@ -68,16 +71,36 @@ func NewAdvisor(s *Set, opts AdvisorOptions) *Advisor {
 // Set is the Advisor's policy set.
 func (a *Advisor) Set() *Set { return a.s }
 
-// AdvisorStats are an Advisor's counters: the Set's, and the samples the
-// budget skipped.
+// AdvisorStats are an Advisor's counters.
 type AdvisorStats struct {
-	Stats
+	// Evaluations of a policy group on one sample (memo hits excluded).
+	Evaluations int64
+	// MemoHits are value-free evaluations answered from the memo.
+	MemoHits int64
+	// Errors are evaluations that failed, time-outs included.
+	Errors int64
+	// Timeouts are evaluations that ran out of time.
+	Timeouts int64
+	// BudgetSkips are samples the value-dependent policies skipped, the
+	// per-second budget spent.
 	BudgetSkips int64
+}
+
+// Add adds o to s.
+func (s *AdvisorStats) Add(o AdvisorStats) {
+	s.Evaluations += o.Evaluations
+	s.MemoHits += o.MemoHits
+	s.Errors += o.Errors
+	s.Timeouts += o.Timeouts
+	s.BudgetSkips += o.BudgetSkips
 }
 
 // Stats returns the Advisor's counters.
 func (a *Advisor) Stats() AdvisorStats {
-	return AdvisorStats{Stats: a.s.Stats(), BudgetSkips: a.skips.Load()}
+	return AdvisorStats{
+		Evaluations: a.n.evaluations.Load(), MemoHits: a.n.memoHits.Load(), Errors: a.n.errors.Load(),
+		Timeouts: a.n.timeouts.Load(), BudgetSkips: a.n.skips.Load(),
+	}
 }
 
 // Errors returns the first errors kept (at most MaxAdvisorErrors) and
@@ -90,7 +113,12 @@ func (a *Advisor) Errors() []error {
 	return out
 }
 
+// keep counts err and keeps it when there is room.
 func (a *Advisor) keep(err error) {
+	a.n.errors.Add(1)
+	if errors.Is(err, ErrTimeout) {
+		a.n.timeouts.Add(1)
+	}
 	a.mu.Lock()
 	if len(a.errs) < MaxAdvisorErrors {
 		a.errs = append(a.errs, err)
@@ -108,7 +136,7 @@ func (a *Advisor) allow() bool {
 		a.spent.Store(0)
 	}
 	if a.spent.Add(1) > int64(a.opts.BudgetPerSecond) {
-		a.skips.Add(1)
+		a.n.skips.Add(1)
 		return false
 	}
 	return true
@@ -152,12 +180,20 @@ func (a *Advisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice 
 		Attribute: s.Attr, Group: s.Group,
 	}
 	ctx := context.Background()
-	free, _, err := a.s.EvalValueFree(ctx, &in)
-	if err != nil {
-		a.keep(err)
+	if a.s.HasValueFree() {
+		free, hit, err := a.s.EvalValueFree(ctx, &in)
+		if hit {
+			a.n.memoHits.Add(1)
+		} else {
+			a.n.evaluations.Add(1)
+		}
+		if err != nil {
+			a.keep(err)
+		}
+		dst = a.append(dst, s, free)
 	}
-	dst = a.append(dst, s, free)
 	if a.s.HasValueDependent() && a.allow() {
+		a.n.evaluations.Add(1)
 		dep, err := a.s.EvalValueDependent(ctx, &in)
 		if err != nil {
 			a.keep(err)

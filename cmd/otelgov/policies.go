@@ -72,14 +72,15 @@ func reportPolicyErrors(w io.Writer, a *policy.Advisor) {
 		return
 	}
 	st := a.Stats()
-	if st.Errors == 0 && st.Dropped == 0 {
+	dropped := a.Set().Stats().Dropped
+	if st.Errors == 0 && dropped == 0 {
 		return
 	}
 	for _, err := range a.Errors() {
 		fmt.Fprintf(w, "otelgov: warning: advice policy: %v\n", err)
 	}
 	fmt.Fprintf(w, "otelgov: warning: advice policies: %d evaluation error(s) (%d time-out(s)), %d finding(s) beyond %d per sample dropped\n",
-		st.Errors, st.Timeouts, st.Dropped, policy.MaxFindingsPerSample)
+		st.Errors, st.Timeouts, dropped, policy.MaxFindingsPerSample)
 }
 
 // policyLevelOverride reads a --level-override of an ID that is not

@@ -29,6 +29,7 @@ var (
 	errNeedsFindings    = errors.New("needs findings::enabled")
 	errUnknownProfile   = errors.New("unknown findings profile")
 	errNotPositive      = errors.New("must be positive")
+	errPoliciesOwned    = errors.New("cannot be combined with registry::extension")
 )
 
 // config is the configuration of the governance processor.
@@ -116,6 +117,22 @@ type findingsConfig struct {
 	// Default: false (only counted).
 	DropUnexpectedAttributes bool `mapstructure:"drop_unexpected_attributes"`
 
+	// Policies are directories of Weaver's Rego advice policies (package
+	// live_check_advice, *.rego), evaluated on every sample next to the
+	// built-in findings; their findings carry the policies' own IDs
+	// (processor_governance_policy_findings). With registry::extension,
+	// the extension's policies apply and this must be empty. A policy that
+	// does not compile fails validation, naming its file and line.
+	// Default: empty (none).
+	Policies []string `mapstructure:"policies"`
+
+	// PolicyBudgetPerSecond bounds the evaluations of value-dependent
+	// policies (those that read values) per second, per pipeline signal;
+	// the samples beyond it are skipped for them and counted
+	// (processor_governance_policy_budget_skips). Value-free policies are
+	// memoized and not budgeted. Default: 1000. Must be positive.
+	PolicyBudgetPerSecond int `mapstructure:"policy_budget_per_second"`
+
 	// Logs emits a rate-limited sample of the findings as OTLP log records
 	// named weaver.live_check.finding, with Weaver's weaver.finding.*
 	// attributes, into the logs pipelines this processor is in. Default:
@@ -161,6 +178,15 @@ func (f *findingsConfig) Validate() error {
 	}
 	if f.Logs.Enabled && f.Logs.MaxPerSecond <= 0 {
 		errs = append(errs, fmt.Errorf("logs::max_per_second: %w, got %d", errNotPositive, f.Logs.MaxPerSecond))
+	}
+	if len(f.Policies) > 0 && !f.Enabled {
+		errs = append(errs, fmt.Errorf("policies: %w", errNeedsFindings))
+	}
+	if f.PolicyBudgetPerSecond <= 0 {
+		errs = append(errs, fmt.Errorf("policy_budget_per_second: %w, got %d", errNotPositive, f.PolicyBudgetPerSecond))
+	}
+	if err := checkPolicies(f.Policies); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -275,6 +301,9 @@ func (cfg *config) Validate() error {
 		if len(vs) == 0 {
 			errs = append(errs, fmt.Errorf("include_resources: %q: %w", k, errEmptyIncludeList))
 		}
+	}
+	if cfg.Registry.Extension != nil && len(cfg.Findings.Policies) > 0 {
+		errs = append(errs, fmt.Errorf("findings::policies: %w: the extension %q owns the policies (its policies key)", errPoliciesOwned, cfg.Registry.Extension.String()))
 	}
 	return errors.Join(errs...)
 }

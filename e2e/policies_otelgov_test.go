@@ -23,7 +23,7 @@ func TestPoliciesOtelgovCheck(t *testing.T) {
 	broken := filepath.Join(root, "e2e/testdata/policies/broken")
 	rec := filepath.Join(t.TempDir(), "recorded.jsonl")
 	var m ptrace.JSONMarshaler
-	b, err := m.MarshalTraces(e2e.Traces("shop", 0, 3, map[string]any{
+	b, err := m.MarshalTraces(e2e.Traces("shop", 0, 3, map[string]any{ //nolint:gosec // test data: a URL with credentials is what the policy reports
 		"url.full": "https://bob:secret@shop.example/cart", "acme.test_run": "42",
 	}))
 	require.NoError(t, err)

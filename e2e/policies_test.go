@@ -21,7 +21,7 @@ import (
 
 // policyAttrs break both rules of testdata/policies/good, and
 // acme.tmp_dir the rule of names_v2.rego.txt.
-var policyAttrs = map[string]any{
+var policyAttrs = map[string]any{ //nolint:gosec // test data: a URL with credentials is what the policy reports
 	"url.full":      "https://bob:secret@shop.example/cart",
 	"acme.test_run": "42",
 	"acme.tmp_dir":  "/tmp",

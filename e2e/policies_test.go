@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -45,24 +44,6 @@ func readPolicy(t *testing.T, name string) string {
 	return string(b)
 }
 
-// startPolicyCollector runs the governance processor on a
-// governance_registry extension whose policies are dir.
-func startPolicyCollector(t *testing.T, dir string, poll time.Duration) *regCollector {
-	t.Helper()
-	sink := e2e.StartSink(t)
-	p := e2e.NewPipeline(t, sink)
-	port := e2e.FreePort(t)
-	p.Extensions = fmt.Sprintf("  governance_registry:\n    policies: [%s]\n    poll_interval: %s\n    http:\n      endpoint: 127.0.0.1:%d\n", dir, poll, port)
-	p.ExtensionNames = []string{"governance_registry"}
-	p.Processors = "  governance:\n    registry:\n      extension: governance_registry\n"
-	p.ProcessorNames = []string{"governance"}
-	col := e2e.StartCollector(t, p.YAML(), p.HealthPort, p.MetricsPort, e2e.Options{})
-	client, err := e2e.NewClient(p.GRPCEndpoint(), p.HTTPEndpoint())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = client.Close() })
-	return &regCollector{col: col, sink: sink, client: client, metrics: p.MetricsPort, base: "http://127.0.0.1:" + strconv.Itoa(port)}
-}
-
 // policyCount is a policy finding's count on :8888 (0 when absent).
 func policyCount(t *testing.T, rc *regCollector, id string) float64 {
 	t.Helper()
@@ -76,7 +57,7 @@ func policyCount(t *testing.T, rc *regCollector, id string) float64 {
 func TestPoliciesCollector(t *testing.T) {
 	const poll = 300 * time.Millisecond
 	dir, names := writePolicies(t)
-	rc := startPolicyCollector(t, dir, poll)
+	rc := startExtensionCollector(t, "policies: ["+dir+"]", poll, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	sent := 0

@@ -197,6 +197,10 @@ func (w *Walker) adviseAttr(k string, v pcommon.Value, r registry.Ref) {
 		// input.instrumentation_scope).
 		return
 	}
+	w.adviseAttrOn(k, v, r)
+}
+
+func (w *Walker) adviseAttrOn(k string, v pcommon.Value, r registry.Ref) {
 	a := w.ix.Attr(r)
 	if a != nil && a.Placeholder {
 		a = nil
@@ -216,72 +220,46 @@ func (w *Walker) adviseSpan(sp ptrace.Span) {
 	if w.e.opts.Advisor == nil {
 		return
 	}
+	w.adviseSpanOn(sp)
+}
+
+func (w *Walker) adviseSpanOn(sp ptrace.Span) {
 	w.adviseSignal("span", sp.Name(), nil)
 	w.adv.s.Span = sp
 	w.advise(SampleSpan)
 }
 
-func (w *Walker) adviseSpanEvent(ev ptrace.SpanEvent) {
+// adviseOn sets one member of the sample (a span event, link, data point
+// or exemplar of the current signal) and offers it as kind.
+func adviseOn[T any](w *Walker, kind SampleKind, member *T, v T) {
 	if w.e.opts.Advisor == nil {
 		return
 	}
-	w.adv.s.SpanEvent = ev
-	w.advise(SampleSpanEvent)
-}
-
-func (w *Walker) adviseSpanLink(l ptrace.SpanLink) {
-	if w.e.opts.Advisor == nil {
-		return
-	}
-	w.adv.s.SpanLink = l
-	w.advise(SampleSpanLink)
+	*member = v
+	w.advise(kind)
 }
 
 func (w *Walker) adviseMetric(m pmetric.Metric) {
 	if w.e.opts.Advisor == nil {
 		return
 	}
+	w.adviseMetricOn(m)
+}
+
+func (w *Walker) adviseMetricOn(m pmetric.Metric) {
 	w.adviseSignal("metric", m.Name(), w.ix.MetricGroup(m.Name()))
 	w.adv.s.Metric = m
 	w.advise(SampleMetric)
-}
-
-func (w *Walker) adviseNumberPoint(p pmetric.NumberDataPoint) {
-	if w.e.opts.Advisor == nil {
-		return
-	}
-	w.adv.s.NumberPoint = p
-	w.advise(SampleNumberDataPoint)
-}
-
-func (w *Walker) adviseHistogramPoint(p pmetric.HistogramDataPoint) {
-	if w.e.opts.Advisor == nil {
-		return
-	}
-	w.adv.s.HistogramPoint = p
-	w.advise(SampleHistogramDataPoint)
-}
-
-func (w *Walker) adviseExpPoint(p pmetric.ExponentialHistogramDataPoint) {
-	if w.e.opts.Advisor == nil {
-		return
-	}
-	w.adv.s.ExpPoint = p
-	w.advise(SampleExponentialHistogramDataPoint)
-}
-
-func (w *Walker) adviseExemplar(e pmetric.Exemplar) {
-	if w.e.opts.Advisor == nil {
-		return
-	}
-	w.adv.s.Exemplar = e
-	w.advise(SampleExemplar)
 }
 
 func (w *Walker) adviseLog(lr plog.LogRecord) {
 	if w.e.opts.Advisor == nil {
 		return
 	}
+	w.adviseLogOn(lr)
+}
+
+func (w *Walker) adviseLogOn(lr plog.LogRecord) {
 	var g *registry.Group
 	if name := lr.EventName(); name != "" {
 		g = w.ix.EventGroup(name)

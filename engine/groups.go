@@ -280,7 +280,7 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 // span events get the attribute checks only: span event names are free
 // text in many instrumentations, so an unknown one is not missing_event.
 func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
-	w.adviseSpanEvent(ev)
+	adviseOn(w, SampleSpanEvent, &w.adv.s.SpanEvent, ev)
 	s := &w.grp
 	if !w.e.opts.Findings || !w.e.extended {
 		// Weaver checks a span event's attributes as attributes only.

@@ -258,7 +258,7 @@ func (w *Walker) span(span ptrace.Span) {
 	if links.Len() > 0 {
 		w.ctx = registry.Context{Location: registry.LocationSpanLink, SpanKind: kind}
 		for i := 0; i < links.Len(); i++ {
-			w.adviseSpanLink(links.At(i))
+			adviseOn(w, SampleSpanLink, &w.adv.s.SpanLink, links.At(i))
 			w.attrs(links.At(i).Attributes())
 		}
 	}
@@ -351,7 +351,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.Histogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.adviseHistogramPoint(dp)
+			adviseOn(w, SampleHistogramDataPoint, &w.adv.s.HistogramPoint, dp)
 			w.pointAttrs(dp.Attributes(), pointFull)
 			w.exemplars(dp.Exemplars())
 		}
@@ -359,7 +359,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.ExponentialHistogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
-			w.adviseExpPoint(dp)
+			adviseOn(w, SampleExponentialHistogramDataPoint, &w.adv.s.ExpPoint, dp)
 			w.pointAttrs(dp.Attributes(), pointAttrsOnly)
 			w.exemplars(dp.Exemplars())
 		}
@@ -375,7 +375,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
-		w.adviseNumberPoint(dp)
+		adviseOn(w, SampleNumberDataPoint, &w.adv.s.NumberPoint, dp)
 		w.pointAttrs(dp.Attributes(), pointFull)
 		w.exemplars(dp.Exemplars())
 	}
@@ -383,7 +383,7 @@ func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 
 func (w *Walker) exemplars(exs pmetric.ExemplarSlice) {
 	for i := 0; i < exs.Len(); i++ {
-		w.adviseExemplar(exs.At(i))
+		adviseOn(w, SampleExemplar, &w.adv.s.Exemplar, exs.At(i))
 		w.attrs(exs.At(i).FilteredAttributes())
 	}
 }

@@ -7,14 +7,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/otelgov/otelcol-governance/policy"
+	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
 )
 
@@ -118,4 +122,36 @@ func TestNoPoliciesNoAdvisor(t *testing.T) {
 	g := newTestGovernor(t, defaultTestConfig(), 0, nopTelemetry())
 	assert.Nil(t, g.pol)
 	assert.Nil(t, g.polEngine)
+}
+
+// Policy findings reach the finding records under their own IDs.
+func TestPoliciesFindingLogs(t *testing.T) {
+	cfg := withConfig(func(c *config) {
+		c.Findings.Logs = findingLogsConfig{Enabled: true, MaxPerSecond: 1000}
+		c.Findings.Policies = []string{"testdata/policies"}
+	})
+	f := NewFactory()
+	set := processortest.NewNopSettings(metadata.Type)
+	tsink, lsink := &consumertest.TracesSink{}, &consumertest.LogsSink{}
+	tp, err := f.CreateTraces(context.Background(), set, cfg, tsink)
+	require.NoError(t, err)
+	lp, err := f.CreateLogs(context.Background(), set, cfg, lsink)
+	require.NoError(t, err)
+	for _, c := range []component.Component{tp, lp} {
+		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+		t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
+	}
+	require.NoError(t, tp.ConsumeTraces(context.Background(), policySpans(1)))
+	require.NoError(t, lp.ConsumeLogs(context.Background(), plog.NewLogs()))
+	bodies := map[string]string{}
+	for _, rl := range lsink.AllLogs()[0].ResourceLogs().All() {
+		for _, sl := range rl.ScopeLogs().All() {
+			for _, lr := range sl.LogRecords().All() {
+				id, _ := lr.Attributes().Get("weaver.finding.id")
+				bodies[id.Str()] = lr.Body().Str()
+			}
+		}
+	}
+	assert.Equal(t, "acme_no_test_keys: key 'acme.test_run'", bodies["acme_no_test_keys"], "%v", bodies)
+	assert.Equal(t, "acme_url_credentials: key 'url.full'", bodies["acme_url_credentials"], "%v", bodies)
 }

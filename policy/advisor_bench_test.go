@@ -3,7 +3,6 @@ package policy_test
 import (
 	"testing"
 
-	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
@@ -31,14 +30,11 @@ func BenchmarkEngineAdvisor(b *testing.B) {
 		{"policies=otel.rego+example", []string{weaverPolicies + "/default", "testdata/example"}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			opts := engine.Options{
-				Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep,
-				EnumViolation: engine.EnumViolationKeep, Findings: true,
-			}
+			var a *policy.Advisor
 			if tc.dirs != nil {
-				opts.Advisor = policy.NewAdvisor(load(b, ix, policy.Options{}, tc.dirs...), policy.AdvisorOptions{})
+				a = policy.NewAdvisor(load(b, ix, policy.Options{}, tc.dirs...), policy.AdvisorOptions{})
 			}
-			e := engine.New(opts)
+			e := readOnlyEngine(a, false)
 			walk := func() {
 				w := e.Walker(ix, true)
 				w.Traces(td)

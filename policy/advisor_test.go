@@ -15,14 +15,24 @@ import (
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
+// readOnlyEngine is an engine that changes nothing, with the checks on
+// (detail: the per-name findings) and a (nil: no policies) as its Advisor.
+func readOnlyEngine(a *policy.Advisor, detail bool) *engine.Engine {
+	o := engine.Options{
+		Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep,
+		EnumViolation: engine.EnumViolationKeep, Findings: true, Detail: detail,
+	}
+	if a != nil {
+		o.Advisor = a
+	}
+	return engine.New(o)
+}
+
 // engineIDs walks a suite OTLP file with the engine, the policies of s as
 // its Advisor, and counts the findings by ID.
 func engineIDs(t testing.TB, a *policy.Advisor, ix *registry.Index, name string) map[string]int {
 	t.Helper()
-	e := engine.New(engine.Options{
-		Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep,
-		EnumViolation: engine.EnumViolationKeep, Findings: true, Detail: true, Advisor: a,
-	})
+	e := readOnlyEngine(a, true)
 	n := map[string]int{}
 	readOTLP(t, name, func(r *otlpfile.Record) {
 		w := e.Walker(ix, true)
@@ -83,10 +93,7 @@ func TestAdvisorExample(t *testing.T) {
 	require.NoError(t, err)
 	s := load(t, ix, policy.Options{}, "testdata/example")
 	a := policy.NewAdvisor(s, policy.AdvisorOptions{LevelOverrides: map[string]vocab.Level{"acme_no_test_keys": vocab.LevelImprovement}})
-	e := engine.New(engine.Options{
-		Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep,
-		EnumViolation: engine.EnumViolationKeep, Findings: true, Detail: true, Advisor: a,
-	})
+	e := readOnlyEngine(a, true)
 	td := ptrace.NewTraces()
 	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	sp.SetName("GET /cart")
@@ -122,10 +129,7 @@ func TestAdvisorBudget(t *testing.T) {
 	s := load(t, ix, policy.Options{}, "testdata/example")
 	now := time.Unix(1000, 0)
 	a := policy.NewAdvisor(s, policy.AdvisorOptions{BudgetPerSecond: 2, Now: func() time.Time { return now }})
-	e := engine.New(engine.Options{
-		Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep,
-		EnumViolation: engine.EnumViolationKeep, Findings: true, Advisor: a,
-	})
+	e := readOnlyEngine(a, false)
 	td := ptrace.NewTraces()
 	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	sp.Attributes().PutStr("url.full", "https://bob:secret@shop.example/cart")

@@ -142,3 +142,17 @@ func TestCheckAdvicePoliciesConfig(t *testing.T) {
 	assert.Contains(t, out, "acme_no_test_keys")
 	assert.NotContains(t, out, "acme_url_credentials", "the flag wins over the file")
 }
+
+// .weaver.toml's finding_level_overrides relevel a policy's own ID, without
+// the warning about IDs otelgov does not report.
+func TestCheckAdvicePoliciesConfigOverride(t *testing.T) {
+	dir, input := policyFixture(t)
+	root := filepath.Dir(dir)
+	toml := "[\"live-check\"]\nadvice_policies = \"policies\"\n[[\"live-check\".finding_level_overrides]]\nids = [\"acme_no_test_keys\"]\nlevel = \"information\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".weaver.toml"), []byte(toml), 0o600))
+	t.Chdir(root)
+	code, out, errOut := otelgov(t, "", "check", "--allow-prefixes", "acme.", input)
+	assert.Equal(t, exitClean, code, "only an improvement is left\n%s\n%s", out, errOut)
+	assert.Contains(t, out, "information  acme_no_test_keys")
+	assert.NotContains(t, errOut, "is not one otelgov reports")
+}

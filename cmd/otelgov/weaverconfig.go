@@ -48,6 +48,7 @@ type liveCheckSection struct {
 	Emit                  *map[string]any     `toml:"emit"`
 	unsupported           []string            // Weaver keys otelgov check does not act on
 	warnings              []string
+	unknownIDs            []string // warnings, unless advice policies may report the IDs
 	filters               []checker.FindingFilter
 	overrides             []checker.FindingLevelOverride
 }
@@ -141,7 +142,12 @@ func (c *weaverConfig) apply(cmd *cobra.Command, rep *reportFlags) error {
 	for _, k := range s.unsupported {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] %s is read but not acted on by otelgov check\n", path, weaverSection, k)
 	}
-	for _, w := range s.warnings {
+	warnings := s.warnings
+	if s.AdvicePolicies == nil && !fs.Changed("advice-policies") {
+		// Otherwise a policy may report the ID.
+		warnings = append(warnings, s.unknownIDs...)
+	}
+	for _, w := range warnings {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] %s\n", path, weaverSection, w)
 	}
 	m, err := checker.NewModifier(s.filters, s.overrides)
@@ -245,7 +251,7 @@ func (s *liveCheckSection) validate() error {
 	ids := func(key string, list []string) error {
 		for _, id := range list {
 			if _, ok := vocab.ParseFinding(id); !ok {
-				s.warnings = append(s.warnings, fmt.Sprintf("%s: finding ID %q is not one otelgov reports: the rule never matches", key, id))
+				s.unknownIDs = append(s.unknownIDs, fmt.Sprintf("%s: finding ID %q is not one otelgov reports: the rule never matches", key, id))
 			}
 		}
 		return nil

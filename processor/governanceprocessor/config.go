@@ -106,7 +106,9 @@ type findingsConfig struct {
 
 	// LevelOverrides maps Weaver finding IDs to the level they are counted
 	// at (violation, improvement or information), like Weaver's
-	// finding_level_overrides. Default: empty (Weaver's levels).
+	// finding_level_overrides; with policies (Policies, or a registry
+	// extension's), also the policies' own IDs. Default: empty (Weaver's
+	// levels).
 	LevelOverrides map[string]string `mapstructure:"level_overrides"`
 
 	// DropUnexpectedAttributes removes data-point attributes that are not
@@ -162,10 +164,9 @@ func (f *findingsConfig) Validate() error {
 	if _, ok := vocab.ParseProfile(f.Profile); !ok {
 		errs = append(errs, fmt.Errorf("profile: %w %q, want weaver or extended", errUnknownProfile, f.Profile))
 	}
+	// Unknown IDs are checked by config.Validate, which knows whether
+	// policies (their own IDs) can apply.
 	for id, level := range f.LevelOverrides {
-		if _, ok := vocab.ParseFinding(id); !ok {
-			errs = append(errs, fmt.Errorf("level_overrides: %w %q", errUnknownFinding, id))
-		}
 		if _, ok := vocab.ParseLevel(level); !ok {
 			errs = append(errs, fmt.Errorf("level_overrides: %q: %w %q, want violation, improvement or information", id, errUnknownLevel, level))
 		}
@@ -189,6 +190,29 @@ func (f *findingsConfig) Validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// isPolicyID reports whether id can be a policy's own finding ID: Weaver's
+// name format, at most vocab.MaxFindingIDLength bytes.
+func isPolicyID(id string) bool {
+	return len(id) <= vocab.MaxFindingIDLength && vocab.ValidName(id)
+}
+
+// policyLevels are the level overrides of IDs that are not Weaver's: the
+// policies' own, applied by their Advisor.
+func (f *findingsConfig) policyLevels() map[string]vocab.Level {
+	var out map[string]vocab.Level
+	for id, level := range f.LevelOverrides {
+		_, builtin := vocab.ParseFinding(id)
+		l, ok := vocab.ParseLevel(level)
+		if !builtin && ok && isPolicyID(id) {
+			if out == nil {
+				out = map[string]vocab.Level{}
+			}
+			out[id] = l
+		}
+	}
+	return out
 }
 
 // profile returns the validated profile.
@@ -301,6 +325,13 @@ func (cfg *config) Validate() error {
 		if len(vs) == 0 {
 			errs = append(errs, fmt.Errorf("include_resources: %q: %w", k, errEmptyIncludeList))
 		}
+	}
+	policies := len(cfg.Findings.Policies) > 0 || cfg.Registry.Extension != nil
+	for id := range cfg.Findings.LevelOverrides {
+		if _, ok := vocab.ParseFinding(id); ok || (policies && isPolicyID(id)) {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("findings: level_overrides: %w %q", errUnknownFinding, id))
 	}
 	if cfg.Registry.Extension != nil && len(cfg.Findings.Policies) > 0 {
 		errs = append(errs, fmt.Errorf("findings::policies: %w: the extension %q owns the policies (its policies key)", errPoliciesOwned, cfg.Registry.Extension.String()))

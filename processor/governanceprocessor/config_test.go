@@ -48,7 +48,7 @@ func TestLoadConfig(t *testing.T) {
 				Findings: findingsConfig{
 					Enabled:                  true,
 					Profile:                  "extended",
-					LevelOverrides:           map[string]string{"unexpected_attribute": "violation", "not_stable": "information"},
+					LevelOverrides:           map[string]string{"unexpected_attribute": "violation", "not_stable": "information", "acme_no_test_keys": "information"},
 					DropUnexpectedAttributes: true,
 					Policies:                 []string{"testdata/policies"},
 					PolicyBudgetPerSecond:    50,
@@ -75,6 +75,7 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "bad_value_rule"), errIs: errRegistryLoad, errMsg: `testdata/bad_value_rules.yaml:7: rule for "db.system": values: "mssql" -> "sqlserver": "sqlserver" is not a member of the target enum "db.system.name"`},
 		{id: component.NewIDWithName(metadata.Type, "no_source"), errIs: errNoRegistry, errMsg: "registry: no registry source"},
 		{id: component.NewIDWithName(metadata.Type, "broken_policy"), errIs: errPolicy, errMsg: "findings: policies: policy does not load: policy does not compile: testdata/policies_broken/broken.rego:6:"},
+		{id: component.NewIDWithName(metadata.Type, "policy_level_override_without_policies"), errIs: errUnknownFinding, errMsg: `findings: level_overrides: unknown finding id "acme_no_test_keys"`},
 		{id: component.NewIDWithName(metadata.Type, "zero_policy_budget"), errIs: errNotPositive, errMsg: "findings: policy_budget_per_second: must be positive, got 0"},
 		{id: component.NewIDWithName(metadata.Type, "policies_without_findings"), errIs: errNeedsFindings, errMsg: "findings: policies: needs findings::enabled"},
 		{id: component.NewIDWithName(metadata.Type, "policies_with_extension"), errIs: errPoliciesOwned, errMsg: `findings::policies: cannot be combined with registry::extension: the extension "governance_registry" owns the policies`},

@@ -36,6 +36,7 @@ const maxLoggedPolicyErrors = 1
 // over the advisors it used (one per policy set in force).
 type policies struct {
 	budget int
+	levels map[string]vocab.Level // level overrides of the policies' own IDs
 	logger *zap.Logger
 	cur    atomic.Pointer[policy.Advisor]
 
@@ -56,9 +57,9 @@ type policyFindingKey struct {
 
 var _ engine.Advisor = (*policies)(nil)
 
-func newPolicies(budget int, logger *zap.Logger, base []attribute.KeyValue) *policies {
+func newPolicies(f *findingsConfig, logger *zap.Logger, base []attribute.KeyValue) *policies {
 	return &policies{
-		budget: budget, logger: logger, base: base,
+		budget: f.PolicyBudgetPerSecond, levels: f.policyLevels(), logger: logger, base: base,
 		findings: map[policyFindingKey]*counter{}, ids: map[string]struct{}{},
 	}
 }
@@ -88,7 +89,7 @@ func (p *policies) use(set *policy.Set) {
 		p.cur.Store(nil)
 		return
 	}
-	p.cur.Store(policy.NewAdvisor(set, policy.AdvisorOptions{BudgetPerSecond: p.budget}))
+	p.cur.Store(policy.NewAdvisor(set, policy.AdvisorOptions{BudgetPerSecond: p.budget, LevelOverrides: p.levels}))
 }
 
 // active reports whether a policy set is in force.

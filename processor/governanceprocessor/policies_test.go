@@ -47,6 +47,7 @@ func TestPoliciesTelemetry(t *testing.T) {
 	cfg := withConfig(func(c *config) {
 		c.Findings.Policies = []string{"testdata/policies"}
 		c.Findings.PolicyBudgetPerSecond = 1_000_000
+		c.Findings.LevelOverrides = map[string]string{"acme_url_credentials": "improvement"}
 	})
 	sink := &consumertest.TracesSink{}
 	tp, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(tel), cfg, sink)
@@ -74,7 +75,7 @@ func TestPoliciesTelemetry(t *testing.T) {
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
 	metadatatest.AssertEqualProcessorGovernancePolicyFindings(t, tel, []metricdata.DataPoint[int64]{
 		{Attributes: set(proc, sig, pf("acme_no_test_keys"), lv), Value: 3},
-		{Attributes: set(proc, sig, pf("acme_url_credentials"), lv), Value: 3},
+		{Attributes: set(proc, sig, pf("acme_url_credentials"), attribute.String("level", "improvement")), Value: 3},
 	}, opts...)
 	// Samples: 1 resource, its 1 attribute, 3 spans, 2 attributes each:
 	// 11. The value-free group is evaluated once per distinct key

@@ -81,7 +81,7 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		findingLog: fl,
 	}
 	if opts.Findings && (pol != nil || cfg.Registry.Extension != nil) {
-		g.pol = newPolicies(cfg.Findings.PolicyBudgetPerSecond, set.Logger, tel.base)
+		g.pol = newPolicies(&cfg.Findings, set.Logger, tel.base)
 		if err := g.pol.register(tel.tb); err != nil {
 			tel.shutdown()
 			return nil, fmt.Errorf("register policy telemetry: %w", err)

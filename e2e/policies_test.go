@@ -82,7 +82,9 @@ func TestPoliciesCollector(t *testing.T) {
 	assert.Equal(t, []conformance.FindingName{{Subject: "key", Name: "acme.test_run", Count: 5}}, svc.Findings["acme_no_test_keys"].Top)
 	require.Contains(t, svc.Findings, "acme_url_credentials")
 	assert.Equal(t, int64(5), svc.Findings["acme_url_credentials"].Count)
-	gen := rc.info(t).Generation
+	info := rc.info(t)
+	assert.Equal(t, []string{dir}, info.Sources.Policies)
+	gen := info.Generation
 
 	// The edited policy is in force after the next poll.
 	writeAtomic(t, names, readPolicy(t, "names_v2.rego.txt"))

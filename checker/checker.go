@@ -122,7 +122,7 @@ type Checker struct {
 
 type exampleKey struct {
 	service string // the conformance report's entry (_missing, _other, ...)
-	finding vocab.Finding
+	id      string // the finding's ID (a policy's own, or Weaver's)
 }
 
 // New returns a checker of telemetry against ix.
@@ -180,7 +180,7 @@ func (c *Checker) walk(signal, input string, run func(*engine.Walker)) {
 	c.e.Release(w)
 	for i := range c.sink.batch {
 		ex := &c.sink.batch[i]
-		k := exampleKey{service: c.report.Entry(ex.service), finding: ex.finding}
+		k := exampleKey{service: c.report.Entry(ex.service), id: ex.id}
 		l := c.examples[k]
 		if len(l) < MaxExamples && !slices.ContainsFunc(l, func(e Example) bool { return e.Name == ex.Name }) {
 			c.examples[k] = append(l, ex.Example)
@@ -198,10 +198,10 @@ func (c *Checker) Result() Result {
 	for _, s := range out.Document.Services {
 		sr := ServiceResult{Service: s.Service, Findings: []Finding{}}
 		for id, fr := range s.Findings {
-			fi, l := fr.Finding(), fr.Severity()
+			l := fr.Severity()
 			sr.Findings = append(sr.Findings, Finding{
 				ID: id, Level: fr.Level, Count: fr.Count, Top: fr.Top, level: l,
-				Examples: slices.Clone(c.examples[exampleKey{service: s.Service, finding: fi}]),
+				Examples: slices.Clone(c.examples[exampleKey{service: s.Service, id: id}]),
 			})
 		}
 		slices.SortFunc(sr.Findings, func(a, b Finding) int {
@@ -228,7 +228,7 @@ type sink struct {
 
 type sinkKey struct {
 	service string
-	finding vocab.Finding
+	finding vocab.Finding // one engine's numbering: fixed during a check
 }
 
 // sinkNames are the names kept for one (service, finding) in one batch.
@@ -243,7 +243,7 @@ func (s *sinkNames) has(name string) bool {
 
 type sinkExample struct {
 	service string // service.name as received
-	finding vocab.Finding
+	id      string // the finding's ID
 	Example
 }
 
@@ -282,6 +282,6 @@ func (s *sink) Emit(ev *engine.FindingEvent) bool {
 	}
 	sn.names[sn.n] = ex.Name
 	sn.n++
-	s.batch = append(s.batch, sinkExample{service: k.service, finding: ev.Finding, Example: ex})
+	s.batch = append(s.batch, sinkExample{service: k.service, id: ev.FindingID(), Example: ex})
 	return true
 }

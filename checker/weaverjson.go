@@ -875,7 +875,7 @@ func (ww *WeaverWriter) attach(s *WeaverSample, events []engine.FindingEvent) {
 // finding_level_overrides and finding_filters (engine.Options.Rules) before
 // offering it: a filtered finding never arrives.
 func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
-	id := ev.Finding.String()
+	id := ev.FindingID()
 	var target *node
 	for i := range t.nodes {
 		n := &t.nodes[i]
@@ -931,7 +931,7 @@ func (n *node) context(f *WeaverFinding) {
 // context holds the key Weaver's advisors use for the subject; the message
 // is otelgov's wording, not Weaver's.
 func weaverFinding(ev *engine.FindingEvent) WeaverFinding {
-	f := WeaverFinding{ID: ev.Finding.String(), Level: ev.Level.String(), level: ev.Level, Context: map[string]any{}, about: ev.Name}
+	f := WeaverFinding{ID: ev.FindingID(), Level: ev.Level.String(), level: ev.Level, Context: map[string]any{}, about: ev.Name}
 	switch ev.Subject {
 	case vocab.SubjectKey:
 		f.Context["attribute_key"] = ev.Name

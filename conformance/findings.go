@@ -27,6 +27,7 @@ type findingsState struct {
 	nonRegMetric int64
 	nonRegEvent  int64
 	signals      map[signalKey]*signalCoverage
+	defined      definedFindings // the Advisor's IDs (advice.go)
 }
 
 type signalKey struct {
@@ -47,6 +48,8 @@ type serviceFindings struct {
 	counts levelCounts
 	// names are the top names per finding and subject.
 	names [vocab.NumFindings][vocab.NumSubjects]*sketch
+	// defined are the Advisor's IDs (advice.go).
+	defined definedFindings
 }
 
 // levelCounts counts findings by ID and by the level they were reported
@@ -80,7 +83,15 @@ func (r *Report) addFindings(b *engine.Batch) {
 	fs := &r.findings
 	for i := range b.Findings {
 		f := &b.Findings[i]
-		if f.Finding >= vocab.NumFindings || f.Subject >= vocab.NumSubjects || f.Level >= vocab.NumLevels {
+		if f.Subject >= vocab.NumSubjects || f.Level >= vocab.NumLevels {
+			continue
+		}
+		if f.Finding >= vocab.NumFindings {
+			var sr *serviceReport
+			if f.Service >= 0 && f.Service < len(r.slots) {
+				sr = r.slots[f.Service]
+			}
+			r.addDefined(f, sr)
 			continue
 		}
 		fs.counts[f.Finding][f.Level] += f.Count
@@ -156,6 +167,7 @@ func (r *Report) findingsDoc(sf *serviceFindings) map[string]FindingReport {
 		fr.Top = fr.Top[:min(len(fr.Top), r.topKeys)]
 		out[f.String()] = fr
 	}
+	r.definedDoc(sf, out)
 	return out
 }
 
@@ -186,6 +198,7 @@ func (r *Report) documentFindings(out *Document, ix *registry.Index) {
 			}
 		}
 	}
+	r.definedTotals(t)
 	t.SeenNonRegistryMetrics = fs.nonRegMetric
 	t.SeenNonRegistryEvents = fs.nonRegEvent
 	out.Metrics, out.Events, out.Spans = []SignalReport{}, []SignalReport{}, []SignalReport{}

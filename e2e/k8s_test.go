@@ -161,7 +161,7 @@ func TestK8sPromtoolRules(t *testing.T) {
 	rules := promtoolRules(t, filepath.Join(k8sDir(t), "monitoring/governance-rules.yaml"), dir)
 	out, err := runPromtool(t, dir, "check", "rules", rules)
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "SUCCESS: 8 rules found")
+	assert.Contains(t, out, "SUCCESS: 11 rules found")
 
 	writeFile(t, filepath.Join(dir, "governance-rules_test.yaml"), mustRead(t, filepath.Join(k8sDir(t), "monitoring/governance-rules_test.yaml")))
 	out, err = runPromtool(t, dir, "test", "rules", "governance-rules_test.yaml")
@@ -201,8 +201,12 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 	t.Helper()
 	sink := e2e.StartSink(t)
 	p := e2e.NewPipeline(t, sink)
+	// A slow policy under a budget of 1 evaluation a second and a memoized
+	// one (e2e/testdata/policies/README.md): the policy series exist.
+	slow := filepath.Join(e2e.RepoRoot(t), "e2e/testdata/policies/slow")
 	p.Processors = "  memory_limiter:\n    check_interval: 1s\n    limit_mib: 256\n" +
-		"  governance:\n    deprecated: rename\n    unknown: drop\n    service_limit: 1\n"
+		"  governance:\n    deprecated: rename\n    unknown: drop\n    service_limit: 1\n" +
+		"    findings:\n      policies: [" + slow + "]\n      policy_budget_per_second: 1\n"
 	p.ProcessorNames = []string{"memory_limiter", "governance"}
 	p.Extensions = fmt.Sprintf("  governance_registry:\n    poll_interval: 1s\n    http:\n      endpoint: 127.0.0.1:%d\n", e2e.FreePort(t))
 	p.ExtensionNames = []string{"governance_registry"}
@@ -233,6 +237,11 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 		"otelcol_processor_governance_memo_entries",
 		"otelcol_processor_governance_memo_bytes",
 		"otelcol_extension_governance_registry_reload_failing",
+		"otelcol_processor_governance_policy_evaluations",
+		"otelcol_processor_governance_policy_errors",
+		"otelcol_processor_governance_policy_timeouts",
+		"otelcol_processor_governance_policy_budget_skips",
+		"otelcol_processor_governance_policy_memo_hits",
 	}
 	var fams e2e.Families
 	deadline := time.Now().Add(15 * time.Second)

@@ -73,14 +73,22 @@ type regCollector struct {
 
 func startRegistryCollector(t *testing.T, orgDir string, poll time.Duration) *regCollector {
 	t.Helper()
+	// profile extended: these tests check span definitions and unexpected_attribute on v1 groups.
+	return startExtensionCollector(t, "org_registries: ["+orgDir+"]", poll, "    findings:\n      profile: extended\n")
+}
+
+// startExtensionCollector runs the governance processor on a
+// governance_registry extension with the given sources (one YAML line of
+// the extension) and the processor's further YAML.
+func startExtensionCollector(t *testing.T, sources string, poll time.Duration, processor string) *regCollector {
+	t.Helper()
 	sink := e2e.StartSink(t)
 	p := e2e.NewPipeline(t, sink)
 	port := e2e.FreePort(t)
-	p.Extensions = fmt.Sprintf("  governance_registry:\n    org_registries: [%s]\n    poll_interval: %s\n    http:\n      endpoint: 127.0.0.1:%d\n",
-		orgDir, poll, port)
+	p.Extensions = fmt.Sprintf("  governance_registry:\n    %s\n    poll_interval: %s\n    http:\n      endpoint: 127.0.0.1:%d\n",
+		sources, poll, port)
 	p.ExtensionNames = []string{"governance_registry"}
-	// profile extended: these tests check span definitions and unexpected_attribute on v1 groups.
-	p.Processors = "  governance:\n    registry:\n      extension: governance_registry\n    findings:\n      profile: extended\n"
+	p.Processors = "  governance:\n    registry:\n      extension: governance_registry\n" + processor
 	p.ProcessorNames = []string{"governance"}
 	col := e2e.StartCollector(t, p.YAML(), p.HealthPort, p.MetricsPort, e2e.Options{})
 	client, err := e2e.NewClient(p.GRPCEndpoint(), p.HTTPEndpoint())

@@ -162,6 +162,10 @@ type Options struct {
 	// vocab.ProfileExtended adds this engine's extensions. DropUnexpected guards
 	// in every profile.
 	Profile vocab.Profile
+	// Advisor, when set, is offered every sample (advice.go) and its
+	// findings are counted with the built-in ones (Findings only). Nil
+	// costs the walk nothing.
+	Advisor Advisor
 }
 
 // Mutates reports whether the options can change telemetry.
@@ -236,7 +240,13 @@ func New(opts Options) *Engine {
 	}
 	e.findingRules = newRuleTable(opts.Rules, &e.levels)
 	e.extended = opts.Profile == vocab.ProfileExtended
-	e.memo = newMemo()
+	if opts.Advisor == nil {
+		// An Advisor sees every attribute with its value, in the walk's
+		// order (advice.go): the shape memo, which replays a map's
+		// findings without visiting its attributes, is off with one. The
+		// Advisor keeps its own memo of value-independent rules.
+		e.memo = newMemo()
+	}
 	return e
 }
 

@@ -73,31 +73,40 @@ func (s *groupCheck) reset() {
 
 // finding counts one finding of the current item.
 func (w *Walker) finding(f vocab.Finding, subj vocab.Subject, name string) {
+	w.findingAt(f, w.e.levels[f], subj, name, "")
+}
+
+// findingAt counts one finding at level lv: a built-in one per service, a
+// defined one (an Advisor's, named id) in Batch.Advice.
+func (w *Walker) findingAt(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name, id string) {
 	if !w.e.opts.Findings || w.grp.quiet {
 		return
 	}
-	lv := w.e.levels[f]
 	if w.e.findingRules.on {
 		var keep bool
-		if lv, keep = w.rule(f, lv, subj, name); !keep {
+		if lv, keep = w.rule(f, lv, subj, name, id); !keep {
 			return
 		}
 	}
 	if w.rec != nil {
 		w.rec.event(memoEvent{kind: memoFinding, f: f, lv: lv, subj: subj})
 	}
-	w.svc.Findings[f]++
-	w.findingOut(f, lv, subj, name)
+	if f < vocab.NumFindings {
+		w.svc.Findings[f]++
+	} else {
+		w.countAdvice(f, lv, id)
+	}
+	w.findingOut(f, lv, subj, name, id)
 }
 
-// findingOut is the detail of one finding counted by finding at level lv
-// (after the finding rules), or replayed by the shape memo: the report's
+// findingOut is the detail of one finding counted by findingAt at level
+// lv (after the finding rules), or replayed by the shape memo: the report's
 // tally by name and the sink. It returns the finding's index in
 // Batch.Findings (-1 without Options.Detail).
-func (w *Walker) findingOut(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) int {
-	i := w.report.finding(f, lv, subj, name)
+func (w *Walker) findingOut(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name, id string) int {
+	i := w.report.finding(f, lv, subj, name, id)
 	if w.e.opts.Sink != nil {
-		w.emit(f, lv, subj, name)
+		w.emit(f, lv, subj, name, id)
 	}
 	return i
 }
@@ -195,9 +204,9 @@ func (w *Walker) requirements() {
 			w.svc.Findings[lv.f] += n
 			if names {
 				for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
-					w.report.finding(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key)
+					w.report.finding(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key, "")
 					if w.e.opts.Sink != nil {
-						w.emit(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key)
+						w.emit(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key, "")
 					}
 				}
 			}
@@ -294,6 +303,7 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 // span events get the attribute checks only: span event names are free
 // text in many instrumentations, so an unknown one is not missing_event.
 func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
+	adviseOn(w, SampleSpanEvent, &w.adv.s.SpanEvent, ev)
 	s := &w.grp
 	if !w.e.opts.Findings || !w.e.extended {
 		// Weaver checks a span event's attributes as attributes only.
@@ -316,6 +326,7 @@ func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
 // its definition.
 func (w *Walker) logRecord(lr plog.LogRecord) {
 	w.mig.rec = lr // a move to EventName needs the record (values.go)
+	w.adviseLog(lr)
 	s := &w.grp
 	if !w.e.opts.Findings {
 		w.attrs(lr.Attributes())

@@ -726,7 +726,7 @@ func (w *Walker) memoReplay(ev *memoEvent, k string) int {
 	case memoKey:
 		return w.report.key(k, ev.kk)
 	case memoFinding:
-		return w.findingOut(ev.f, ev.lv, ev.subj, k)
+		return w.findingOut(ev.f, ev.lv, ev.subj, k, "") // no Advisor with the memo
 	}
 	return -1
 }

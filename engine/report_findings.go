@@ -55,8 +55,8 @@ func (f *findingTally) reset() {
 
 // finding lists one finding, at level lv, for the current service by name
 // (the service's count is the walker's), and returns its index in
-// Batch.Findings (-1 without Options.Detail).
-func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) int {
+// Batch.Findings (-1 without Options.Detail). id names a defined finding.
+func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subject, name, id string) int {
 	f := &r.findings
 	if !f.enabled {
 		return -1
@@ -75,7 +75,7 @@ func (r *reportTally) finding(fi vocab.Finding, lv vocab.Level, subj vocab.Subje
 	} else {
 		i = len(r.batch.Findings)
 		f.index[fk] = i
-		r.batch.Findings = append(r.batch.Findings, FindingTally{Service: svc, Finding: fi, Level: lv, Subject: subj, Name: name, Count: 1})
+		r.batch.Findings = append(r.batch.Findings, FindingTally{Service: svc, Finding: fi, ID: id, Level: lv, Subject: subj, Name: name, Count: 1})
 	}
 	if c.idx == 0 {
 		f.recentUsed = append(f.recentUsed, uint16(slot)) //nolint:gosec // slot < recentSize

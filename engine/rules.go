@@ -32,13 +32,21 @@ func newRuleTable(r *findingrules.Rules, levels *[vocab.NumFindings]vocab.Level)
 
 // rule applies Options.Rules to one finding reported at lv: its level, and
 // whether it is kept (and counted).
-func (w *Walker) rule(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) (vocab.Level, bool) {
+func (w *Walker) rule(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name, id string) (vocab.Level, bool) {
 	t := &w.e.findingRules
-	if !t.scoped {
-		return lv, f >= vocab.NumFindings || t.keep[f]
+	if !t.scoped && f < vocab.NumFindings {
+		return lv, t.keep[f]
 	}
 	ss := &w.grp.sink
 	s := findingrules.Sample{SignalType: ss.signalType}
+	if f >= vocab.NumFindings {
+		// An Advisor's own ID: rules name it as a string; its level is
+		// the advisor's and is counted as such (Batch.Advice).
+		s.ID = id
+		if !t.scoped {
+			return w.e.opts.Rules.Apply(f, lv, &findingrules.Sample{ID: id})
+		}
+	}
 	switch w.sampleType(f, subj) {
 	case "attribute":
 		s.Name, s.Named = name, true
@@ -51,7 +59,7 @@ func (w *Walker) rule(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name 
 		}
 	}
 	l, keep := w.e.opts.Rules.Apply(f, lv, &s)
-	if keep && l != lv {
+	if keep && l != lv && f < vocab.NumFindings {
 		if w.rec != nil {
 			w.rec.relevel(f, l)
 		}

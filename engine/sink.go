@@ -11,6 +11,9 @@ import (
 // into the batch being walked: a sink copies what it keeps.
 type FindingEvent struct {
 	Finding vocab.Finding
+	// ID names a defined finding (an Advisor's own, Finding >=
+	// vocab.NumFindings); "" for a built-in one.
+	ID      string
 	Level   vocab.Level
 	Subject vocab.Subject
 	// Name is the attribute key, metric name, event name or span definition
@@ -49,14 +52,15 @@ type sinkState struct {
 
 func (s *sinkState) reset() { *s = sinkState{} }
 
-// emit offers one finding, at level lv, to the sink.
-func (w *Walker) emit(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) {
+// emit offers one finding, at level lv, to the sink; id names a defined
+// finding.
+func (w *Walker) emit(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name, id string) {
 	ss := &w.grp.sink
 	if ss.closed {
 		return
 	}
 	ev := FindingEvent{
-		Finding: f, Level: lv, Subject: subj, Name: name,
+		Finding: f, ID: id, Level: lv, Subject: subj, Name: name,
 		SignalType: ss.signalType, SignalName: ss.signalName, Service: ss.service,
 		SampleType: w.sampleType(f, subj),
 	}
@@ -78,6 +82,9 @@ func (w *Walker) sampleType(f vocab.Finding, subj vocab.Subject) string {
 		return ss.signalType
 	case subj == vocab.SubjectKey:
 		return "attribute"
+	case f >= vocab.NumFindings:
+		// An Advisor's finding is on the sample it was offered.
+		return w.adv.s.Kind.String()
 	case subj == vocab.SubjectMetric:
 		return "metric"
 	case subj == vocab.SubjectEvent:

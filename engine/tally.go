@@ -87,6 +87,9 @@ type Batch struct {
 	Findings []FindingTally
 	// Signals holds one entry per registry definition checked.
 	Signals []SignalTally
+	// Advice counts the Advisor's defined findings (advice.go), over all
+	// services; built-in findings an Advisor reports count in Services.
+	Advice []AdviceTally
 }
 
 // FindingTally is how often one finding was reported for one name in one
@@ -95,6 +98,9 @@ type FindingTally struct {
 	// Service indexes Batch.Services.
 	Service int
 	Finding vocab.Finding
+	// ID names a defined finding (an Advisor's, Finding >=
+	// vocab.NumFindings); "" for a built-in one.
+	ID string
 	// Level is the level the engine applied when it counted the finding
 	// (Weaver's, or overridden): levels are applied in one place, the
 	// engine, per finding, so a report fed by engines with different
@@ -124,6 +130,7 @@ func (b *Batch) reset() {
 	clear(b.Keys)
 	clear(b.Findings)
 	clear(b.Signals)
+	clear(b.Advice)
 	b.Reset()
 }
 
@@ -140,6 +147,7 @@ func (b *Batch) Reset() {
 	b.Keys = b.Keys[:0]
 	b.Findings = b.Findings[:0]
 	b.Signals = b.Signals[:0]
+	b.Advice = b.Advice[:0]
 }
 
 // LevelCount is how often one service counted one finding at one level.

@@ -71,6 +71,8 @@ type Walker struct {
 	// the maps walked past the memo while it is bypassed (memoTry).
 	memoMissRun, memoSkip       int
 	memoLifeMisses, memoRecords int64
+	// adv is the Advisor's context (advice.go).
+	adv adviceState
 }
 
 func newWalker(e *Engine) *Walker {
@@ -134,6 +136,7 @@ func (w *Walker) reset() {
 	w.grp.reset()
 	clear(w.memoVals[:])
 	w.memoDetail.reset()
+	w.adv = adviceState{buf: w.adv.buf[:0]}
 }
 
 // Batch returns the tally of the batch walked so far. It belongs to the
@@ -220,6 +223,7 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 		w.service(w.serviceID(name, hasName))
 	}
 	w.ctx = registry.Context{Location: registry.LocationResource}
+	w.adviseResource(res)
 	w.groupResource(name, attrs)
 	w.attrs(attrs)
 	w.groupResourceEnd()
@@ -232,6 +236,7 @@ func (w *Walker) scope(s pcommon.InstrumentationScope) {
 	// no scope signal type), not in that of the previous scope's last item.
 	w.sinkItem("resource", "", "")
 	w.attrs(s.Attributes())
+	w.adviseScope(s)
 }
 
 // Traces walks a traces batch.
@@ -262,6 +267,7 @@ func (w *Walker) span(span ptrace.Span) {
 	kind := spanKind(span.Kind())
 	w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: kind}
 	w.mig.span = span
+	w.adviseSpan(span)
 	w.spanAttrs(span, kind)
 	events := span.Events()
 	if events.Len() > 0 {
@@ -274,6 +280,7 @@ func (w *Walker) span(span ptrace.Span) {
 	if links.Len() > 0 {
 		w.ctx = registry.Context{Location: registry.LocationSpanLink, SpanKind: kind}
 		for i := 0; i < links.Len(); i++ {
+			adviseOn(w, SampleSpanLink, &w.adv.s.SpanLink, links.At(i))
 			w.attrs(links.At(i).Attributes())
 		}
 	}
@@ -341,6 +348,7 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 			n := ms.Len()
 			for k := range n {
 				m := ms.At(k)
+				w.adviseMetric(m)
 				w.groupMetric(m)
 				w.dataPoints(m)
 				w.groupMetricEnd()
@@ -365,6 +373,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.Histogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
+			adviseOn(w, SampleHistogramDataPoint, &w.adv.s.HistogramPoint, dp)
 			w.pointAttrs(dp.Attributes(), pointFull)
 			w.exemplars(dp.Exemplars())
 		}
@@ -372,6 +381,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 		dps := m.ExponentialHistogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
+			adviseOn(w, SampleExponentialHistogramDataPoint, &w.adv.s.ExpPoint, dp)
 			w.pointAttrs(dp.Attributes(), pointAttrsOnly)
 			w.exemplars(dp.Exemplars())
 		}
@@ -387,6 +397,7 @@ func (w *Walker) dataPoints(m pmetric.Metric) {
 func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
+		adviseOn(w, SampleNumberDataPoint, &w.adv.s.NumberPoint, dp)
 		w.pointAttrs(dp.Attributes(), pointFull)
 		w.exemplars(dp.Exemplars())
 	}
@@ -394,6 +405,7 @@ func (w *Walker) numberPoints(dps pmetric.NumberDataPointSlice) {
 
 func (w *Walker) exemplars(exs pmetric.ExemplarSlice) {
 	for i := 0; i < exs.Len(); i++ {
+		adviseOn(w, SampleExemplar, &w.adv.s.Exemplar, exs.At(i))
 		w.attrs(exs.At(i).FilteredAttributes())
 	}
 }
@@ -421,7 +433,9 @@ func (w *Walker) attrs(m pcommon.Map) {
 func (w *Walker) attrsFull(m pcommon.Map) {
 	pos := 0
 	for k, v := range m.All() {
-		w.checkKey(k, w.lookup(k, pos), v, true)
+		r := w.lookup(k, pos)
+		w.adviseAttr(k, v, r)
+		w.checkKey(k, r, v, true)
 		pos++
 	}
 }

@@ -85,6 +85,9 @@ type Sample struct {
 	SignalType string
 	Name       string
 	Named      bool
+	// ID is the finding's ID when it is not built in (an advice policy's
+	// own, vocab.Catalog): rules name such IDs as strings.
+	ID string
 }
 
 // Rules are compiled filters and overrides; nil means none. They are
@@ -99,9 +102,16 @@ type Rules struct {
 type idSet struct {
 	any bool
 	in  [vocab.NumFindings]bool
+	// other are the IDs that are not built in: an advice policy's own.
+	other []string
 }
 
-func (s *idSet) has(f vocab.Finding) bool { return s.any || f < vocab.NumFindings && s.in[f] }
+func (s *idSet) has(f vocab.Finding, id string) bool {
+	if f < vocab.NumFindings {
+		return s.any || s.in[f]
+	}
+	return s.any || slices.Contains(s.other, id)
+}
 
 type scope struct {
 	signal string
@@ -188,6 +198,7 @@ func (r *Rules) ids(key string, ids []string, anyID bool) idSet {
 		f, ok := vocab.ParseFinding(id)
 		if !ok {
 			r.unknown = append(r.unknown, fmt.Sprintf("%s: %q", key, id))
+			s.other = append(s.other, id)
 			continue
 		}
 		s.in[f] = true
@@ -214,8 +225,9 @@ func parseLevel(key, s string) (vocab.Level, error) {
 	return l, nil
 }
 
-// UnknownIDs lists the IDs, with their keys, that name no finding otelgov
-// reports: rules on them never match.
+// UnknownIDs lists the IDs, with their keys, that name no built-in
+// finding: rules on them match only an advice policy's findings of that ID
+// (Sample.ID).
 func (r *Rules) UnknownIDs() []string {
 	if r == nil {
 		return nil
@@ -251,7 +263,7 @@ func (r *Rules) Scoped() bool {
 func (r *Rules) Apply(f vocab.Finding, lv vocab.Level, s *Sample) (vocab.Level, bool) {
 	for i := range r.overrides {
 		o := &r.overrides[i]
-		if o.ids.has(f) && o.matches(s) {
+		if o.ids.has(f, s.ID) && o.matches(s) {
 			lv = o.level
 			break
 		}
@@ -261,7 +273,7 @@ func (r *Rules) Apply(f vocab.Finding, lv vocab.Level, s *Sample) (vocab.Level, 
 		if !c.matches(s) {
 			continue
 		}
-		if c.exclude.has(f) ||
+		if c.exclude.has(f, s.ID) ||
 			c.hasMin && lv > c.minLevel || // levels are ordered most serious first
 			c.excludeSamples != nil && s.Named && c.excludeSamples.match(s.Name) {
 			return lv, false
@@ -286,15 +298,25 @@ func (r *Rules) Table() (levels [vocab.NumFindings]vocab.Level, keep [vocab.NumF
 
 // Override is an unscoped override of one ID: the older ID=LEVEL form
 // (--level-override, the processor's deprecated findings::level_overrides).
-// The ID must be one otelgov reports; key names the setting in errors.
+// The ID must be one otelgov reports or one an advice policy may report
+// (PolicyID; then listed by UnknownIDs, which a front-end without policies
+// refuses); key names the setting in errors.
 func Override(key, id, level string) (LevelOverride, error) {
-	if _, ok := vocab.ParseFinding(id); !ok {
+	if _, ok := vocab.ParseFinding(id); !ok && !PolicyID(id) {
 		return LevelOverride{}, fmt.Errorf("%s: %w %q", key, ErrUnknownID, id)
 	}
 	if _, err := parseLevel(key+"."+id, level); err != nil {
 		return LevelOverride{}, err
 	}
 	return LevelOverride{IDs: []string{id}, Level: level}, nil
+}
+
+// PolicyID reports whether id can be an advice policy's own finding ID:
+// not built in, Weaver's name format, at most vocab.MaxFindingIDLength
+// bytes.
+func PolicyID(id string) bool {
+	_, builtin := vocab.ParseFinding(id)
+	return !builtin && len(id) <= vocab.MaxFindingIDLength && vocab.ValidName(id)
 }
 
 // ParseOverride parses one ID=LEVEL override.

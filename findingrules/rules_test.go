@@ -199,7 +199,7 @@ func TestOverride(t *testing.T) {
 	assert.Equal(t, LevelOverride{IDs: []string{"missing_attribute"}, Level: imp}, o)
 	for bad, want := range map[string]string{
 		"missing_attribute":          "want FINDING_ID=LEVEL",
-		"nope=violation":             `unknown finding ID "nope"`,
+		"No Such ID=violation":       `unknown finding ID "No Such ID"`,
 		"missing_attribute=critical": `--level-override.missing_attribute: invalid level "critical"`,
 		"=violation":                 `unknown finding ID ""`,
 		"deprecated=":                `invalid level ""`,
@@ -207,6 +207,22 @@ func TestOverride(t *testing.T) {
 		_, err := ParseOverride("--level-override", bad)
 		require.ErrorContains(t, err, want, bad)
 	}
+	// An ID that is not built in but can be an advice policy's is taken,
+	// listed by UnknownIDs, and matched by Sample.ID.
+	o, err = ParseOverride("--level-override", "acme_no_test_keys=violation")
+	require.NoError(t, err)
+	r, err := Compile([]Filter{{Exclude: []string{"acme_dropped"}}}, []LevelOverride{o})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`finding_level_overrides[0].ids: "acme_no_test_keys"`, `finding_filters[0].exclude: "acme_dropped"`}, r.UnknownIDs())
+	policyID := vocab.NumFindings + 3 // a defined finding
+	lv, keep := r.Apply(policyID, vocab.LevelInformation, &Sample{ID: "acme_no_test_keys"})
+	assert.Equal(t, vocab.LevelViolation, lv)
+	assert.True(t, keep)
+	_, keep = r.Apply(policyID, vocab.LevelInformation, &Sample{ID: "acme_dropped"})
+	assert.False(t, keep)
+	lv, keep = r.Apply(policyID, vocab.LevelInformation, &Sample{ID: "acme_other"})
+	assert.Equal(t, vocab.LevelInformation, lv)
+	assert.True(t, keep)
 	os, err := OverridesOf("level_overrides", map[string]string{"not_stable": inf, "deprecated": vio})
 	require.NoError(t, err)
 	assert.Equal(t, []LevelOverride{{IDs: []string{"deprecated"}, Level: vio}, {IDs: []string{"not_stable"}, Level: inf}}, os)

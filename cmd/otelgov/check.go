@@ -13,6 +13,7 @@ import (
 	"github.com/otelgov/otelcol-governance/checker"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/otlpfile"
+	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -30,6 +31,7 @@ type checkOptions struct {
 	allowEmpty bool
 
 	weaver weaverConfig // --config (.weaver.toml), --no-stream
+	pol    policyFlags  // --advice-policies
 }
 
 func newCheck() *cobra.Command {
@@ -54,6 +56,13 @@ finding_level_overrides of a .weaver.toml (the processor's findings block
 takes the same) apply too, in every format; --fail-on compares each
 finding's level with it. --v2 is Weaver's v1/v2 mode switch (a definition
 without a stability is then in development: not_stable).
+
+--advice-policies DIR runs Weaver's Rego advice policies (package
+live_check_advice) on every sample, next to the built-in findings: their
+findings carry the policies' own IDs and levels (--level-override applies
+to them too), join the same report and --fail-on. Every sample is
+evaluated (no budget): a check is reproducible. A policy that does not
+compile is exit 2, naming its file:line.
 
 Inputs: the collector file exporter's JSON lines (traces, metrics and logs
 mixed), otlpjsonfile-style JSON, binary protobuf (4-byte or varint length
@@ -84,6 +93,10 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 			if err := o.weaver.apply(cmd, &o.rep, &o.eng); err != nil {
 				return err
 			}
+			o.pol.fromConfig(cmd, o.weaver.found, o.weaver.section)
+			if err := o.pol.checkOverrides(o.eng.overrides); err != nil {
+				return err
+			}
 			if o.listen.enabled {
 				if len(args) > 0 {
 					return badInput(errors.New("--listen takes no files"))
@@ -108,6 +121,7 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "pass a run that checked no span, data point or log record (default: exit 2, so that an empty, missing or non-OTLP recording fails the gate)")
 	o.listen.bind(fs)
 	o.weaver.bind(fs)
+	o.pol.bind(fs)
 	return cmd
 }
 
@@ -150,6 +164,7 @@ type checkSetup struct {
 	signal  vocab.Kind
 	ix      *registry.Index
 	engine  engine.Options
+	advisor *policy.Advisor // nil without --advice-policies
 }
 
 func (o *checkOptions) setup() (*checkSetup, error) {
@@ -176,7 +191,13 @@ func (o *checkOptions) setup() (*checkSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	adv, err := o.pol.advisor(ix)
+	if err != nil {
+		return nil, err
+	}
+	setAdvisor(&eo, adv)
 	return &checkSetup{
+		advisor: adv,
 		checker: checker.New(ix, checker.Options{Engine: eo, Limits: limits}),
 		failOn:  failOn,
 		signal:  sig,
@@ -212,6 +233,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: no span, data point or log record in %s (%s)\n", f, read[i])
 		}
 	}
+	reportPolicyErrors(cmd.ErrOrStderr(), s.advisor)
 	return o.finish(cmd.OutOrStdout(), s, ww)
 }
 

@@ -147,6 +147,7 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 	if res := s.checker.Result(); l.nothingReceived(&res) {
 		return badInput(fmt.Errorf("nothing received by %s: %s", by, nothingReceivedText(&res)))
 	}
+	reportPolicyErrors(cmd.ErrOrStderr(), s.advisor)
 	l.mu.Lock() // the servers are stopped; a late handler cannot write now
 	defer l.mu.Unlock()
 	return o.finish(cmd.OutOrStdout(), s, l.ww)

@@ -48,6 +48,7 @@ type liveCheckSection struct {
 	Emit                  *map[string]any              `toml:"emit"`
 	unsupported           []string                     // Weaver keys otelgov check does not act on
 	warnings              []string
+	unknownIDs            []string // warnings, unless advice policies may report the IDs
 	// v2 is the [registry] section's v2 (Weaver's shared registry
 	// configuration, crates/weaver_config/src/registry.rs); nil when unset.
 	v2 *bool
@@ -133,11 +134,13 @@ func (c *weaverConfig) apply(cmd *cobra.Command, rep *reportFlags, eng *engineFl
 	for _, k := range s.unsupported {
 		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] %s is read but not acted on by otelgov check\n", path, weaverSection, k)
 	}
-	for _, w := range s.warnings {
-		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] %s\n", path, weaverSection, w)
+	warnings := s.warnings
+	if s.AdvicePolicies == nil && !fs.Changed("advice-policies") {
+		// Otherwise a policy may report the ID.
+		warnings = append(warnings, s.unknownIDs...)
 	}
-	if s.AdvicePolicies != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] advice_policies = %q is not supported yet: the policies in it are NOT run (otelgov check runs Weaver's default policy rules only)\n", path, weaverSection, *s.AdvicePolicies)
+	for _, w := range warnings {
+		fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: %s: [%q] %s\n", path, weaverSection, w)
 	}
 	flags, err := eng.levelOverrides()
 	if err != nil {
@@ -250,7 +253,7 @@ func (s *liveCheckSection) validate() error {
 		return err
 	}
 	for _, u := range r.UnknownIDs() {
-		s.warnings = append(s.warnings, fmt.Sprintf("%s is not a finding ID otelgov reports: the rule never matches it", u))
+		s.unknownIDs = append(s.unknownIDs, fmt.Sprintf("%s is not a built-in finding ID and no advice policy runs: the rule never matches it", u))
 	}
 	for k, set := range map[string]bool{
 		"input_source": s.InputSource != nil, "input_format": s.InputFormat != nil, "templates": s.Templates != nil,

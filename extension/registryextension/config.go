@@ -7,11 +7,13 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
 
+	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -23,6 +25,7 @@ var (
 	errOutOfRange    = errors.New("out of range")
 	errPollTooShort  = errors.New("poll interval too short")
 	errEmptyEndpoint = errors.New("endpoint must not be empty")
+	errPolicy        = errors.New("policy does not load")
 )
 
 // Limits checked by Validate.
@@ -42,6 +45,15 @@ type Config struct {
 	// RulesFiles are extra context-rule files, watched for changes.
 	// Default: empty.
 	RulesFiles []string `mapstructure:"rules_files"`
+
+	// Policies are directories of Weaver's Rego advice policies (package
+	// live_check_advice, *.rego), compiled against the registry, watched
+	// and reloaded with it, and evaluated by the processors that use this
+	// extension (their findings::policy_budget_per_second applies). A
+	// policy that does not compile fails validation and, later, the
+	// reload: the last good registry and policies stay in force. Default:
+	// empty (none).
+	Policies []string `mapstructure:"policies"`
 
 	// PollInterval is how often the registry files are checked for a change
 	// of content. Default: 10s. Zero disables reloading: the registry loaded
@@ -72,6 +84,7 @@ type Config struct {
 // files still have that fingerprint.
 type validatedRegistry struct {
 	ix  *registry.Index
+	pol *policy.Set
 	sum [sha256.Size]byte
 }
 
@@ -123,15 +136,18 @@ func (cfg *Config) Validate() error {
 	for i, p := range cfg.RulesFiles {
 		pathsOK = check(fmt.Sprintf("rules_files[%d]", i), p) && pathsOK
 	}
+	for i, p := range cfg.Policies {
+		pathsOK = check(fmt.Sprintf("policies[%d]", i), p) && pathsOK
+	}
 	cfg.validated = nil
 	if pathsOK {
 		_, sum, ferr := fingerprint(cfg.watched())
-		ix, err := cfg.load()
+		ix, pol, err := cfg.load()
 		switch {
 		case err != nil:
-			errs = append(errs, fmt.Errorf("%w: %w", errRegistryLoad, err))
+			errs = append(errs, err)
 		case ferr == nil:
-			cfg.validated = &validatedRegistry{ix: ix, sum: sum}
+			cfg.validated = &validatedRegistry{ix: ix, pol: pol, sum: sum}
 		}
 	}
 	return errors.Join(errs...)
@@ -160,28 +176,56 @@ func (cfg *Config) sources() registry.Sources {
 
 // takeValidated returns the index Validate resolved if the files still have
 // the fingerprint sum, and forgets it either way (a reload must not find it).
-func (cfg *Config) takeValidated(sum [sha256.Size]byte) *registry.Index {
+func (cfg *Config) takeValidated(sum [sha256.Size]byte) (*registry.Index, *policy.Set) {
 	v := cfg.validated
 	cfg.validated = nil
 	if v == nil || v.sum != sum {
-		return nil
+		return nil, nil
 	}
-	return v.ix
+	return v.ix, v.pol
 }
 
-// load resolves the configured sources into one index.
-func (cfg *Config) load() (*registry.Index, error) {
+// load resolves the configured sources into one index, and compiles the
+// policies against it (nil without policies).
+func (cfg *Config) load() (*registry.Index, *policy.Set, error) {
+	var ix *registry.Index
+	var err error
 	if len(cfg.OrgRegistries) == 0 && len(cfg.RulesFiles) == 0 {
-		return registry.Default()
+		ix, err = registry.Default()
+	} else {
+		ix, err = registry.Load(cfg.sources())
 	}
-	ix, err := registry.Load(cfg.sources())
 	if err != nil {
-		return nil, fmt.Errorf("load registry: %w", err)
+		return nil, nil, fmt.Errorf("%w: load registry: %w", errRegistryLoad, err)
 	}
-	return ix, nil
+	if len(cfg.Policies) == 0 {
+		return ix, nil, nil
+	}
+	pol, err := policy.LoadDirs(ix, policy.Options{}, cfg.Policies...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("policies: %w: %s", errPolicy, boundError(err))
+	}
+	return ix, pol, nil
+}
+
+// maxErrorBytes bounds a policy error in a log, a status or /registry.
+const maxErrorBytes = 1024
+
+// boundError is err's text, at most maxErrorBytes (a policy set with many
+// errors lists each with its file:line).
+func boundError(err error) string {
+	s := err.Error()
+	if len(s) > maxErrorBytes {
+		i := maxErrorBytes
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i] + " …"
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // watched lists every path whose content is fingerprinted for reloads.
 func (cfg *Config) watched() []string {
-	return append(append([]string(nil), cfg.OrgRegistries...), cfg.RulesFiles...)
+	return append(append(append([]string(nil), cfg.OrgRegistries...), cfg.RulesFiles...), cfg.Policies...)
 }

@@ -100,9 +100,9 @@ func (e *registryExtension) Start(ctx context.Context, host component.Host) erro
 	if err != nil {
 		return err
 	}
-	ix := e.cfg.takeValidated(sum)
+	ix, pol := e.cfg.takeValidated(sum)
 	if ix == nil {
-		if ix, err = e.cfg.load(); err != nil {
+		if ix, pol, err = e.cfg.load(); err != nil {
 			return err
 		}
 	}
@@ -110,7 +110,7 @@ func (e *registryExtension) Start(ctx context.Context, host component.Host) erro
 	e.mu.Lock()
 	e.goodFiles, e.goodSum, e.lastCheck = files, sum, now
 	e.mu.Unlock()
-	e.cur.Store(&registryapi.Snapshot{Index: ix, Generation: 1, LoadedAt: now})
+	e.cur.Store(&registryapi.Snapshot{Index: ix, Generation: 1, LoadedAt: now, Policies: pol})
 
 	if err := e.registerCallbacks(); err != nil {
 		return err
@@ -245,14 +245,14 @@ func (e *registryExtension) check() {
 		e.fail(ctx, sum, nil, ferr)
 		return
 	}
-	ix, err := e.cfg.load()
+	ix, pol, err := e.cfg.load()
 	diff := changed(before, files)
 	if err != nil {
 		e.fail(ctx, sum, diff, err)
 		return
 	}
 	prev := e.cur.Load()
-	next := &registryapi.Snapshot{Index: ix, Generation: prev.Generation + 1, LoadedAt: time.Now()}
+	next := &registryapi.Snapshot{Index: ix, Generation: prev.Generation + 1, LoadedAt: time.Now(), Policies: pol}
 	e.cur.Store(next)
 	e.mu.Lock()
 	e.goodFiles, e.goodSum = files, sum

@@ -43,6 +43,7 @@ func (e *registryExtension) info() registryapi.RegistryInfo {
 			Embedded:      true,
 			OrgRegistries: append([]string{}, e.cfg.OrgRegistries...),
 			RulesFiles:    append([]string{}, e.cfg.RulesFiles...),
+			Policies:      append([]string{}, e.cfg.Policies...),
 		},
 		PollInterval: e.cfg.PollInterval.String(),
 		Counts: registryapi.RegistryCounts{

@@ -242,7 +242,7 @@ func fuzzGovernors(f *testing.F, sig vocab.Kind) []*governor {
 	require.NoError(f, err)
 	var gs []*governor
 	for _, mod := range fuzzConfigs {
-		g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), withConfig(mod), ix, sig, nil)
+		g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), withConfig(mod), ix, nil, sig, nil)
 		require.NoError(f, err)
 		gs = append(gs, g)
 	}

@@ -30,7 +30,7 @@ func BenchmarkTracesExtension(b *testing.B) {
 			require.NoError(b, err)
 			ext := &countingRegistry{snap: &registryapi.Snapshot{Index: def, Generation: 1}}
 			host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
-			g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
+			g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, nil, vocab.KindTraces, nil)
 			require.NoError(b, err)
 			ctx := context.Background()
 			require.NoError(b, g.start(ctx, host))
@@ -122,7 +122,7 @@ func benchBatches(b *testing.B, wire []byte, spans float64, cold bool) {
 		report: conformance.New(conformance.Limits{MaxServices: 100, TopKeys: 10}, time.Now()),
 	}
 	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
-	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
+	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, nil, vocab.KindTraces, nil)
 	require.NoError(b, err)
 	ctx := context.Background()
 	require.NoError(b, g.start(ctx, host))

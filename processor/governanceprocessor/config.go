@@ -3,6 +3,7 @@ package governanceprocessor // import "github.com/otelgov/otelcol-governance/pro
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -29,6 +30,7 @@ var (
 	errNeedsFindings    = errors.New("needs findings::enabled")
 	errUnknownProfile   = errors.New("unknown findings profile")
 	errNotPositive      = errors.New("must be positive")
+	errPoliciesOwned    = errors.New("cannot be combined with registry::extension")
 )
 
 // config is the configuration of the governance processor.
@@ -120,7 +122,8 @@ type findingsConfig struct {
 	//
 	// Deprecated: use finding_level_overrides (each entry is one
 	// {ids: [ID], level: LEVEL}, applied after those). Still read for one
-	// release, with a warning at start. Default: empty.
+	// release, with a warning at start. With policies (Policies, or a
+	// registry extension's), IDs may be the policies' own. Default: empty.
 	LevelOverrides map[string]string `mapstructure:"level_overrides"`
 
 	// V2 checks as Weaver's live-check with --v2 (at afa9700c): the
@@ -139,6 +142,22 @@ type findingsConfig struct {
 	// keep their attributes. Drops are counted with reason unexpected.
 	// Default: false (only counted).
 	DropUnexpectedAttributes bool `mapstructure:"drop_unexpected_attributes"`
+
+	// Policies are directories of Weaver's Rego advice policies (package
+	// live_check_advice, *.rego), evaluated on every sample next to the
+	// built-in findings; their findings carry the policies' own IDs
+	// (processor_governance_policy_findings). With registry::extension,
+	// the extension's policies apply and this must be empty. A policy that
+	// does not compile fails validation, naming its file and line.
+	// Default: empty (none).
+	Policies []string `mapstructure:"policies"`
+
+	// PolicyBudgetPerSecond bounds the evaluations of value-dependent
+	// policies (those that read values) per second, per pipeline signal;
+	// the samples beyond it are skipped for them and counted
+	// (processor_governance_policy_budget_skips). Value-free policies are
+	// memoized and not budgeted. Default: 1000. Must be positive.
+	PolicyBudgetPerSecond int `mapstructure:"policy_budget_per_second"`
 
 	// Logs emits a rate-limited sample of the findings as OTLP log records
 	// named weaver.live_check.finding, with Weaver's weaver.finding.*
@@ -181,6 +200,15 @@ func (f *findingsConfig) Validate() error {
 	if f.Logs.Enabled && f.Logs.MaxPerSecond <= 0 {
 		errs = append(errs, fmt.Errorf("logs::max_per_second: %w, got %d", errNotPositive, f.Logs.MaxPerSecond))
 	}
+	if len(f.Policies) > 0 && !f.Enabled {
+		errs = append(errs, fmt.Errorf("policies: %w", errNeedsFindings))
+	}
+	if f.PolicyBudgetPerSecond <= 0 {
+		errs = append(errs, fmt.Errorf("policy_budget_per_second: %w, got %d", errNotPositive, f.PolicyBudgetPerSecond))
+	}
+	if err := checkPolicies(f.Policies); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -191,8 +219,9 @@ func (f *findingsConfig) profile() vocab.Profile {
 }
 
 // rules compiles finding_level_overrides, then the deprecated
-// level_overrides, and finding_filters. An ID the processor does not report
-// is an error: it has no policies of its own that could report it.
+// level_overrides, and finding_filters. An ID that is not built in is
+// listed by UnknownIDs: Config.Validate refuses it unless policies, which
+// may report it, apply.
 func (f *findingsConfig) rules() (*findingrules.Rules, error) {
 	old, err := findingrules.OverridesOf("level_overrides", f.LevelOverrides)
 	if err != nil {
@@ -202,9 +231,6 @@ func (f *findingsConfig) rules() (*findingrules.Rules, error) {
 	r, err := findingrules.Compile(f.FindingFilters, overrides)
 	if err != nil {
 		return nil, err
-	}
-	if u := r.UnknownIDs(); len(u) > 0 {
-		return nil, fmt.Errorf("%s: %w", strings.Join(u, ", "), findingrules.ErrUnknownID)
 	}
 	return r, nil
 }
@@ -297,6 +323,25 @@ func (cfg *config) Validate() error {
 		if len(vs) == 0 {
 			errs = append(errs, fmt.Errorf("include_resources: %q: %w", k, errEmptyIncludeList))
 		}
+	}
+	policies := len(cfg.Findings.Policies) > 0 || cfg.Registry.Extension != nil
+	if !policies {
+		// Without policies no finding of another ID can be counted.
+		var unknown []string
+		for _, id := range slices.Sorted(maps.Keys(cfg.Findings.LevelOverrides)) {
+			if findingrules.PolicyID(id) {
+				unknown = append(unknown, fmt.Sprintf("level_overrides: %q", id))
+			}
+		}
+		if r, err := findingrules.Compile(cfg.Findings.FindingFilters, cfg.Findings.FindingLevelOverrides); err == nil {
+			unknown = append(unknown, r.UnknownIDs()...)
+		}
+		if len(unknown) > 0 {
+			errs = append(errs, fmt.Errorf("findings: %s: %w (not built in, and no policies)", strings.Join(unknown, ", "), findingrules.ErrUnknownID))
+		}
+	}
+	if cfg.Registry.Extension != nil && len(cfg.Findings.Policies) > 0 {
+		errs = append(errs, fmt.Errorf("findings::policies: %w: the extension %q owns the policies (its policies key)", errPoliciesOwned, cfg.Registry.Extension.String()))
 	}
 	return errors.Join(errs...)
 }

@@ -53,12 +53,15 @@ func TestLoadConfig(t *testing.T) {
 					FindingLevelOverrides: []findingrules.LevelOverride{
 						{IDs: []string{"unexpected_attribute"}, Level: "violation"},
 						{IDs: []string{"not_stable"}, Level: "information", SignalType: "metric", SampleNames: []string{"http.*"}},
+						{IDs: []string{"acme_no_test_keys"}, Level: "information"},
 					},
 					FindingFilters: []findingrules.Filter{
 						{Exclude: []string{"template_attribute"}},
 						{MinLevel: "improvement", SignalType: "span", ExcludeSamples: []string{"trace.*", "{db,rpc}.system"}},
 					},
 					DropUnexpectedAttributes: true,
+					Policies:                 []string{"testdata/policies"},
+					PolicyBudgetPerSecond:    50,
 					Logs:                     findingLogsConfig{Enabled: true, MaxPerSecond: 10},
 				},
 			},
@@ -71,7 +74,7 @@ func TestLoadConfig(t *testing.T) {
 				return c
 			}(),
 		},
-		{id: component.NewIDWithName(metadata.Type, "bad_finding_id"), errIs: findingrules.ErrUnknownID, errMsg: `findings: level_overrides: unknown finding ID "missing_attr"`},
+		{id: component.NewIDWithName(metadata.Type, "bad_finding_id"), errIs: findingrules.ErrUnknownID, errMsg: `findings: level_overrides: "missing_attr": unknown finding ID (not built in, and no policies)`},
 		{id: component.NewIDWithName(metadata.Type, "bad_finding_level"), errIs: findingrules.ErrInvalidLevel, errMsg: `findings: level_overrides.unexpected_attribute: invalid level "error": want violation, improvement or information`},
 		{id: component.NewIDWithName(metadata.Type, "bad_override_id"), errIs: findingrules.ErrUnknownID, errMsg: `findings: finding_level_overrides[0].ids: "missing_attr": unknown finding ID`},
 		{id: component.NewIDWithName(metadata.Type, "bad_override_level"), errIs: findingrules.ErrInvalidLevel, errMsg: `findings: finding_level_overrides[1].level: invalid level "error"`},
@@ -96,6 +99,11 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "empty_closed_enum"), errIs: errEmptyClosedEnum, errMsg: "closed_enums[0]: entries must not be empty"},
 		{id: component.NewIDWithName(metadata.Type, "bad_value_rule"), errIs: errRegistryLoad, errMsg: `testdata/bad_value_rules.yaml:7: rule for "db.system": values: "mssql" -> "sqlserver": "sqlserver" is not a member of the target enum "db.system.name"`},
 		{id: component.NewIDWithName(metadata.Type, "no_source"), errIs: errNoRegistry, errMsg: "registry: no registry source"},
+		{id: component.NewIDWithName(metadata.Type, "broken_policy"), errIs: errPolicy, errMsg: "findings: policies: policy does not load: policy does not compile: testdata/policies_broken/broken.rego:6:"},
+		{id: component.NewIDWithName(metadata.Type, "policy_level_override_without_policies"), errIs: findingrules.ErrUnknownID, errMsg: `findings: level_overrides: "acme_no_test_keys": unknown finding ID (not built in, and no policies)`},
+		{id: component.NewIDWithName(metadata.Type, "zero_policy_budget"), errIs: errNotPositive, errMsg: "findings: policy_budget_per_second: must be positive, got 0"},
+		{id: component.NewIDWithName(metadata.Type, "policies_without_findings"), errIs: errNeedsFindings, errMsg: "findings: policies: needs findings::enabled"},
+		{id: component.NewIDWithName(metadata.Type, "policies_with_extension"), errIs: errPoliciesOwned, errMsg: `findings::policies: cannot be combined with registry::extension: the extension "governance_registry" owns the policies`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id.String(), func(t *testing.T) {

@@ -73,7 +73,7 @@ func TestExtensionLookupErrors(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
+			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, nil, vocab.KindTraces, nil)
 			require.NoError(t, err)
 			err = g.start(context.Background(), tt.host)
 			require.ErrorIs(t, err, tt.want)
@@ -106,7 +106,7 @@ func TestExtensionSwapAndReport(t *testing.T) {
 	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
+	g, err := newGovernor(tel.NewTelemetrySettings(), component.MustNewID("governance"), extensionConfig(), nil, nil, vocab.KindTraces, nil)
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, g.start(ctx, host))
@@ -180,7 +180,7 @@ func TestZeroAllocsWithExtension(t *testing.T) {
 	require.NoError(t, err)
 	ext := &countingRegistry{snap: &registryapi.Snapshot{Index: def, Generation: 1}}
 	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
-	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
+	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, nil, vocab.KindTraces, nil)
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, g.start(ctx, host))
@@ -268,7 +268,7 @@ func TestServiceLimitAndMaxServices(t *testing.T) {
 			ext, host := newReportRegistry(t, tt.maxServices)
 			cfg := extensionConfig()
 			cfg.ServiceLimit = tt.serviceLimit
-			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), cfg, nil, vocab.KindTraces, nil)
+			g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), cfg, nil, nil, vocab.KindTraces, nil)
 			require.NoError(t, err)
 			ctx := context.Background()
 			require.NoError(t, g.start(ctx, host))
@@ -294,7 +294,7 @@ func TestSharedReportLevels(t *testing.T) {
 		cfg := extensionConfig()
 		cfg.Findings.LevelOverrides = overrides
 		require.NoError(t, cfg.Findings.Validate())
-		g, err := newGovernor(nopTelemetry(), component.MustNewIDWithName("governance", string(rune('a'+i))), cfg, nil, vocab.KindTraces, nil)
+		g, err := newGovernor(nopTelemetry(), component.MustNewIDWithName("governance", string(rune('a'+i))), cfg, nil, nil, vocab.KindTraces, nil)
 		require.NoError(t, err)
 		require.NoError(t, g.start(ctx, host))
 		gs = append(gs, g)
@@ -325,7 +325,7 @@ func TestReportFindingRules(t *testing.T) {
 	ctx := context.Background()
 	// Without rules: not_stable and deprecated (a violation) on http.method.
 	baseExt, baseHost := newReportRegistry(t, 10)
-	base, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, vocab.KindTraces, nil)
+	base, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), extensionConfig(), nil, nil, vocab.KindTraces, nil)
 	require.NoError(t, err)
 	require.NoError(t, base.start(ctx, baseHost))
 	_, err = base.processTraces(ctx, servicesTraces("checkout", "checkout"))
@@ -341,7 +341,7 @@ func TestReportFindingRules(t *testing.T) {
 	cfg.Findings.FindingFilters = []findingrules.Filter{{Exclude: []string{"not_stable"}, SampleNames: []string{"http.method"}}}
 	cfg.Findings.FindingLevelOverrides = []findingrules.LevelOverride{{IDs: []string{"deprecated"}, Level: "information", SignalType: "span", SampleNames: []string{"http.*"}}}
 	require.NoError(t, cfg.Findings.Validate())
-	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), cfg, nil, vocab.KindTraces, nil)
+	g, err := newGovernor(nopTelemetry(), component.MustNewID("governance"), cfg, nil, nil, vocab.KindTraces, nil)
 	require.NoError(t, err)
 	require.NoError(t, g.start(ctx, host))
 	t.Cleanup(func() { require.NoError(t, g.shutdown(ctx)) })

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
@@ -28,6 +29,7 @@ const (
 	defaultFindings      = true
 	defaultFindingLogs   = 100 // records per second
 	defaultProfile       = "weaver"
+	defaultPolicyBudget  = 1000 // value-dependent evaluations per second
 )
 
 // NewFactory returns the factory of the governance processor.
@@ -53,9 +55,10 @@ func createDefaultConfig() component.Config {
 		EnumViolation: defaultEnumViolation,
 		ServiceLimit:  defaultServiceLimit,
 		Findings: findingsConfig{
-			Enabled: defaultFindings,
-			Profile: defaultProfile,
-			Logs:    findingLogsConfig{MaxPerSecond: defaultFindingLogs},
+			Enabled:               defaultFindings,
+			Profile:               defaultProfile,
+			PolicyBudgetPerSecond: defaultPolicyBudget,
+			Logs:                  findingLogsConfig{MaxPerSecond: defaultFindingLogs},
 		},
 	}
 }
@@ -96,35 +99,43 @@ func (f *factory) findingLog(id component.ID, cfg *config) *findingLog {
 type sharedIndex struct {
 	cfg *config
 	ix  *registry.Index
+	pol *policy.Set // findings::policies compiled against ix; nil when none
 }
 
-// index returns the registry for one configured processor, loading it once.
-// A new configuration under the same ID (a reload) replaces the old entry.
-func (f *factory) index(id component.ID, cfg *config) (*registry.Index, error) {
+// index returns the registry and the policies for one configured
+// processor, loading them once (the signals share the policies' memo). A
+// new configuration under the same ID (a reload) replaces the old entry.
+func (f *factory) index(id component.ID, cfg *config) (sharedIndex, error) {
 	if cfg.Registry.Extension != nil {
-		// The extension supplies the registry from Start on.
-		return nil, nil
+		// The extension supplies the registry and policies from Start on.
+		return sharedIndex{}, nil
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if s, ok := f.indexes[id]; ok && s.cfg == cfg {
-		return s.ix, nil
+		return s, nil
 	}
 	ix, err := cfg.Registry.load()
 	if err != nil {
-		return nil, fmt.Errorf("load registry: %w", err)
+		return sharedIndex{}, fmt.Errorf("load registry: %w", err)
 	}
-	f.indexes[id] = sharedIndex{cfg: cfg, ix: ix}
-	return ix, nil
+	s := sharedIndex{cfg: cfg, ix: ix}
+	if len(cfg.Findings.Policies) > 0 && cfg.Findings.Enabled {
+		if s.pol, err = policy.LoadDirs(ix, policy.Options{}, cfg.Findings.Policies...); err != nil {
+			return sharedIndex{}, fmt.Errorf("findings::policies: %w: %w", errPolicy, err)
+		}
+	}
+	f.indexes[id] = s
+	return s, nil
 }
 
 func (f *factory) newGovernor(set processor.Settings, cfg component.Config, sig vocab.Kind) (*governor, error) {
 	pCfg := cfg.(*config)
-	ix, err := f.index(set.ID, pCfg)
+	s, err := f.index(set.ID, pCfg)
 	if err != nil {
 		return nil, err
 	}
-	return newGovernor(set.TelemetrySettings, set.ID, pCfg, ix, sig, f.findingLog(set.ID, pCfg))
+	return newGovernor(set.TelemetrySettings, set.ID, pCfg, s.ix, s.pol, sig, f.findingLog(set.ID, pCfg))
 }
 
 func capabilities(cfg component.Config) processorhelper.Option {

@@ -84,10 +84,11 @@ func (f *findingLog) Emit(ev *engine.FindingEvent) bool {
 		lr.SetSeverityText("INFO")
 	}
 	name := strings.Clone(ev.Name)
-	lr.Body().SetStr(ev.Finding.String() + ": " + ev.Subject.String() + " '" + name + "'")
+	id := ev.FindingID() // a policy's own ID, bounded, or Weaver's
+	lr.Body().SetStr(id + ": " + ev.Subject.String() + " '" + name + "'")
 	a := lr.Attributes()
 	a.EnsureCapacity(7)
-	a.PutStr("weaver.finding.id", ev.Finding.String())
+	a.PutStr("weaver.finding.id", id)
 	a.PutStr("weaver.finding.level", ev.Level.String())
 	a.PutStr("weaver.finding.sample.type", ev.SampleType)
 	a.PutStr("weaver.finding.signal.type", ev.SignalType)

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -21,7 +22,12 @@ func newTestGovernor(tb testing.TB, cfg *config, sig vocab.Kind, set component.T
 	tb.Helper()
 	ix, err := cfg.Registry.load()
 	require.NoError(tb, err)
-	g, err := newGovernor(set, component.MustNewID("governance"), cfg, ix, sig, nil)
+	var pol *policy.Set
+	if len(cfg.Findings.Policies) > 0 {
+		pol, err = policy.LoadDirs(ix, policy.Options{}, cfg.Findings.Policies...)
+		require.NoError(tb, err)
+	}
+	g, err := newGovernor(set, component.MustNewID("governance"), cfg, ix, pol, sig, nil)
 	require.NoError(tb, err)
 	return g
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -43,6 +44,11 @@ type governor struct {
 	// findingLog receives a sample of the findings as log records; the logs
 	// instance appends them to its batches. nil when off.
 	findingLog *findingLog
+
+	// pol runs the advice policies (policies.go) through polEngine, the
+	// engine with pol as its Advisor; both nil when no policy can apply.
+	pol       *policies
+	polEngine *engine.Engine
 }
 
 // snapshot is one registry in force.
@@ -54,7 +60,7 @@ type snapshot struct {
 
 // newGovernor builds one instance: its engine (offering findings to fl
 // when it is not nil), and its telemetry, labelled with the engine's levels.
-func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, sig vocab.Kind, fl *findingLog) (*governor, error) {
+func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, pol *policy.Set, sig vocab.Kind, fl *findingLog) (*governor, error) {
 	opts := cfg.engineOptions()
 	services := newServiceTable(cfg.ServiceLimit)
 	opts.Services = services
@@ -73,6 +79,17 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		logger:     set.Logger,
 		engine:     e,
 		findingLog: fl,
+	}
+	if opts.Findings && (pol != nil || cfg.Registry.Extension != nil) {
+		g.pol = newPolicies(&cfg.Findings, set.Logger, tel.base)
+		if err := g.pol.register(tel.tb); err != nil {
+			tel.shutdown()
+			return nil, fmt.Errorf("register policy telemetry: %w", err)
+		}
+		po := opts
+		po.Advisor = g.pol
+		g.polEngine = engine.New(po)
+		g.pol.use(pol)
 	}
 	if ix != nil {
 		g.snap.Store(&snapshot{ix: ix, generation: staticGeneration})
@@ -152,6 +169,9 @@ func (g *governor) swap(ctx context.Context, src *registryapi.Snapshot) *snapsho
 		g.tel.recordRegistry(ctx, old.ix, old.generation, 0)
 	}
 	g.tel.recordRegistry(ctx, s.ix, s.generation, 1)
+	if g.pol != nil {
+		g.pol.use(src.Policies)
+	}
 	g.snap.Store(s)
 	if old != nil {
 		g.logger.Info("Governance processor switched registry",
@@ -178,16 +198,23 @@ func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, 
 	if s == nil {
 		return data, errNotStarted
 	}
-	w := g.engine.Walker(s.ix, data.IsReadOnly())
+	e := g.engine
+	if g.pol != nil && g.pol.active() {
+		e = g.polEngine
+	}
+	w := e.Walker(s.ix, data.IsReadOnly())
 	walk(w, data)
 	// One tally feeds both sinks: :8888 and the extension's report.
 	b := w.Batch()
 	g.tel.record(b)
+	if g.pol != nil {
+		g.pol.record(b)
+	}
 	if g.ext != nil {
 		b.Generation = s.generation
 		g.ext.Report(b)
 	}
-	g.engine.Release(w)
+	e.Release(w)
 	return data, nil
 }
 

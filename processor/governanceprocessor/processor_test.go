@@ -72,10 +72,10 @@ func TestSharedIndex(t *testing.T) {
 	require.NoError(t, err)
 	b, err := f.index(id, cfg)
 	require.NoError(t, err)
-	assert.Same(t, a, b)
+	assert.Same(t, a.ix, b.ix)
 	c, err := f.index(id, withConfig(orgRegistry))
 	require.NoError(t, err)
-	assert.NotSame(t, a, c, "a new configuration (reload) loads again")
+	assert.NotSame(t, a.ix, c.ix, "a new configuration (reload) loads again")
 }
 
 // TestTelemetry asserts every internal metric through the generated helpers.

@@ -31,6 +31,9 @@ type Sources struct {
 	Embedded      bool     `json:"embedded"`
 	OrgRegistries []string `json:"org_registries"`
 	RulesFiles    []string `json:"rules_files"`
+	// Policies are the advice policy directories, compiled with the
+	// registry in force.
+	Policies []string `json:"policies"`
 }
 
 // RegistryCounts are the counts of the registry in force.

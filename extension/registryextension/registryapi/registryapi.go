@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -51,6 +52,11 @@ type Snapshot struct {
 	Generation int64
 	// LoadedAt is when this snapshot was loaded.
 	LoadedAt time.Time
+	// Policies are the extension's advice policies compiled against Index;
+	// nil when it has none. They reload with the registry: a policy that
+	// does not compile fails the reload, and the last good snapshot (its
+	// registry and policies) stays in force.
+	Policies *policy.Set
 }
 
 // The per-batch tally is the engine's: the processor hands the walker's

@@ -37,6 +37,12 @@ type TelemetryBuilder struct {
 	ProcessorGovernanceMemoHits           metric.Int64ObservableCounter
 	ProcessorGovernanceMemoMisses         metric.Int64ObservableCounter
 	ProcessorGovernanceMetricNames        metric.Int64ObservableCounter
+	ProcessorGovernancePolicyBudgetSkips  metric.Int64ObservableCounter
+	ProcessorGovernancePolicyErrors       metric.Int64ObservableCounter
+	ProcessorGovernancePolicyEvaluations  metric.Int64ObservableCounter
+	ProcessorGovernancePolicyFindings     metric.Int64ObservableCounter
+	ProcessorGovernancePolicyMemoHits     metric.Int64ObservableCounter
+	ProcessorGovernancePolicyTimeouts     metric.Int64ObservableCounter
 	ProcessorGovernanceRegistryInfo       metric.Int64Gauge
 	ProcessorGovernanceSchemaURLRewrites  metric.Int64ObservableCounter
 	ProcessorGovernanceServiceAttributes  metric.Int64ObservableCounter
@@ -182,6 +188,96 @@ func (builder *TelemetryBuilder) RegisterProcessorGovernanceMetricNamesCallback(
 		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceMetricNames, obs: o})
 		return nil
 	}, builder.ProcessorGovernanceMetricNames)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernancePolicyBudgetSkipsCallback sets callback for observable ProcessorGovernancePolicyBudgetSkips metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernancePolicyBudgetSkipsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernancePolicyBudgetSkips, obs: o})
+		return nil
+	}, builder.ProcessorGovernancePolicyBudgetSkips)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernancePolicyErrorsCallback sets callback for observable ProcessorGovernancePolicyErrors metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernancePolicyErrorsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernancePolicyErrors, obs: o})
+		return nil
+	}, builder.ProcessorGovernancePolicyErrors)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernancePolicyEvaluationsCallback sets callback for observable ProcessorGovernancePolicyEvaluations metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernancePolicyEvaluationsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernancePolicyEvaluations, obs: o})
+		return nil
+	}, builder.ProcessorGovernancePolicyEvaluations)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernancePolicyFindingsCallback sets callback for observable ProcessorGovernancePolicyFindings metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernancePolicyFindingsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernancePolicyFindings, obs: o})
+		return nil
+	}, builder.ProcessorGovernancePolicyFindings)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernancePolicyMemoHitsCallback sets callback for observable ProcessorGovernancePolicyMemoHits metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernancePolicyMemoHitsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernancePolicyMemoHits, obs: o})
+		return nil
+	}, builder.ProcessorGovernancePolicyMemoHits)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernancePolicyTimeoutsCallback sets callback for observable ProcessorGovernancePolicyTimeouts metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernancePolicyTimeoutsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernancePolicyTimeouts, obs: o})
+		return nil
+	}, builder.ProcessorGovernancePolicyTimeouts)
 	if err != nil {
 		return err
 	}
@@ -346,6 +442,42 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_metric_names",
 		metric.WithDescription("Metric names seen by the governance processor, by outcome. [Alpha]"),
 		metric.WithUnit("{metric}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernancePolicyBudgetSkips, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_policy_budget_skips",
+		metric.WithDescription("Samples the value-dependent advice policies skipped because findings::policy_budget_per_second was spent. [Alpha]"),
+		metric.WithUnit("{sample}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernancePolicyErrors, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_policy_errors",
+		metric.WithDescription("Advice policy evaluations that failed (time-outs included) or reported a finding of an invalid shape. The data passes unchanged. [Alpha]"),
+		metric.WithUnit("{evaluation}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernancePolicyEvaluations, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_policy_evaluations",
+		metric.WithDescription("Advice policy evaluations, one per policy group (value-free, value-dependent) and sample; memo hits are not evaluations. [Alpha]"),
+		metric.WithUnit("{evaluation}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernancePolicyFindings, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_policy_findings",
+		metric.WithDescription("Findings of the advice policies under their own IDs, by ID and level. Weaver's IDs a policy reports (otel.rego's) count in processor_governance_findings. [Alpha]"),
+		metric.WithUnit("{finding}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernancePolicyMemoHits, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_policy_memo_hits",
+		metric.WithDescription("Samples whose value-free advice policies were answered from the memo. [Alpha]"),
+		metric.WithUnit("{sample}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernancePolicyTimeouts, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_policy_timeouts",
+		metric.WithDescription("Advice policy evaluations that ran out of time (100 ms per sample). The data passes unchanged. [Alpha]"),
+		metric.WithUnit("{evaluation}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceRegistryInfo, err = builder.meter.Int64Gauge(

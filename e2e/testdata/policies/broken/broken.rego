@@ -1,0 +1,7 @@
+package live_check_advice
+
+import rego.v1
+
+deny contains x if {
+	x := nope(input)
+}

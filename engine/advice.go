@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+// This file is the engine's hook for an organisation's own rules (Weaver's
+// Rego advice policies, package policy): Options.Advisor is offered every
+// sample the walk visits, in Weaver's order, and the findings it returns are
+// counted through the walk's one finding path (Walker.finding), with the
+// advisor's IDs. The engine does not know how the advisor decides: package
+// policy implements it with OPA, behind an adapter (policy.Advisor). Without
+// an Advisor each call site costs one nil test.
+
+// SampleKind is the kind of a sample offered to an Advisor: the member of
+// Weaver's input.sample that is set.
+type SampleKind uint8
+
+// The sample kinds.
+const (
+	SampleResource SampleKind = iota
+	SampleAttribute
+	SampleSpan
+	SampleSpanEvent
+	SampleSpanLink
+	SampleMetric
+	SampleNumberDataPoint
+	SampleHistogramDataPoint
+	SampleExponentialHistogramDataPoint
+	SampleExemplar
+	SampleLog
+	NumSampleKinds
+)
+
+var sampleKindNames = [NumSampleKinds]string{
+	SampleResource:                      "resource",
+	SampleAttribute:                     "attribute",
+	SampleSpan:                          "span",
+	SampleSpanEvent:                     "span_event",
+	SampleSpanLink:                      "span_link",
+	SampleMetric:                        "metric",
+	SampleNumberDataPoint:               "number_data_point",
+	SampleHistogramDataPoint:            "histogram_data_point",
+	SampleExponentialHistogramDataPoint: "exponential_histogram_data_point",
+	SampleExemplar:                      "exemplar",
+	SampleLog:                           "log",
+}
+
+// String is Weaver's name of the sample kind.
+func (k SampleKind) String() string {
+	if k < NumSampleKinds {
+		return sampleKindNames[k]
+	}
+	return "invalid"
+}
+
+// Sample is one sample offered to an Advisor, with its signal's context.
+// Only the members of its Kind are set; it points into the batch and is
+// valid during the call only.
+type Sample struct {
+	Kind SampleKind
+	// Resource and Scope are the signal's (Scope is unset, HasScope false,
+	// for the resource and its attributes).
+	Resource pcommon.Resource
+	Scope    pcommon.InstrumentationScope
+	HasScope bool
+	// Group is the registry's definition of the signal (a metric's, a log
+	// event's); nil when none.
+	Group *registry.Group
+	// SignalType and SignalName are the signal the sample belongs to:
+	// resource, span, metric or log, and its name.
+	SignalType, SignalName string
+
+	// SampleAttribute: the key, its value and its registry entry (nil when
+	// the registry does not define the key).
+	Key   string
+	Value pcommon.Value
+	Attr  *registry.Attribute
+
+	Span           ptrace.Span
+	SpanEvent      ptrace.SpanEvent
+	SpanLink       ptrace.SpanLink
+	Metric         pmetric.Metric
+	NumberPoint    pmetric.NumberDataPoint
+	HistogramPoint pmetric.HistogramDataPoint
+	ExpPoint       pmetric.ExponentialHistogramDataPoint
+	Exemplar       pmetric.Exemplar
+	Log            plog.LogRecord
+}
+
+// Advice is one finding of an Advisor on a sample.
+type Advice struct {
+	// Finding is a built-in finding (a policy reporting one of Weaver's
+	// IDs) or one the advisor defined (vocab.Catalog; >= vocab.NumFindings).
+	Finding vocab.Finding
+	// ID names Finding: the advisor's ID, bounded (vocab.MaxFindingIDLength).
+	ID string
+	// Level is the advisor's level of a defined finding; a built-in
+	// finding is counted at the engine's level (Options.LevelOverrides).
+	Level vocab.Level
+	// Subject and Name are what the finding is about (an attribute key, a
+	// metric name...).
+	Subject vocab.Subject
+	Name    string
+}
+
+// Advisor evaluates an organisation's own rules on each sample
+// (Options.Advisor). Advise appends the sample's findings to dst and
+// returns it; it never changes the data, and it counts and bounds its own
+// errors and time-outs. It is called concurrently from the walks of
+// concurrent batches.
+type Advisor interface {
+	Advise(s *Sample, dst []Advice) []Advice
+}
+
+// AdviceTally is how often one defined finding (an Advisor's own ID) was
+// counted in one batch, at one level, over all services.
+type AdviceTally struct {
+	Finding vocab.Finding
+	// ID names Finding; it is the advisor's string (bounded), valid after
+	// the batch.
+	ID    string
+	Level vocab.Level
+	Count int64
+}
+
+// adviceState is the walker's context for the Advisor: the current
+// resource, scope and signal, and the findings buffer reused across
+// samples. Only maintained when Options.Advisor is set.
+type adviceState struct {
+	s   Sample
+	buf []Advice
+}
+
+// maxAdviceTallies bounds Batch.Advice: one entry per distinct (ID, level)
+// of the advisor's catalog, and then some.
+const maxAdviceTallies = vocab.MaxDefinedFindings * int(vocab.NumLevels)
+
+// advise offers the sample in w.adv.s to the Advisor and counts its
+// findings.
+func (w *Walker) advise(kind SampleKind) {
+	a := &w.adv
+	a.s.Kind = kind
+	a.buf = w.e.opts.Advisor.Advise(&a.s, a.buf[:0])
+	for i := range a.buf {
+		ad := &a.buf[i]
+		lv := ad.Level
+		if ad.Finding < vocab.NumFindings {
+			lv = w.e.levels[ad.Finding]
+		}
+		w.findingAt(ad.Finding, lv, ad.Subject, ad.Name, ad.ID)
+	}
+	clear(a.buf) // keep no string of the batch
+}
+
+// countAdvice counts one defined finding of the Advisor in the batch.
+func (w *Walker) countAdvice(f vocab.Finding, lv vocab.Level, id string) {
+	t := w.tally.Advice
+	for i := range t {
+		if t[i].Finding == f && t[i].Level == lv && t[i].ID == id {
+			t[i].Count++
+			return
+		}
+	}
+	if len(t) < maxAdviceTallies {
+		w.tally.Advice = append(t, AdviceTally{Finding: f, ID: id, Level: lv, Count: 1})
+	}
+}
+
+// The call sites of the walk: each tests Options.Advisor and, when set,
+// fills the sample's members and offers it.
+
+func (w *Walker) adviseResource(r pcommon.Resource) {
+	if w.e.opts.Advisor == nil {
+		return
+	}
+	w.adv.s = Sample{Resource: r, SignalType: "resource"}
+	w.advise(SampleResource)
+}
+
+func (w *Walker) adviseScope(s pcommon.InstrumentationScope) {
+	if w.e.opts.Advisor == nil {
+		return
+	}
+	w.adv.s.Scope, w.adv.s.HasScope = s, true
+}
+
+func (w *Walker) adviseAttr(k string, v pcommon.Value, r registry.Ref) {
+	if w.e.opts.Advisor == nil || w.ctx.Location == registry.LocationScope {
+		// Weaver's samples hold no scope attributes (the scope is
+		// input.instrumentation_scope).
+		return
+	}
+	w.adviseAttrOn(k, v, r)
+}
+
+func (w *Walker) adviseAttrOn(k string, v pcommon.Value, r registry.Ref) {
+	a := w.ix.Attr(r)
+	if a != nil && a.Placeholder {
+		a = nil
+	}
+	w.adv.s.Key, w.adv.s.Value, w.adv.s.Attr = k, v, a
+	w.advise(SampleAttribute)
+	w.adv.s.Key, w.adv.s.Value, w.adv.s.Attr = "", pcommon.Value{}, nil
+}
+
+// adviseSignal starts a signal (span, metric, log) with its registry
+// definition.
+func (w *Walker) adviseSignal(typ, name string, g *registry.Group) {
+	w.adv.s.SignalType, w.adv.s.SignalName, w.adv.s.Group = typ, name, g
+}
+
+func (w *Walker) adviseSpan(sp ptrace.Span) {
+	if w.e.opts.Advisor == nil {
+		return
+	}
+	w.adviseSpanOn(sp)
+}
+
+func (w *Walker) adviseSpanOn(sp ptrace.Span) {
+	w.adviseSignal("span", sp.Name(), nil)
+	w.adv.s.Span = sp
+	w.advise(SampleSpan)
+}
+
+// adviseOn sets one member of the sample (a span event, link, data point
+// or exemplar of the current signal) and offers it as kind.
+func adviseOn[T any](w *Walker, kind SampleKind, member *T, v T) {
+	if w.e.opts.Advisor == nil {
+		return
+	}
+	*member = v
+	w.advise(kind)
+}
+
+func (w *Walker) adviseMetric(m pmetric.Metric) {
+	if w.e.opts.Advisor == nil {
+		return
+	}
+	w.adviseMetricOn(m)
+}
+
+func (w *Walker) adviseMetricOn(m pmetric.Metric) {
+	w.adviseSignal("metric", m.Name(), w.ix.MetricGroup(m.Name()))
+	w.adv.s.Metric = m
+	w.advise(SampleMetric)
+}
+
+func (w *Walker) adviseLog(lr plog.LogRecord) {
+	if w.e.opts.Advisor == nil {
+		return
+	}
+	w.adviseLogOn(lr)
+}
+
+func (w *Walker) adviseLogOn(lr plog.LogRecord) {
+	var g *registry.Group
+	if name := lr.EventName(); name != "" {
+		g = w.ix.EventGroup(name)
+	}
+	w.adviseSignal("log", lr.EventName(), g)
+	w.adv.s.Log = lr
+	w.advise(SampleLog)
+}
+
+// FindingID is the finding's ID: ID for a defined finding, Weaver's name
+// for a built-in one.
+func (ev *FindingEvent) FindingID() string {
+	if ev.ID != "" {
+		return ev.ID
+	}
+	return ev.Finding.String()
+}

@@ -1,0 +1,230 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+// MaxAdvisorErrors bounds the errors an Advisor keeps for its front-end to
+// log (Advisor.Errors); every error is counted (Set.Stats).
+const MaxAdvisorErrors = 8
+
+// AdvisorOptions configure an Advisor.
+type AdvisorOptions struct {
+	// BudgetPerSecond bounds the evaluations of value-dependent policies
+	// per second (the collector's findings::policy_budget_per_second); the
+	// samples beyond it are skipped and counted (AdvisorStats.BudgetSkips).
+	// Zero means no budget: every sample is evaluated (otelgov check,
+	// whose verdicts are reproducible).
+	BudgetPerSecond int
+	// LevelOverrides replaces the level of the policy-defined IDs listed
+	// (Weaver's finding_level_overrides); Weaver's built-in IDs take the
+	// engine's overrides.
+	LevelOverrides map[string]vocab.Level
+	// Now is the clock of the budget; nil means time.Now.
+	Now func() time.Time
+}
+
+// Advisor evaluates a Set's policies on the samples of the engine's walk
+// (engine.Options.Advisor): the value-free policies through the Set's memo,
+// the value-dependent ones within the budget. It never fails the walk: an
+// error or a time-out is counted and the first MaxAdvisorErrors are kept.
+//
+// Memo: the value-free policies' findings are memoized here, per Key (the
+// sample's kind, name, inferred type or instrument, and registry
+// definitions), bounded (MemoLimits). The engine's per-shape memo (the
+// line-rate issue's) keys a whole item's walk by its shape (its keys,
+// value types and names); a shape's value-free advice is a function of
+// that shape alone, so the findings could be kept in the shape's memo entry
+// and replayed with it, and this memo consulted only for a new shape.
+type Advisor struct {
+	s    *Set
+	opts AdvisorOptions
+
+	// budget: the second (Unix) of the window and the evaluations spent in
+	// it; a new second resets the count (racing resets may grant a few
+	// evaluations more, never fewer).
+	second atomic.Int64
+	spent  atomic.Int64
+	// n are this Advisor's counters (a Set's own count every Advisor of
+	// it: the processors of one registry extension share its Set).
+	n struct{ evaluations, memoHits, errors, timeouts, skips atomic.Int64 }
+
+	mu   sync.Mutex
+	errs []error // guarded by mu; at most MaxAdvisorErrors
+}
+
+// NewAdvisor returns the Advisor of s.
+func NewAdvisor(s *Set, opts AdvisorOptions) *Advisor {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Advisor{s: s, opts: opts}
+}
+
+// Set is the Advisor's policy set.
+func (a *Advisor) Set() *Set { return a.s }
+
+// AdvisorStats are an Advisor's counters.
+type AdvisorStats struct {
+	// Evaluations of a policy group on one sample (memo hits excluded).
+	Evaluations int64
+	// MemoHits are value-free evaluations answered from the memo.
+	MemoHits int64
+	// Errors are evaluations that failed, time-outs included.
+	Errors int64
+	// Timeouts are evaluations that ran out of time.
+	Timeouts int64
+	// BudgetSkips are samples the value-dependent policies skipped, the
+	// per-second budget spent.
+	BudgetSkips int64
+}
+
+// Add adds o to s.
+func (s *AdvisorStats) Add(o AdvisorStats) {
+	s.Evaluations += o.Evaluations
+	s.MemoHits += o.MemoHits
+	s.Errors += o.Errors
+	s.Timeouts += o.Timeouts
+	s.BudgetSkips += o.BudgetSkips
+}
+
+// Stats returns the Advisor's counters.
+func (a *Advisor) Stats() AdvisorStats {
+	return AdvisorStats{
+		Evaluations: a.n.evaluations.Load(), MemoHits: a.n.memoHits.Load(), Errors: a.n.errors.Load(),
+		Timeouts: a.n.timeouts.Load(), BudgetSkips: a.n.skips.Load(),
+	}
+}
+
+// Errors returns the first errors kept (at most MaxAdvisorErrors) and
+// forgets them, so that a front-end logs each once.
+func (a *Advisor) Errors() []error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.errs
+	a.errs = nil
+	return out
+}
+
+// keep counts err and keeps it when there is room.
+func (a *Advisor) keep(err error) {
+	a.n.errors.Add(1)
+	if errors.Is(err, ErrTimeout) {
+		a.n.timeouts.Add(1)
+	}
+	a.mu.Lock()
+	if len(a.errs) < MaxAdvisorErrors {
+		a.errs = append(a.errs, err)
+	}
+	a.mu.Unlock()
+}
+
+// allow takes one evaluation of the budget.
+func (a *Advisor) allow() bool {
+	if a.opts.BudgetPerSecond <= 0 {
+		return true
+	}
+	now := a.opts.Now().Unix()
+	if sec := a.second.Load(); sec != now && a.second.CompareAndSwap(sec, now) {
+		a.spent.Store(0)
+	}
+	if a.spent.Add(1) > int64(a.opts.BudgetPerSecond) {
+		a.n.skips.Add(1)
+		return false
+	}
+	return true
+}
+
+// sample is the policy sample of an engine sample.
+func sample(s *engine.Sample) Sample {
+	switch s.Kind {
+	case engine.SampleAttribute:
+		return Attribute(s.Key, s.Value)
+	case engine.SampleSpan:
+		return Span(s.Span)
+	case engine.SampleSpanEvent:
+		return SpanEvent(s.SpanEvent)
+	case engine.SampleSpanLink:
+		return SpanLink(s.SpanLink)
+	case engine.SampleMetric:
+		return Metric(s.Metric)
+	case engine.SampleNumberDataPoint:
+		return NumberDataPoint(s.NumberPoint)
+	case engine.SampleHistogramDataPoint:
+		return HistogramDataPoint(s.HistogramPoint)
+	case engine.SampleExponentialHistogramDataPoint:
+		return ExponentialHistogramDataPoint(s.ExpPoint)
+	case engine.SampleExemplar:
+		return Exemplar(s.Exemplar)
+	case engine.SampleLog:
+		return Log(s.Log)
+	case engine.SampleResource, engine.NumSampleKinds:
+	}
+	return Resource(s.Resource)
+}
+
+// Advise implements engine.Advisor.
+func (a *Advisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice {
+	if s.Kind >= engine.NumSampleKinds {
+		return dst
+	}
+	in := Input{
+		Sample: sample(s), Resource: s.Resource, HasResource: true, Scope: s.Scope, HasScope: s.HasScope,
+		Attribute: s.Attr, Group: s.Group,
+	}
+	ctx := context.Background()
+	if a.s.HasValueFree() {
+		free, hit, err := a.s.EvalValueFree(ctx, &in)
+		if hit {
+			a.n.memoHits.Add(1)
+		} else {
+			a.n.evaluations.Add(1)
+		}
+		if err != nil {
+			a.keep(err)
+		}
+		dst = a.append(dst, s, free)
+	}
+	if a.s.HasValueDependent() && a.allow() {
+		a.n.evaluations.Add(1)
+		dep, err := a.s.EvalValueDependent(ctx, &in)
+		if err != nil {
+			a.keep(err)
+		}
+		dst = a.append(dst, s, dep)
+	}
+	return dst
+}
+
+// append adds fs as the engine's findings on s.
+func (a *Advisor) append(dst []engine.Advice, s *engine.Sample, fs []Finding) []engine.Advice {
+	for i := range fs {
+		f := &fs[i]
+		ad := engine.Advice{Finding: f.Finding, ID: f.ID, Level: f.Level}
+		if lv, ok := a.opts.LevelOverrides[f.ID]; ok {
+			ad.Level = lv
+		}
+		switch s.Kind {
+		case engine.SampleAttribute:
+			ad.Subject, ad.Name = vocab.SubjectKey, s.Key
+		case engine.SampleMetric, engine.SampleNumberDataPoint, engine.SampleHistogramDataPoint,
+			engine.SampleExponentialHistogramDataPoint, engine.SampleExemplar:
+			ad.Subject, ad.Name = vocab.SubjectMetric, s.SignalName
+		case engine.SampleLog:
+			ad.Subject, ad.Name = vocab.SubjectEvent, s.SignalName
+		case engine.SampleResource:
+			ad.Subject, ad.Name = vocab.SubjectKey, ""
+		case engine.SampleSpan, engine.SampleSpanEvent, engine.SampleSpanLink, engine.NumSampleKinds:
+			ad.Subject, ad.Name = vocab.SubjectSpan, s.SignalName
+		}
+		dst = append(dst, ad)
+	}
+	return dst
+}

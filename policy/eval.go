@@ -1,0 +1,119 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// Stats are a Set's counters since it was compiled.
+type Stats struct {
+	// Evaluations of a policy group on one sample (memo hits excluded).
+	Evaluations int64
+	// MemoHits are value-free evaluations answered from the memo.
+	MemoHits int64
+	// Errors are evaluations that failed (time-outs included) or reported a
+	// finding of an invalid shape.
+	Errors int64
+	// Timeouts are evaluations that ran out of time.
+	Timeouts int64
+	// Dropped are findings beyond MaxFindingsPerSample.
+	Dropped int64
+	// MemoEntries, MemoBytes and MemoResets describe the memo now.
+	MemoEntries, MemoBytes int
+	MemoResets             int64
+}
+
+type counters struct {
+	evaluations, memoHits, errors, timeouts, dropped atomic.Int64
+}
+
+// Stats returns the Set's counters.
+func (s *Set) Stats() Stats {
+	e, b, r := s.memo.stats()
+	return Stats{
+		Evaluations: s.n.evaluations.Load(), MemoHits: s.n.memoHits.Load(), Errors: s.n.errors.Load(),
+		Timeouts: s.n.timeouts.Load(), Dropped: s.n.dropped.Load(), MemoEntries: e, MemoBytes: b, MemoResets: r,
+	}
+}
+
+// Eval evaluates every policy on in: the value-free ones through the memo,
+// the value-dependent ones always. Findings of the policies that did not
+// fail are returned with the error of those that did.
+func (s *Set) Eval(ctx context.Context, in *Input) ([]Finding, error) {
+	free, _, err1 := s.EvalValueFree(ctx, in)
+	dep, err2 := s.EvalValueDependent(ctx, in)
+	return append(free, dep...), errors.Join(err1, err2)
+}
+
+// EvalValueFree evaluates the value-free policies on in, from the memo
+// when its key was seen (hit). The returned slice is shared: read only.
+func (s *Set) EvalValueFree(ctx context.Context, in *Input) (fs []Finding, hit bool, err error) {
+	if s.free == nil {
+		return nil, false, nil
+	}
+	k := in.Key()
+	if fs, ok := s.memo.get(k); ok {
+		s.n.memoHits.Add(1)
+		return fs, true, nil
+	}
+	fs, err = s.run(ctx, s.free, in)
+	if err == nil {
+		s.memo.put(k, fs)
+	}
+	return fs, false, err
+}
+
+// EvalValueDependent evaluates the value-dependent policies on in.
+func (s *Set) EvalValueDependent(ctx context.Context, in *Input) ([]Finding, error) {
+	if s.dep == nil {
+		return nil, nil
+	}
+	return s.run(ctx, s.dep, in)
+}
+
+// run evaluates q on in within the Set's time-out.
+func (s *Set) run(ctx context.Context, q *rego.PreparedEvalQuery, in *Input) ([]Finding, error) {
+	s.n.evaluations.Add(1)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	rs, err := q.Eval(ctx, rego.EvalParsedInput(in.document()))
+	if err != nil {
+		s.n.errors.Add(1)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			s.n.timeouts.Add(1)
+			return nil, fmt.Errorf("%w after %s: %w", ErrTimeout, s.timeout, located(err))
+		}
+		return nil, fmt.Errorf("policy evaluation: %w", located(err))
+	}
+	var out []Finding
+	var errs []error
+	for _, r := range rs {
+		for _, e := range r.Expressions {
+			vs, ok := e.Value.([]any)
+			if !ok {
+				errs = append(errs, fmt.Errorf("%w: deny is not a set", ErrFinding))
+				continue
+			}
+			for _, v := range vs {
+				f, err := s.ids.parseFinding(v)
+				switch {
+				case err != nil:
+					errs = append(errs, err)
+				case len(out) >= MaxFindingsPerSample:
+					s.n.dropped.Add(1)
+				default:
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		s.n.errors.Add(1)
+		return out, errors.Join(errs...)
+	}
+	return out, nil
+}

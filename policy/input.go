@@ -1,0 +1,601 @@
+package policy
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// Kind is the kind of a sample: the member of input.sample that is set,
+// as Weaver's SampleRef serializes it.
+type Kind uint8
+
+// The sample kinds.
+const (
+	KindAttribute Kind = iota
+	KindSpan
+	KindSpanEvent
+	KindSpanLink
+	KindResource
+	KindScope
+	KindMetric
+	KindNumberDataPoint
+	KindHistogramDataPoint
+	KindExponentialHistogramDataPoint
+	KindExemplar
+	KindLog
+	NumKinds
+)
+
+var kindNames = [NumKinds]string{
+	KindAttribute:                     "attribute",
+	KindSpan:                          "span",
+	KindSpanEvent:                     "span_event",
+	KindSpanLink:                      "span_link",
+	KindResource:                      "resource",
+	KindScope:                         "instrumentation_scope",
+	KindMetric:                        "metric",
+	KindNumberDataPoint:               "number_data_point",
+	KindHistogramDataPoint:            "histogram_data_point",
+	KindExponentialHistogramDataPoint: "exponential_histogram_data_point",
+	KindExemplar:                      "exemplar",
+	KindLog:                           "log",
+}
+
+// String returns Weaver's name of the sample kind ("number_data_point").
+func (k Kind) String() string {
+	if k < NumKinds {
+		return kindNames[k]
+	}
+	return "invalid"
+}
+
+// Sample is one sample as Weaver's live check sees it, over pdata: built
+// into Weaver's JSON form only when a policy is evaluated on it.
+type Sample struct {
+	Kind Kind
+	// name is the attribute key, or the span, event or metric name;
+	// detail the attribute's inferred type, the span kind or the metric's
+	// instrument and unit: with Kind, the memo key.
+	name, detail string
+
+	val    pcommon.Value
+	span   ptrace.Span
+	event  ptrace.SpanEvent
+	link   ptrace.SpanLink
+	res    pcommon.Resource
+	scope  pcommon.InstrumentationScope
+	metric pmetric.Metric
+	ndp    pmetric.NumberDataPoint
+	hdp    pmetric.HistogramDataPoint
+	edp    pmetric.ExponentialHistogramDataPoint
+	ex     pmetric.Exemplar
+	log    plog.LogRecord
+}
+
+// Name is the sample's name: attribute key, span, span event, metric or
+// event name ("" for the others).
+func (s *Sample) Name() string { return s.name }
+
+// Attribute is an attribute sample: key k with value v.
+func Attribute(k string, v pcommon.Value) Sample {
+	return Sample{Kind: KindAttribute, name: k, detail: valueType(v), val: v}
+}
+
+// Span is a span sample.
+func Span(s ptrace.Span) Sample {
+	return Sample{Kind: KindSpan, name: s.Name(), detail: spanKind(s.Kind()), span: s}
+}
+
+// SpanEvent is a span event sample.
+func SpanEvent(e ptrace.SpanEvent) Sample {
+	return Sample{Kind: KindSpanEvent, name: e.Name(), event: e}
+}
+
+// SpanLink is a span link sample.
+func SpanLink(l ptrace.SpanLink) Sample { return Sample{Kind: KindSpanLink, link: l} }
+
+// Resource is a resource sample.
+func Resource(r pcommon.Resource) Sample { return Sample{Kind: KindResource, res: r} }
+
+// Scope is an instrumentation scope sample.
+func Scope(s pcommon.InstrumentationScope) Sample {
+	return Sample{Kind: KindScope, name: s.Name(), scope: s}
+}
+
+// Metric is a metric sample.
+func Metric(m pmetric.Metric) Sample {
+	return Sample{Kind: KindMetric, name: m.Name(), detail: instrument(m) + "\x00" + m.Unit(), metric: m}
+}
+
+// NumberDataPoint is a gauge or sum data point sample.
+func NumberDataPoint(p pmetric.NumberDataPoint) Sample {
+	return Sample{Kind: KindNumberDataPoint, ndp: p}
+}
+
+// HistogramDataPoint is a histogram data point sample.
+func HistogramDataPoint(p pmetric.HistogramDataPoint) Sample {
+	return Sample{Kind: KindHistogramDataPoint, hdp: p}
+}
+
+// ExponentialHistogramDataPoint is an exponential histogram data point
+// sample.
+func ExponentialHistogramDataPoint(p pmetric.ExponentialHistogramDataPoint) Sample {
+	return Sample{Kind: KindExponentialHistogramDataPoint, edp: p}
+}
+
+// Exemplar is an exemplar sample.
+func Exemplar(e pmetric.Exemplar) Sample { return Sample{Kind: KindExemplar, ex: e} }
+
+// Log is a log record sample; its name is the event name.
+func Log(l plog.LogRecord) Sample { return Sample{Kind: KindLog, name: l.EventName(), log: l} }
+
+// Input is Weaver's input document of one evaluation: the sample, the
+// resource and scope of the signal it belongs to, and the registry's
+// definitions of the attribute and of the signal (nil when none).
+type Input struct {
+	Sample Sample
+	// Resource and Scope are the signal's; zero values are absent.
+	Resource    pcommon.Resource
+	HasResource bool
+	Scope       pcommon.InstrumentationScope
+	HasScope    bool
+	// Attribute is the registry's entry of an attribute sample's key.
+	Attribute *registry.Attribute
+	// Group is the registry's definition of the signal.
+	Group *registry.Group
+}
+
+// Key is what a value-free policy's findings depend on: the memo key.
+type Key struct {
+	kind         Kind
+	name, detail string
+	attr         *registry.Attribute
+	group        *registry.Group
+}
+
+// Key returns in's memo key.
+func (in *Input) Key() Key {
+	return Key{kind: in.Sample.Kind, name: in.Sample.name, detail: in.Sample.detail, attr: in.Attribute, group: in.Group}
+}
+
+func (k *Key) size() int { return len(k.name) + len(k.detail) + 64 }
+
+// document builds Weaver's input document: RegoInput in
+// crates/weaver_live_check/src/advice/rego_advisor.rs.
+func (in *Input) document() ast.Value {
+	null := ast.NullTerm()
+	res, scope, ra, rg := null, null, null, null
+	if in.HasResource {
+		res = resourceTerm(in.Resource)
+	}
+	if in.HasScope {
+		scope = scopeTerm(in.Scope)
+	}
+	if in.Attribute != nil {
+		ra = registryAttribute(in.Attribute)
+	}
+	if in.Group != nil {
+		rg = registryGroup(in.Group)
+	}
+	return ast.NewObject(
+		ast.Item(ast.StringTerm("sample"), ast.ObjectTerm(ast.Item(ast.StringTerm(in.Sample.Kind.String()), in.Sample.term()))),
+		ast.Item(ast.StringTerm("resource"), res),
+		ast.Item(ast.StringTerm("instrumentation_scope"), scope),
+		ast.Item(ast.StringTerm("registry_attribute"), ra),
+		ast.Item(ast.StringTerm("registry_group"), rg),
+	)
+}
+
+func obj(kv ...any) *ast.Term {
+	items := make([][2]*ast.Term, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		items = append(items, ast.Item(ast.StringTerm(kv[i].(string)), kv[i+1].(*ast.Term)))
+	}
+	return ast.ObjectTerm(items...)
+}
+
+func str(s string) *ast.Term { return ast.StringTerm(s) }
+
+func optStr(s string) *ast.Term {
+	if s == "" {
+		return ast.NullTerm()
+	}
+	return ast.StringTerm(s)
+}
+
+func (s *Sample) term() *ast.Term {
+	switch s.Kind {
+	case KindAttribute:
+		return attributeTerm(s.name, s.val)
+	case KindSpan:
+		return spanTerm(s.span)
+	case KindSpanEvent:
+		return obj("name", str(s.event.Name()), "attributes", attributesTerm(s.event.Attributes()))
+	case KindSpanLink:
+		return obj("attributes", attributesTerm(s.link.Attributes()))
+	case KindResource:
+		return resourceTerm(s.res)
+	case KindScope:
+		return scopeTerm(s.scope)
+	case KindMetric:
+		return metricTerm(s.metric)
+	case KindNumberDataPoint:
+		return numberPointTerm(s.ndp)
+	case KindHistogramDataPoint:
+		return histogramPointTerm(s.hdp)
+	case KindExponentialHistogramDataPoint:
+		return expPointTerm(s.edp)
+	case KindExemplar:
+		return exemplarTerm(s.ex)
+	case KindLog:
+		return logTerm(s.log)
+	case NumKinds:
+	}
+	return ast.NullTerm()
+}
+
+// attributeTerm is Weaver's SampleAttribute: name, value and the type
+// inferred from the value.
+func attributeTerm(k string, v pcommon.Value) *ast.Term {
+	return obj("name", str(k), "value", valueTerm(v), "type", optStr(valueType(v)))
+}
+
+func attributesTerm(m pcommon.Map) *ast.Term {
+	ts := make([]*ast.Term, 0, m.Len())
+	for k, v := range m.All() {
+		ts = append(ts, attributeTerm(k, v))
+	}
+	return ast.ArrayTerm(ts...)
+}
+
+// valueTerm is the JSON form of v in Weaver's OTLP conversion: bytes and
+// maps have none (null), nor do array elements without one, which are
+// left out.
+func valueTerm(v pcommon.Value) *ast.Term {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		return ast.StringTerm(v.Str())
+	case pcommon.ValueTypeInt:
+		return ast.IntNumberTerm(int(v.Int()))
+	case pcommon.ValueTypeDouble:
+		return floatTerm(v.Double())
+	case pcommon.ValueTypeBool:
+		return ast.BooleanTerm(v.Bool())
+	case pcommon.ValueTypeSlice:
+		s := v.Slice()
+		ts := make([]*ast.Term, 0, s.Len())
+		for i := 0; i < s.Len(); i++ {
+			if t := valueTerm(s.At(i)); t.Value.Compare(ast.Null{}) != 0 {
+				ts = append(ts, t)
+			}
+		}
+		return ast.ArrayTerm(ts...)
+	case pcommon.ValueTypeEmpty, pcommon.ValueTypeBytes, pcommon.ValueTypeMap:
+	}
+	return ast.NullTerm()
+}
+
+func floatTerm(f float64) *ast.Term {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return ast.NullTerm()
+	}
+	return ast.FloatNumberTerm(f)
+}
+
+// valueType is Weaver's type inferred from v (SampleAttribute::infer_type):
+// "" when none.
+func valueType(v pcommon.Value) string {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		return "string"
+	case pcommon.ValueTypeInt:
+		return "int"
+	case pcommon.ValueTypeDouble:
+		return "double"
+	case pcommon.ValueTypeBool:
+		return "boolean"
+	case pcommon.ValueTypeSlice:
+		return sliceType(v.Slice())
+	case pcommon.ValueTypeEmpty, pcommon.ValueTypeBytes, pcommon.ValueTypeMap:
+	}
+	return ""
+}
+
+func sliceType(s pcommon.Slice) string {
+	var str, ints, dbl, bools, other int
+	for i := 0; i < s.Len(); i++ {
+		switch s.At(i).Type() {
+		case pcommon.ValueTypeStr:
+			str++
+		case pcommon.ValueTypeInt:
+			ints++
+		case pcommon.ValueTypeDouble:
+			dbl++
+		case pcommon.ValueTypeBool:
+			bools++
+		case pcommon.ValueTypeSlice:
+			other++
+		case pcommon.ValueTypeEmpty, pcommon.ValueTypeBytes, pcommon.ValueTypeMap:
+		}
+	}
+	n := str + ints + dbl + bools + other
+	switch {
+	case n == 0:
+		return ""
+	case bools == n:
+		return "boolean[]"
+	case ints == n:
+		return "int[]"
+	case ints+dbl == n:
+		return "double[]"
+	case str == n:
+		return "string[]"
+	}
+	return ""
+}
+
+func uintNumber(u uint64) json.Number { return json.Number(strconv.FormatUint(u, 10)) }
+
+var spanKinds = [...]string{
+	ptrace.SpanKindUnspecified: "internal",
+	ptrace.SpanKindInternal:    "internal",
+	ptrace.SpanKindServer:      "server",
+	ptrace.SpanKindClient:      "client",
+	ptrace.SpanKindProducer:    "producer",
+	ptrace.SpanKindConsumer:    "consumer",
+}
+
+func spanKind(k ptrace.SpanKind) string {
+	if int(k) < len(spanKinds) {
+		return spanKinds[k]
+	}
+	return "internal"
+}
+
+var statusCodes = [...]string{
+	ptrace.StatusCodeUnset: "unset",
+	ptrace.StatusCodeOk:    "ok",
+	ptrace.StatusCodeError: "error",
+}
+
+func spanTerm(s ptrace.Span) *ast.Term {
+	status := ast.NullTerm()
+	if c := s.Status().Code(); int(c) < len(statusCodes) {
+		status = obj("code", str(statusCodes[c]), "message", str(s.Status().Message()))
+	}
+	events := make([]*ast.Term, 0, s.Events().Len())
+	for i := 0; i < s.Events().Len(); i++ {
+		e := s.Events().At(i)
+		events = append(events, obj("name", str(e.Name()), "attributes", attributesTerm(e.Attributes())))
+	}
+	links := make([]*ast.Term, 0, s.Links().Len())
+	for i := 0; i < s.Links().Len(); i++ {
+		links = append(links, obj("attributes", attributesTerm(s.Links().At(i).Attributes())))
+	}
+	return obj("name", str(s.Name()), "kind", str(spanKind(s.Kind())), "status", status,
+		"attributes", attributesTerm(s.Attributes()), "span_events", ast.ArrayTerm(events...), "span_links", ast.ArrayTerm(links...))
+}
+
+func resourceTerm(r pcommon.Resource) *ast.Term {
+	return obj("attributes", attributesTerm(r.Attributes()))
+}
+
+func scopeTerm(s pcommon.InstrumentationScope) *ast.Term {
+	return obj("name", str(s.Name()), "version", str(s.Version()), "schema_url", str(""),
+		"attributes", attributesTerm(s.Attributes()), "dropped_attributes_count", ast.IntNumberTerm(int(s.DroppedAttributesCount())))
+}
+
+// instrument is Weaver's instrument of m: counter, updowncounter, gauge,
+// histogram, or the OTLP type it does not support.
+func instrument(m pmetric.Metric) string {
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		if m.Sum().IsMonotonic() {
+			return "counter"
+		}
+		return "updowncounter"
+	case pmetric.MetricTypeGauge:
+		return "gauge"
+	case pmetric.MetricTypeHistogram, pmetric.MetricTypeExponentialHistogram:
+		return "histogram"
+	case pmetric.MetricTypeSummary:
+		return "summary"
+	case pmetric.MetricTypeEmpty:
+	}
+	return "empty"
+}
+
+func metricTerm(m pmetric.Metric) *ast.Term {
+	var pts []*ast.Term
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		pts = numberPoints(m.Sum().DataPoints())
+	case pmetric.MetricTypeGauge:
+		pts = numberPoints(m.Gauge().DataPoints())
+	case pmetric.MetricTypeHistogram:
+		dp := m.Histogram().DataPoints()
+		for i := 0; i < dp.Len(); i++ {
+			pts = append(pts, histogramPointTerm(dp.At(i)))
+		}
+	case pmetric.MetricTypeExponentialHistogram:
+		dp := m.ExponentialHistogram().DataPoints()
+		for i := 0; i < dp.Len(); i++ {
+			pts = append(pts, expPointTerm(dp.At(i)))
+		}
+	case pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
+	}
+	return obj("name", str(m.Name()), "instrument", str(instrument(m)), "unit", str(m.Unit()), "data_points", ast.ArrayTerm(pts...))
+}
+
+func numberPoints(dp pmetric.NumberDataPointSlice) []*ast.Term {
+	pts := make([]*ast.Term, 0, dp.Len())
+	for i := 0; i < dp.Len(); i++ {
+		pts = append(pts, numberPointTerm(dp.At(i)))
+	}
+	return pts
+}
+
+func numberValue(t pmetric.NumberDataPointValueType, i int64, d float64) *ast.Term {
+	if t == pmetric.NumberDataPointValueTypeInt {
+		return ast.IntNumberTerm(int(i))
+	}
+	return floatTerm(d)
+}
+
+func exemplarsTerm(es pmetric.ExemplarSlice) *ast.Term {
+	ts := make([]*ast.Term, 0, es.Len())
+	for i := 0; i < es.Len(); i++ {
+		ts = append(ts, exemplarTerm(es.At(i)))
+	}
+	return ast.ArrayTerm(ts...)
+}
+
+func exemplarTerm(e pmetric.Exemplar) *ast.Term {
+	return obj("filtered_attributes", attributesTerm(e.FilteredAttributes()),
+		"value", numberValue(pmetric.NumberDataPointValueType(e.ValueType()), e.IntValue(), e.DoubleValue()),
+		"timestamp", str(e.Timestamp().String()), "span_id", str(hexID(e.SpanID())), "trace_id", str(hexTrace(e.TraceID())))
+}
+
+func numberPointTerm(p pmetric.NumberDataPoint) *ast.Term {
+	return obj("attributes", attributesTerm(p.Attributes()), "value", numberValue(p.ValueType(), p.IntValue(), p.DoubleValue()),
+		"flags", ast.IntNumberTerm(int(p.Flags())), "exemplars", exemplarsTerm(p.Exemplars()))
+}
+
+func optFloat(has bool, f float64) *ast.Term {
+	if !has {
+		return ast.NullTerm()
+	}
+	return floatTerm(f)
+}
+
+func uints(s pcommon.UInt64Slice) *ast.Term {
+	ts := make([]*ast.Term, s.Len())
+	for i := range ts {
+		ts[i] = ast.NumberTerm(uintNumber(s.At(i)))
+	}
+	return ast.ArrayTerm(ts...)
+}
+
+func floats(s pcommon.Float64Slice) *ast.Term {
+	ts := make([]*ast.Term, s.Len())
+	for i := range ts {
+		ts[i] = floatTerm(s.At(i))
+	}
+	return ast.ArrayTerm(ts...)
+}
+
+func histogramPointTerm(p pmetric.HistogramDataPoint) *ast.Term {
+	return obj("attributes", attributesTerm(p.Attributes()), "count", ast.NumberTerm(uintNumber(p.Count())),
+		"sum", optFloat(p.HasSum(), p.Sum()), "bucket_counts", uints(p.BucketCounts()), "explicit_bounds", floats(p.ExplicitBounds()),
+		"min", optFloat(p.HasMin(), p.Min()), "max", optFloat(p.HasMax(), p.Max()),
+		"flags", ast.IntNumberTerm(int(p.Flags())), "exemplars", exemplarsTerm(p.Exemplars()))
+}
+
+func buckets(b pmetric.ExponentialHistogramDataPointBuckets) *ast.Term {
+	return obj("offset", ast.IntNumberTerm(int(b.Offset())), "bucket_counts", uints(b.BucketCounts()))
+}
+
+func expPointTerm(p pmetric.ExponentialHistogramDataPoint) *ast.Term {
+	return obj("attributes", attributesTerm(p.Attributes()), "count", ast.NumberTerm(uintNumber(p.Count())),
+		"sum", optFloat(p.HasSum(), p.Sum()), "scale", ast.IntNumberTerm(int(p.Scale())), "zero_count", ast.NumberTerm(uintNumber(p.ZeroCount())),
+		"positive", buckets(p.Positive()), "negative", buckets(p.Negative()), "flags", ast.IntNumberTerm(int(p.Flags())),
+		"min", optFloat(p.HasMin(), p.Min()), "max", optFloat(p.HasMax(), p.Max()),
+		"zero_threshold", floatTerm(p.ZeroThreshold()), "exemplars", exemplarsTerm(p.Exemplars()))
+}
+
+// logTerm is Weaver's OTLP conversion of a log record
+// (otlp_log_record_to_sample_log), except the body: Weaver writes an OTLP
+// body in Rust's debug form (StringValue("...")); here a body is its
+// string form (a string body as is), null when absent.
+func logTerm(l plog.LogRecord) *ast.Term {
+	body := ast.NullTerm()
+	if l.Body().Type() != pcommon.ValueTypeEmpty {
+		body = str(l.Body().AsString())
+	}
+	trace, span := ast.NullTerm(), ast.NullTerm()
+	if !l.TraceID().IsEmpty() {
+		trace = str(hexTrace(l.TraceID()))
+	}
+	if !l.SpanID().IsEmpty() {
+		span = str(hexID(l.SpanID()))
+	}
+	return obj("event_name", str(l.EventName()), "severity_number", ast.IntNumberTerm(int(l.SeverityNumber())),
+		"severity_text", str(l.SeverityText()), "body", body, "attributes", attributesTerm(l.Attributes()),
+		"trace_id", trace, "span_id", span)
+}
+
+func hexID(id pcommon.SpanID) string     { return hex.EncodeToString(id[:]) }
+func hexTrace(id pcommon.TraceID) string { return hex.EncodeToString(id[:]) }
+
+// registryAttribute is the registry's entry as input.registry_attribute:
+// Weaver's attribute fields that the registry model holds.
+func registryAttribute(a *registry.Attribute) *ast.Term {
+	typ := a.Type.String()
+	if a.Template {
+		typ = "template[" + typ + "]"
+	}
+	kv := []any{"name", str(a.Key), "key", str(a.Key), "type", str(typ), "stability", str(a.Stability.String())}
+	if a.Deprecation.Reason != registry.NotDeprecated {
+		kv = append(kv, "deprecated", obj("reason", str(a.Deprecation.Reason.String()), "renamed_to", optStr(a.Deprecation.RenamedTo), "note", str(a.Deprecation.Note)))
+	}
+	if a.EnumStrings != nil || a.EnumInts != nil {
+		var members []*ast.Term
+		for _, s := range a.EnumStrings {
+			members = append(members, obj("value", str(s)))
+		}
+		for _, i := range a.EnumInts {
+			members = append(members, obj("value", ast.IntNumberTerm(int(i))))
+		}
+		kv = append(kv, "members", ast.ArrayTerm(members...))
+	}
+	return obj(kv...)
+}
+
+// registryGroup is the registry's definition of the signal as
+// input.registry_group: Weaver's group fields that the registry model
+// holds.
+func registryGroup(g *registry.Group) *ast.Term {
+	attrs := make([]*ast.Term, 0, len(g.Attrs))
+	for _, a := range g.Attrs {
+		attrs = append(attrs, obj("name", str(a.Key), "requirement_level", str(a.Level.String())))
+	}
+	kv := []any{
+		"id", str(g.ID), "type", str(g.Kind.String()), "name", str(g.Name), "stability", str(g.Stability.String()),
+		"attributes", ast.ArrayTerm(attrs...), "entity_associations", associations(g.Entities),
+	}
+	if g.Deprecated {
+		kv = append(kv, "deprecated", obj())
+	}
+	if g.HasKind {
+		kv = append(kv, "span_kind", str(g.SpanKind.String()))
+	}
+	if m := g.Metric; m != nil {
+		kv = append(kv, "metric_name", str(m.Name), "instrument", str(m.Instrument), "unit", str(m.Unit))
+	}
+	return obj(kv...)
+}
+
+func associations(es []registry.EntityAssociation) *ast.Term {
+	ts := make([]*ast.Term, 0, len(es))
+	for _, e := range es {
+		switch {
+		case e.Entity != "":
+			ts = append(ts, obj("type", str(e.Entity)))
+		case e.OneOf != nil:
+			ts = append(ts, obj("one_of", associations(e.OneOf)))
+		default:
+			ts = append(ts, obj("all_of", associations(e.AllOf)))
+		}
+	}
+	return ast.ArrayTerm(ts...)
+}

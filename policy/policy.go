@@ -1,0 +1,328 @@
+// Package policy evaluates Weaver live-check's Rego advice policies
+// (package live_check_advice, `deny contains` finding objects) with the Open
+// Policy Agent library: the same input document and the same data as
+// Weaver's default jq preprocessor, sandboxed, bounded in time and in what a
+// finding may carry. It knows pdata and the registry, never the collector.
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// Package is the Rego package of advice policies, as in Weaver.
+const Package = "live_check_advice"
+
+// query is the rule Weaver evaluates.
+const query = "data." + Package + ".deny"
+
+// Defaults of Options.
+const (
+	// DefaultTimeout bounds one evaluation of one sample.
+	DefaultTimeout = 100 * time.Millisecond
+	// MaxPolicyBytes bounds one .rego file.
+	MaxPolicyBytes = 1 << 20
+	// MaxPolicyFiles bounds the .rego files of one Set.
+	MaxPolicyFiles = 256
+)
+
+// Errors of Load and Eval, for errors.Is.
+var (
+	ErrNoPolicies = errors.New("no .rego files")
+	ErrCompile    = errors.New("policy does not compile")
+	ErrPackage    = errors.New("policy package is not " + Package)
+	ErrTimeout    = errors.New("policy evaluation timed out")
+	ErrFinding    = errors.New("policy finding has an invalid shape")
+)
+
+// blocked are the built-in functions a policy may not call: network and
+// environment access (http.send, net.*, opa.runtime) and what is not
+// deterministic (time, randomness, verification against the clock), so that
+// a policy's findings depend on the sample and the registry only. trace and
+// print are allowed (print is erased: no print hook is installed).
+var blocked = []string{
+	"http.send", "opa.runtime", "time.now_ns", "rand.intn", "uuid.rfc4122",
+	"io.jwt.decode_verify", "crypto.x509.parse_and_verify_certificates",
+	"crypto.x509.parse_and_verify_certificates_with_options", "providers.aws.sign_req",
+}
+
+// blockedPrefixes are namespaces of blocked built-in functions.
+var blockedPrefixes = []string{"net.", "http."}
+
+// capabilities are OPA's capabilities of this version without the blocked
+// built-in functions.
+func capabilities() *ast.Capabilities {
+	c := ast.CapabilitiesForThisVersion()
+	c.Builtins = slices.DeleteFunc(c.Builtins, func(b *ast.Builtin) bool { return isBlocked(b.Name) })
+	c.AllowNet = []string{} // no host for http.send and friends, should one slip through
+	return c
+}
+
+func isBlocked(name string) bool {
+	if slices.Contains(blocked, name) {
+		return true
+	}
+	for _, p := range blockedPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Options configure a Set.
+type Options struct {
+	// Timeout bounds the evaluation of one sample; zero means DefaultTimeout.
+	Timeout time.Duration
+	// Data is merged over the preprocessor's data (Weaver's --advice-data);
+	// nil adds nothing.
+	Data map[string]any
+	// Memo bounds the memo of value-free policies; zero values mean the
+	// defaults (DefaultMemoEntries, DefaultMemoBytes).
+	Memo MemoLimits
+}
+
+// Module is one loaded policy file and what the analysis decided about it.
+type Module struct {
+	// File is the path the policy was read from.
+	File string
+	// ReadsValues reports that the policy reads sample values, or refers to
+	// the input in a way the analysis cannot decide: it is evaluated for
+	// every sample.
+	ReadsValues bool
+	// Why names the first reference that made the policy value-dependent
+	// ("" when it is value-free), with its file:line.
+	Why string
+}
+
+// Set is a compiled set of policies against one registry. It is safe for
+// concurrent use.
+type Set struct {
+	modules []Module
+	// free evaluates the value-free policies, dep the value-dependent ones;
+	// either may be nil.
+	free, dep *rego.PreparedEvalQuery
+	timeout   time.Duration
+	ids       *IDs
+	memo      *memo
+	n         counters
+}
+
+// Modules are the loaded policies in file order.
+func (s *Set) Modules() []Module { return slices.Clone(s.modules) }
+
+// IDs is the catalog of the finding IDs the policies reported.
+func (s *Set) IDs() *IDs { return s.ids }
+
+// HasValueFree reports whether some policies are memoized.
+func (s *Set) HasValueFree() bool { return s.free != nil }
+
+// HasValueDependent reports whether some policies are evaluated per sample.
+func (s *Set) HasValueDependent() bool { return s.dep != nil }
+
+// Source is one policy file's name and text.
+type Source struct {
+	File string
+	Text string
+}
+
+// ReadDir reads the *.rego files of each directory (not recursively, in
+// name order, as Weaver's add_policies with "*.rego").
+func ReadDir(dirs ...string) ([]Source, error) {
+	var out []Source
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("advice policies: %w", err)
+		}
+		n := 0
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".rego") {
+				continue
+			}
+			n++
+			src, err := readSource(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, src)
+			if len(out) > MaxPolicyFiles {
+				return nil, fmt.Errorf("advice policies: more than %d .rego files", MaxPolicyFiles)
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("advice policies %s: %w", dir, ErrNoPolicies)
+		}
+	}
+	return out, nil
+}
+
+func readSource(path string) (Source, error) {
+	f, err := os.Open(path) //nolint:gosec // the operator names the directory
+	if err != nil {
+		return Source{}, fmt.Errorf("advice policies: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Source{}, fmt.Errorf("advice policies: %w", err)
+	}
+	if st.Size() > MaxPolicyBytes {
+		return Source{}, fmt.Errorf("advice policies: %s: larger than %d bytes", path, MaxPolicyBytes)
+	}
+	b, err := fs.ReadFile(os.DirFS(filepath.Dir(path)), filepath.Base(path))
+	if err != nil {
+		return Source{}, fmt.Errorf("advice policies: %w", err)
+	}
+	return Source{File: path, Text: string(b)}, nil
+}
+
+// LoadDirs reads and compiles the policies of dirs against ix.
+func LoadDirs(ix *registry.Index, opts Options, dirs ...string) (*Set, error) {
+	srcs, err := ReadDir(dirs...)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(ix, opts, srcs...)
+}
+
+// Check parses and compiles the policies of dirs without a registry, for
+// config validation: the error names the file, line and column.
+func Check(dirs ...string) error {
+	srcs, err := ReadDir(dirs...)
+	if err != nil {
+		return err
+	}
+	_, _, _, err = compileModules(srcs)
+	return err
+}
+
+// Compile compiles srcs (package live_check_advice, Rego v1) against the
+// data Weaver's default preprocessor derives from ix. Errors name the file,
+// line and column.
+func Compile(ix *registry.Index, opts Options, srcs ...Source) (*Set, error) {
+	parsed, compiled, mods, err := compileModules(srcs)
+	if err != nil {
+		return nil, err
+	}
+	data := Data(ix)
+	for k, v := range opts.Data {
+		data[k] = v
+	}
+	s := &Set{timeout: opts.Timeout, ids: &IDs{}, memo: newMemo(opts.Memo)}
+	if s.timeout <= 0 {
+		s.timeout = DefaultTimeout
+	}
+	freeSrc, depSrc := split(parsed, compiled, mods)
+	s.modules = mods
+	ctx := context.Background()
+	store := inmem.NewFromObject(data)
+	if len(freeSrc) > 0 {
+		q, err := prepare(ctx, freeSrc, store)
+		if err != nil {
+			return nil, err
+		}
+		s.free = q
+	}
+	if len(depSrc) > 0 {
+		q, err := prepare(ctx, depSrc, store)
+		if err != nil {
+			return nil, err
+		}
+		s.dep = q
+	}
+	return s, nil
+}
+
+// compileModules parses and compiles srcs together, and analyses each
+// module.
+func compileModules(srcs []Source) (parsed, compiled map[string]*ast.Module, mods []Module, err error) {
+	if len(srcs) == 0 {
+		return nil, nil, nil, ErrNoPolicies
+	}
+	parsed = make(map[string]*ast.Module, len(srcs))
+	for _, src := range srcs {
+		m, err := ast.ParseModuleWithOpts(src.File, src.Text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: %w", ErrCompile, located(err))
+		}
+		if got := m.Package.Path.String(); got != "data."+Package {
+			return nil, nil, nil, fmt.Errorf("%s: %w (package %s)", m.Package.Location, ErrPackage, strings.TrimPrefix(got, "data."))
+		}
+		parsed[src.File] = m
+	}
+	c := newCompiler()
+	c.Compile(parsed)
+	if c.Failed() {
+		return nil, nil, nil, fmt.Errorf("%w: %w", ErrCompile, located(c.Errors))
+	}
+	files := make([]string, 0, len(parsed))
+	for f := range parsed {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	mods = make([]Module, 0, len(files))
+	for _, f := range files {
+		why := readsValues(c.Modules[f])
+		mods = append(mods, Module{File: f, ReadsValues: why != "", Why: why})
+	}
+	return parsed, c.Modules, mods, nil
+}
+
+func newCompiler() *ast.Compiler {
+	return ast.NewCompiler().WithCapabilities(capabilities()).WithStrict(true)
+}
+
+// located makes OPA's errors read file:line:col: message.
+func located(err error) error {
+	var errs ast.Errors
+	if !errors.As(err, &errs) {
+		return err
+	}
+	var b strings.Builder
+	for i, e := range errs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if e.Location != nil {
+			fmt.Fprintf(&b, "%s:%d:%d: ", e.Location.File, e.Location.Row, e.Location.Col)
+		}
+		b.WriteString(e.Message)
+	}
+	return errors.New(b.String())
+}
+
+// prepare compiles one group of modules into a prepared query.
+func prepare(ctx context.Context, mods map[string]*ast.Module, store storage.Store) (*rego.PreparedEvalQuery, error) {
+	c := newCompiler()
+	c.Compile(mods)
+	if c.Failed() {
+		return nil, fmt.Errorf("%w: %w", ErrCompile, located(c.Errors))
+	}
+	q, err := rego.New(
+		rego.Query(query),
+		rego.Compiler(c),
+		rego.Store(store),
+		rego.Capabilities(capabilities()),
+		rego.SetRegoVersion(ast.RegoV1),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCompile, located(err))
+	}
+	return &q, nil
+}

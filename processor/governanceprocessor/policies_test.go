@@ -1,0 +1,158 @@
+package governanceprocessor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/otelgov/otelcol-governance/policy"
+	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
+	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
+)
+
+// policySpans are n spans that break both rules of testdata/policies: a
+// key with "test" (by name) and a url.full with credentials (by value).
+func policySpans(n int) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "shop")
+	ss := rs.ScopeSpans().AppendEmpty().Spans()
+	for range n {
+		s := ss.AppendEmpty()
+		s.SetName("GET /cart")
+		s.Attributes().PutStr("url.full", "https://bob:secret@shop.example/cart")
+		s.Attributes().PutStr("acme.test_run", "42")
+	}
+	return td
+}
+
+// The processor's findings::policies count on :8888 under their own IDs,
+// with the evaluations, memo hits and budget skips; the data passes
+// unchanged.
+func TestPoliciesTelemetry(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	cfg := withConfig(func(c *config) {
+		c.Findings.Policies = []string{"testdata/policies"}
+		c.Findings.PolicyBudgetPerSecond = 1_000_000
+		c.Findings.LevelOverrides = map[string]string{"acme_url_credentials": "improvement"}
+	})
+	sink := &consumertest.TracesSink{}
+	tp, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(tel), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
+
+	td := policySpans(3)
+	want := ptrace.NewTraces()
+	td.CopyTo(want)
+	require.NoError(t, tp.ConsumeTraces(context.Background(), td))
+	require.Len(t, sink.AllTraces(), 1)
+	got := sink.AllTraces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for i := range got.Len() {
+		v, ok := got.At(i).Attributes().Get("url.full")
+		require.True(t, ok, "policies never change data")
+		assert.Equal(t, "https://bob:secret@shop.example/cart", v.Str())
+	}
+
+	set := func(kvs ...attribute.KeyValue) attribute.Set { return attribute.NewSet(kvs...) }
+	proc := attribute.String("processor", "governance")
+	sig := attribute.String("otel.signal", "traces")
+	pf := func(id string) attribute.KeyValue { return attribute.String("policy_finding", id) }
+	lv := attribute.String("level", "violation")
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualProcessorGovernancePolicyFindings(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(proc, sig, pf("acme_no_test_keys"), lv), Value: 3},
+		{Attributes: set(proc, sig, pf("acme_url_credentials"), attribute.String("level", "improvement")), Value: 3},
+	}, opts...)
+	// Samples: 1 resource, its 1 attribute, 3 spans, 2 attributes each:
+	// 11. The value-free group is evaluated once per distinct key
+	// (resource, service.name, span GET /cart, url.full, acme.test_run: 5)
+	// and answered from the memo for the other 6; the value-dependent
+	// group is evaluated on all 11.
+	metadatatest.AssertEqualProcessorGovernancePolicyMemoHits(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(proc, sig), Value: 6},
+	}, opts...)
+	metadatatest.AssertEqualProcessorGovernancePolicyEvaluations(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(proc, sig), Value: 5 + 11},
+	}, opts...)
+}
+
+// The budget bounds the value-dependent evaluations per second and the
+// skipped samples are counted; value-free policies still report.
+func TestPoliciesBudget(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	cfg := withConfig(func(c *config) {
+		c.Findings.Policies = []string{"testdata/policies"}
+		c.Findings.PolicyBudgetPerSecond = 4
+	})
+	g := newTestGovernor(t, cfg, 0, tel.NewTelemetrySettings())
+	require.NotNil(t, g.pol)
+	// A fixed clock: one second's budget.
+	now := time.Unix(1000, 0)
+	a := policy.NewAdvisor(g.pol.cur.Load().Set(), policy.AdvisorOptions{BudgetPerSecond: 4, Now: func() time.Time { return now }})
+	g.pol.cur.Store(a)
+	_, err := g.processTraces(context.Background(), policySpans(3))
+	require.NoError(t, err)
+	st := g.pol.stats()
+	assert.Equal(t, int64(11-4), st.BudgetSkips)
+	n := map[string]int64{}
+	for k, c := range g.pol.findings {
+		n[k.id] += c.n.Load()
+	}
+	assert.Equal(t, int64(3), n["acme_no_test_keys"], "value-free: not budgeted")
+	assert.Equal(t, int64(1), n["acme_url_credentials"], "resource, service.name, span, then url.full: the 4th")
+}
+
+// Without policies the processor walks with the engine that has no
+// Advisor.
+func TestNoPoliciesNoAdvisor(t *testing.T) {
+	g := newTestGovernor(t, defaultTestConfig(), 0, nopTelemetry())
+	assert.Nil(t, g.pol)
+	assert.Nil(t, g.polEngine)
+}
+
+// Policy findings reach the finding records under their own IDs.
+func TestPoliciesFindingLogs(t *testing.T) {
+	cfg := withConfig(func(c *config) {
+		c.Findings.Logs = findingLogsConfig{Enabled: true, MaxPerSecond: 1000}
+		c.Findings.Policies = []string{"testdata/policies"}
+	})
+	f := NewFactory()
+	set := processortest.NewNopSettings(metadata.Type)
+	tsink, lsink := &consumertest.TracesSink{}, &consumertest.LogsSink{}
+	tp, err := f.CreateTraces(context.Background(), set, cfg, tsink)
+	require.NoError(t, err)
+	lp, err := f.CreateLogs(context.Background(), set, cfg, lsink)
+	require.NoError(t, err)
+	for _, c := range []component.Component{tp, lp} {
+		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+		t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
+	}
+	require.NoError(t, tp.ConsumeTraces(context.Background(), policySpans(1)))
+	require.NoError(t, lp.ConsumeLogs(context.Background(), plog.NewLogs()))
+	bodies := map[string]string{}
+	for _, rl := range lsink.AllLogs()[0].ResourceLogs().All() {
+		for _, sl := range rl.ScopeLogs().All() {
+			for _, lr := range sl.LogRecords().All() {
+				id, _ := lr.Attributes().Get("weaver.finding.id")
+				bodies[id.Str()] = lr.Body().Str()
+			}
+		}
+	}
+	assert.Equal(t, "acme_no_test_keys: key 'acme.test_run'", bodies["acme_no_test_keys"], "%v", bodies)
+	assert.Equal(t, "acme_url_credentials: key 'url.full'", bodies["acme_url_credentials"], "%v", bodies)
+}

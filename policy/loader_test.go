@@ -81,3 +81,42 @@ func TestBudget(t *testing.T) {
 	assert.False(t, policy.NewBudget(0, nil).Allow())
 	assert.Zero(t, testing.AllocsPerRun(100, func() { b.Allow() }))
 }
+
+// Advise: memo hits cost no budget; misses and value-dependent policies
+// spend it, and what it skipped is counted.
+func TestAdviseBudget(t *testing.T) {
+	ix := suiteRegistry(t, "comprehensive")
+	s := load(t, ix, policy.Options{}, weaverPolicies+"/default", weaverPolicies+"/live_check_advice")
+	now := time.Unix(1, 0)
+	b := policy.NewBudget(2, func() time.Time { return now })
+	ctx := context.Background()
+	in := policy.Input{Sample: policy.Attribute("test.string", pcommon.NewValueEmpty())}
+	fs, skipped, err := s.Advise(ctx, &in, b, nil)
+	require.NoError(t, err)
+	assert.Zero(t, skipped)
+	ids := map[string]bool{}
+	for _, f := range fs {
+		ids[f.ID] = true
+	}
+	assert.True(t, ids["contains_test"], "value-dependent policy evaluated: %v", ids)
+	assert.True(t, ids["missing_namespace"] || ids["extends_namespace"] || len(fs) > 0)
+
+	// The budget (2) is spent: the value-free policy answers from the
+	// memo, the value-dependent one is skipped.
+	fs, skipped, err = s.Advise(ctx, &in, b, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, skipped)
+	for _, f := range fs {
+		assert.NotEqual(t, "contains_test", f.ID)
+	}
+	// A new key misses the memo: skipped too.
+	in2 := policy.Input{Sample: policy.Attribute("other.key", pcommon.NewValueEmpty())}
+	_, skipped, err = s.Advise(ctx, &in2, b, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 2, skipped)
+	assert.EqualValues(t, 3, s.Stats().BudgetSkips)
+	// No budget: everything is evaluated.
+	_, skipped, err = s.Advise(ctx, &in2, nil, nil)
+	require.NoError(t, err)
+	assert.Zero(t, skipped)
+}

@@ -22,13 +22,15 @@ type Stats struct {
 	Timeouts int64
 	// Dropped are findings beyond MaxFindingsPerSample.
 	Dropped int64
+	// BudgetSkips are evaluations Advise skipped for want of budget.
+	BudgetSkips int64
 	// MemoEntries, MemoBytes and MemoResets describe the memo now.
 	MemoEntries, MemoBytes int
 	MemoResets             int64
 }
 
 type counters struct {
-	evaluations, memoHits, errors, timeouts, dropped atomic.Int64
+	evaluations, memoHits, errors, timeouts, dropped, budgetSkips atomic.Int64
 }
 
 // Stats returns the Set's counters.
@@ -36,7 +38,7 @@ func (s *Set) Stats() Stats {
 	e, b, r := s.memo.stats()
 	return Stats{
 		Evaluations: s.n.evaluations.Load(), MemoHits: s.n.memoHits.Load(), Errors: s.n.errors.Load(),
-		Timeouts: s.n.timeouts.Load(), Dropped: s.n.dropped.Load(), MemoEntries: e, MemoBytes: b, MemoResets: r,
+		Timeouts: s.n.timeouts.Load(), Dropped: s.n.dropped.Load(), BudgetSkips: s.n.budgetSkips.Load(), MemoEntries: e, MemoBytes: b, MemoResets: r,
 	}
 }
 
@@ -116,4 +118,41 @@ func (s *Set) run(ctx context.Context, q *rego.PreparedEvalQuery, in *Input) ([]
 		return out, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// Advise is the hot path's evaluation of in: the value-free policies from
+// the memo, evaluated on a miss only within b; the value-dependent ones
+// only within b. A nil b is no budget (otelgov check). What b skipped is
+// counted (Stats.BudgetSkips) and reported in skipped; findings are
+// appended to dst.
+func (s *Set) Advise(ctx context.Context, in *Input, b *Budget, dst []Finding) (out []Finding, skipped int, err error) {
+	out = dst
+	var errs []error
+	if s.free != nil {
+		k := in.Key()
+		if fs, ok := s.memo.get(k); ok {
+			s.n.memoHits.Add(1)
+			out = append(out, fs...)
+		} else if b == nil || b.Allow() {
+			fs, err := s.run(ctx, s.free, in)
+			if err == nil {
+				s.memo.put(k, fs)
+			}
+			out, errs = append(out, fs...), append(errs, err)
+		} else {
+			skipped++
+		}
+	}
+	if s.dep != nil {
+		if b == nil || b.Allow() {
+			fs, err := s.run(ctx, s.dep, in)
+			out, errs = append(out, fs...), append(errs, err)
+		} else {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		s.n.budgetSkips.Add(int64(skipped))
+	}
+	return out, skipped, errors.Join(errs...)
 }

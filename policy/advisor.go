@@ -17,16 +17,15 @@ const MaxAdvisorErrors = 8
 
 // AdvisorOptions configure an Advisor.
 type AdvisorOptions struct {
-	// BudgetPerSecond bounds the evaluations of value-dependent policies
-	// per second (the collector's findings::policy_budget_per_second); the
-	// samples beyond it are skipped and counted (AdvisorStats.BudgetSkips).
+	// BudgetPerSecond bounds the evaluations per second (the collector's
+	// findings::policy_budget_per_second): value-dependent policies and the
+	// value-free ones' memo misses (Set.Advise); the samples beyond it are
+	// skipped and counted (AdvisorStats.BudgetSkips). Levels, of built-in
+	// and policy IDs alike, are the engine's finding rules'
+	// (engine.Options.Rules).
 	// Zero means no budget: every sample is evaluated (otelgov check,
 	// whose verdicts are reproducible).
 	BudgetPerSecond int
-	// LevelOverrides replaces the level of the policy-defined IDs listed
-	// (Weaver's finding_level_overrides); Weaver's built-in IDs take the
-	// engine's overrides.
-	LevelOverrides map[string]vocab.Level
 	// Now is the clock of the budget; nil means time.Now.
 	Now func() time.Time
 }
@@ -47,11 +46,8 @@ type Advisor struct {
 	s    *Set
 	opts AdvisorOptions
 
-	// budget: the second (Unix) of the window and the evaluations spent in
-	// it; a new second resets the count (racing resets may grant a few
-	// evaluations more, never fewer).
-	second atomic.Int64
-	spent  atomic.Int64
+	// budget bounds the value-dependent evaluations (nil: none).
+	budget *Budget
 	// n are this Advisor's counters (a Set's own count every Advisor of
 	// it: the processors of one registry extension share its Set).
 	n struct{ evaluations, memoHits, errors, timeouts, skips atomic.Int64 }
@@ -65,7 +61,11 @@ func NewAdvisor(s *Set, opts AdvisorOptions) *Advisor {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Advisor{s: s, opts: opts}
+	a := &Advisor{s: s, opts: opts}
+	if opts.BudgetPerSecond > 0 {
+		a.budget = NewBudget(opts.BudgetPerSecond, opts.Now)
+	}
+	return a
 }
 
 // Set is the Advisor's policy set.
@@ -126,22 +126,6 @@ func (a *Advisor) keep(err error) {
 	a.mu.Unlock()
 }
 
-// allow takes one evaluation of the budget.
-func (a *Advisor) allow() bool {
-	if a.opts.BudgetPerSecond <= 0 {
-		return true
-	}
-	now := a.opts.Now().Unix()
-	if sec := a.second.Load(); sec != now && a.second.CompareAndSwap(sec, now) {
-		a.spent.Store(0)
-	}
-	if a.spent.Add(1) > int64(a.opts.BudgetPerSecond) {
-		a.n.skips.Add(1)
-		return false
-	}
-	return true
-}
-
 // sample is the policy sample of an engine sample.
 func sample(s *engine.Sample) Sample {
 	switch s.Kind {
@@ -179,26 +163,17 @@ func (a *Advisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice 
 		Sample: sample(s), Resource: s.Resource, HasResource: true, Scope: s.Scope, HasScope: s.HasScope,
 		Attribute: s.Attr, Group: s.Group,
 	}
-	ctx := context.Background()
-	if a.s.HasValueFree() {
-		free, hit, err := a.s.EvalValueFree(ctx, &in)
-		if hit {
-			a.n.memoHits.Add(1)
-		} else {
-			a.n.evaluations.Add(1)
+	o, err := a.s.Advise(context.Background(), &in, a.budget, func(fs []Finding) { dst = a.append(dst, s, fs) })
+	for _, c := range [...]struct {
+		n *atomic.Int64
+		d int
+	}{{&a.n.evaluations, o.Evaluations}, {&a.n.memoHits, o.MemoHits}, {&a.n.skips, o.Skipped}} {
+		if c.d > 0 {
+			c.n.Add(int64(c.d))
 		}
-		if err != nil {
-			a.keep(err)
-		}
-		dst = a.append(dst, s, free)
 	}
-	if a.s.HasValueDependent() && a.allow() {
-		a.n.evaluations.Add(1)
-		dep, err := a.s.EvalValueDependent(ctx, &in)
-		if err != nil {
-			a.keep(err)
-		}
-		dst = a.append(dst, s, dep)
+	if err != nil {
+		a.keep(err)
 	}
 	return dst
 }
@@ -208,9 +183,6 @@ func (a *Advisor) append(dst []engine.Advice, s *engine.Sample, fs []Finding) []
 	for i := range fs {
 		f := &fs[i]
 		ad := engine.Advice{Finding: f.Finding, ID: f.ID, Level: f.Level}
-		if lv, ok := a.opts.LevelOverrides[f.ID]; ok {
-			ad.Level = lv
-		}
 		switch s.Kind {
 		case engine.SampleAttribute:
 			ad.Subject, ad.Name = vocab.SubjectKey, s.Key

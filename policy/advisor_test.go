@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/otlpfile"
 	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
@@ -17,10 +18,13 @@ import (
 
 // readOnlyEngine is an engine that changes nothing, with the checks on
 // (detail: the per-name findings) and a (nil: no policies) as its Advisor.
-func readOnlyEngine(a *policy.Advisor, detail bool) *engine.Engine {
+func readOnlyEngine(a *policy.Advisor, detail bool, rules ...*findingrules.Rules) *engine.Engine {
 	o := engine.Options{
 		Deprecated: engine.DeprecatedOff, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep,
 		EnumViolation: engine.EnumViolationKeep, Findings: true, Detail: detail,
+	}
+	if len(rules) > 0 {
+		o.Rules = rules[0]
 	}
 	if a != nil {
 		o.Advisor = a
@@ -92,8 +96,11 @@ func TestAdvisorExample(t *testing.T) {
 	ix, err := registry.Default()
 	require.NoError(t, err)
 	s := load(t, ix, policy.Options{}, "testdata/example")
-	a := policy.NewAdvisor(s, policy.AdvisorOptions{LevelOverrides: map[string]vocab.Level{"acme_no_test_keys": vocab.LevelImprovement}})
-	e := readOnlyEngine(a, true)
+	// A policy's own ID takes finding_level_overrides like a built-in one.
+	rules, err := findingrules.Compile(nil, []findingrules.LevelOverride{{IDs: []string{"acme_no_test_keys"}, Level: "improvement"}})
+	require.NoError(t, err)
+	a := policy.NewAdvisor(s, policy.AdvisorOptions{})
+	e := readOnlyEngine(a, true, rules)
 	td := ptrace.NewTraces()
 	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	sp.SetName("GET /cart")
@@ -128,12 +135,12 @@ func TestAdvisorBudget(t *testing.T) {
 	require.NoError(t, err)
 	s := load(t, ix, policy.Options{}, "testdata/example")
 	now := time.Unix(1000, 0)
-	a := policy.NewAdvisor(s, policy.AdvisorOptions{BudgetPerSecond: 2, Now: func() time.Time { return now }})
+	a := policy.NewAdvisor(s, policy.AdvisorOptions{BudgetPerSecond: 4, Now: func() time.Time { return now }})
 	e := readOnlyEngine(a, false)
 	td := ptrace.NewTraces()
 	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	sp.Attributes().PutStr("url.full", "https://bob:secret@shop.example/cart")
 	sp.Attributes().PutStr("acme.test_run", "42")
+	sp.Attributes().PutStr("url.full", "https://bob:secret@shop.example/cart")
 	walk := func() map[string]int64 {
 		w := e.Walker(ix, true)
 		defer e.Release(w)
@@ -144,13 +151,25 @@ func TestAdvisorBudget(t *testing.T) {
 		}
 		return n
 	}
-	// 4 samples (resource, span, 2 attributes): 2 evaluated, 2 skipped;
-	// url.full is the 4th, skipped.
-	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1}, walk())
-	assert.Equal(t, int64(2), a.Stats().BudgetSkips)
-	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1}, walk(), "the budget of this second is spent")
-	assert.Equal(t, int64(6), a.Stats().BudgetSkips)
+	// 4 samples (resource, span, 2 attributes), each a value-free group
+	// (memo) and a value-dependent one. The memo's misses spend the budget
+	// too: the resource and the span take all 4, both attributes are
+	// skipped (4 skips).
+	assert.Empty(t, walk())
+	assert.Equal(t, int64(4), a.Stats().BudgetSkips)
+	// The same second: resource and span answer from the memo, every
+	// evaluation is skipped (6).
+	assert.Empty(t, walk(), "the budget of this second is spent")
+	assert.Equal(t, int64(10), a.Stats().BudgetSkips)
+	// A new second: the memo answers resource and span, whose value rules
+	// take 2; acme.test_run takes the other 2 (its name rule fires);
+	// url.full is skipped (2).
 	now = now.Add(time.Second)
-	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1}, walk(), "a new second: resource and span take the budget")
+	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1}, walk())
+	assert.Equal(t, int64(12), a.Stats().BudgetSkips)
+	// The same second: acme.test_run's name rule answers from the memo
+	// without budget.
+	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1}, walk())
+	assert.Equal(t, int64(17), a.Stats().BudgetSkips)
 	assert.Positive(t, a.Stats().MemoHits)
 }

@@ -120,39 +120,54 @@ func (s *Set) run(ctx context.Context, q *rego.PreparedEvalQuery, in *Input) ([]
 	return out, nil
 }
 
-// Advise is the hot path's evaluation of in: the value-free policies from
-// the memo, evaluated on a miss only within b; the value-dependent ones
-// only within b. A nil b is no budget (otelgov check). What b skipped is
-// counted (Stats.BudgetSkips) and reported in skipped; findings are
-// appended to dst.
-func (s *Set) Advise(ctx context.Context, in *Input, b *Budget, dst []Finding) (out []Finding, skipped int, err error) {
-	out = dst
-	var errs []error
+// Outcome is what one Advise did: policy groups evaluated, value-free
+// findings answered from the memo, and groups the budget skipped.
+type Outcome struct {
+	Evaluations, MemoHits, Skipped int
+}
+
+// Advise is the one evaluation of a sample for a front-end: the value-free
+// policies from the memo, evaluated on a miss only within b; the
+// value-dependent ones only within b. A nil b is no budget (otelgov check:
+// every sample is evaluated). Each group's findings are handed to found,
+// which must not keep the slice (a memo hit's is shared). What b skipped is
+// counted (Stats.BudgetSkips) and in the Outcome; the errors of the groups
+// that failed are returned together, the others' findings handed over.
+func (s *Set) Advise(ctx context.Context, in *Input, b *Budget, found func([]Finding)) (Outcome, error) {
+	var o Outcome
+	var errFree, errDep error
 	if s.free != nil {
 		k := in.Key()
 		if fs, ok := s.memo.get(k); ok {
 			s.n.memoHits.Add(1)
-			out = append(out, fs...)
+			o.MemoHits++
+			found(fs)
 		} else if b == nil || b.Allow() {
-			fs, err := s.run(ctx, s.free, in)
-			if err == nil {
+			o.Evaluations++
+			var fs []Finding
+			if fs, errFree = s.run(ctx, s.free, in); errFree == nil {
 				s.memo.put(k, fs)
 			}
-			out, errs = append(out, fs...), append(errs, err)
+			found(fs)
 		} else {
-			skipped++
+			o.Skipped++
 		}
 	}
 	if s.dep != nil {
 		if b == nil || b.Allow() {
-			fs, err := s.run(ctx, s.dep, in)
-			out, errs = append(out, fs...), append(errs, err)
+			o.Evaluations++
+			var fs []Finding
+			fs, errDep = s.run(ctx, s.dep, in)
+			found(fs)
 		} else {
-			skipped++
+			o.Skipped++
 		}
 	}
-	if skipped > 0 {
-		s.n.budgetSkips.Add(int64(skipped))
+	if o.Skipped > 0 {
+		s.n.budgetSkips.Add(int64(o.Skipped))
 	}
-	return out, skipped, errors.Join(errs...)
+	if errFree != nil || errDep != nil {
+		return o, errors.Join(errFree, errDep)
+	}
+	return o, nil
 }

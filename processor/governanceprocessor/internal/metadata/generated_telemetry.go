@@ -446,7 +446,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernancePolicyBudgetSkips, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_policy_budget_skips",
-		metric.WithDescription("Samples the value-dependent advice policies skipped because findings::policy_budget_per_second was spent. [Alpha]"),
+		metric.WithDescription("Samples that skipped advice policies (value-dependent ones, or value-free ones missing the memo) because findings::policy_budget_per_second was spent. [Alpha]"),
 		metric.WithUnit("{sample}"),
 	)
 	errs = errors.Join(errs, err)

@@ -164,7 +164,7 @@ func AssertEqualProcessorGovernanceMetricNames(t *testing.T, tt *componenttest.T
 func AssertEqualProcessorGovernancePolicyBudgetSkips(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_governance_policy_budget_skips",
-		Description: "Samples the value-dependent advice policies skipped because findings::policy_budget_per_second was spent. [Alpha]",
+		Description: "Samples that skipped advice policies (value-dependent ones, or value-free ones missing the memo) because findings::policy_budget_per_second was spent. [Alpha]",
 		Unit:        "{sample}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

@@ -90,31 +90,37 @@ func TestPoliciesTelemetry(t *testing.T) {
 	}, opts...)
 }
 
-// The budget bounds the value-dependent evaluations per second and the
-// skipped samples are counted; value-free policies still report.
+// The budget bounds the evaluations per second, value-dependent ones and
+// the value-free ones' memo misses, and the skipped samples are counted;
+// value-free findings answered from the memo cost no budget.
 func TestPoliciesBudget(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	cfg := withConfig(func(c *config) {
 		c.Findings.Policies = []string{"testdata/policies"}
-		c.Findings.PolicyBudgetPerSecond = 4
+		c.Findings.PolicyBudgetPerSecond = 12
 	})
 	g := newTestGovernor(t, cfg, 0, tel.NewTelemetrySettings())
 	require.NotNil(t, g.pol)
 	// A fixed clock: one second's budget.
 	now := time.Unix(1000, 0)
-	a := policy.NewAdvisor(g.pol.cur.Load().Set(), policy.AdvisorOptions{BudgetPerSecond: 4, Now: func() time.Time { return now }})
+	a := policy.NewAdvisor(g.pol.cur.Load().Set(), policy.AdvisorOptions{BudgetPerSecond: 12, Now: func() time.Time { return now }})
 	g.pol.cur.Store(a)
 	_, err := g.processTraces(context.Background(), policySpans(3))
 	require.NoError(t, err)
+	// In order: the resource, service.name, the first span, url.full and
+	// acme.test_run miss the memo and take 2 each (10); the second span's
+	// value rule and its url.full's take the last 2; the value rules of
+	// the rest (acme.test_run of span 2, span 3 and its 2 attributes) are
+	// skipped.
 	st := g.pol.stats()
-	assert.Equal(t, int64(11-4), st.BudgetSkips)
+	assert.Equal(t, int64(4), st.BudgetSkips)
 	n := map[string]int64{}
 	for k, c := range g.pol.findings {
 		n[k.id] += c.n.Load()
 	}
-	assert.Equal(t, int64(3), n["acme_no_test_keys"], "value-free: not budgeted")
-	assert.Equal(t, int64(1), n["acme_url_credentials"], "resource, service.name, span, then url.full: the 4th")
+	assert.Equal(t, int64(3), n["acme_no_test_keys"], "value-free: 1 evaluation, 2 from the memo")
+	assert.Equal(t, int64(2), n["acme_url_credentials"], "url.full of span 3 skipped")
 }
 
 // Without policies the processor walks with the engine that has no

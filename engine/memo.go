@@ -238,15 +238,15 @@ func (w *Walker) memoContext() memoCtx {
 
 // memoEntry is one shape's recorded walk. Immutable once inserted.
 type memoEntry struct {
-	ix   *registry.Index
-	mc   memoCtx
+	ix *registry.Index
+	mc memoCtx
 	// name is the sample's signal name when a scoped finding rule read it
 	// for a finding of the map (needName): the entry then holds for maps
 	// of samples of that name only.
 	name     string
 	needName bool
 	keys     []string // slices of one copied string
-	pos  []memoPos
+	pos      []memoPos
 	// The vector: counts added to the tally on a hit (sparse).
 	outcomes, findings, drops []memoCount
 	relevels                  []memoRelevel

@@ -32,6 +32,31 @@ const (
 	sampleBools
 )
 
+// sampleTypeNames are Weaver's names of the inferred types ("" for none).
+var sampleTypeNames = [...]string{
+	sampleNone:    "",
+	sampleString:  "string",
+	sampleInt:     "int",
+	sampleDouble:  "double",
+	sampleBool:    "boolean",
+	sampleStrings: "string[]",
+	sampleInts:    "int[]",
+	sampleDoubles: "double[]",
+	sampleBools:   "boolean[]",
+}
+
+func (t sampleType) String() string {
+	if int(t) < len(sampleTypeNames) {
+		return sampleTypeNames[t]
+	}
+	return ""
+}
+
+// InferredType is Weaver's name of the type it infers for v
+// (SampleAttribute::infer_type): "string", "int[]"..., "" when none. Advice
+// policies read it as input.sample.attribute.type.
+func InferredType(v pcommon.Value) string { return inferType(v).String() }
+
 // inferType is Weaver's type of v. Bytes and maps have no JSON form in
 // Weaver's OTLP conversion; array elements without one are left out.
 func inferType(v pcommon.Value) sampleType {

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -293,56 +294,8 @@ func floatTerm(f float64) *ast.Term {
 }
 
 // valueType is Weaver's type inferred from v (SampleAttribute::infer_type):
-// "" when none.
-func valueType(v pcommon.Value) string {
-	switch v.Type() {
-	case pcommon.ValueTypeStr:
-		return "string"
-	case pcommon.ValueTypeInt:
-		return "int"
-	case pcommon.ValueTypeDouble:
-		return "double"
-	case pcommon.ValueTypeBool:
-		return "boolean"
-	case pcommon.ValueTypeSlice:
-		return sliceType(v.Slice())
-	case pcommon.ValueTypeEmpty, pcommon.ValueTypeBytes, pcommon.ValueTypeMap:
-	}
-	return ""
-}
-
-func sliceType(s pcommon.Slice) string {
-	var str, ints, dbl, bools, other int
-	for i := 0; i < s.Len(); i++ {
-		switch s.At(i).Type() {
-		case pcommon.ValueTypeStr:
-			str++
-		case pcommon.ValueTypeInt:
-			ints++
-		case pcommon.ValueTypeDouble:
-			dbl++
-		case pcommon.ValueTypeBool:
-			bools++
-		case pcommon.ValueTypeSlice:
-			other++
-		case pcommon.ValueTypeEmpty, pcommon.ValueTypeBytes, pcommon.ValueTypeMap:
-		}
-	}
-	n := str + ints + dbl + bools + other
-	switch {
-	case n == 0:
-		return ""
-	case bools == n:
-		return "boolean[]"
-	case ints == n:
-		return "int[]"
-	case ints+dbl == n:
-		return "double[]"
-	case str == n:
-		return "string[]"
-	}
-	return ""
-}
+// "" when none. The engine's type advisor infers the same.
+func valueType(v pcommon.Value) string { return engine.InferredType(v) }
 
 func uintNumber(u uint64) json.Number { return json.Number(strconv.FormatUint(u, 10)) }
 

@@ -17,7 +17,8 @@
 # LINERATE_RATE (0 = full speed), LINERATE_WORKLOADS, LINERATE_VARIANTS,
 # LINERATE_COLLECTOR_CPU (0), LINERATE_CLIENT_CPU (1), OUT; LINERATE_BEFORE_BIN (an earlier
 # governance binary: adds bare-before and governance-before, the before and
-# after of a change in one interleaved run).
+# after of a change in one interleaved run), LINERATE_POLICIES (policy
+# directories: adds governance-policies, what advice policies cost).
 # Full size: 9 rounds x 3 workloads x 7 variants x about 19.5 s = about 61
 # minutes. Run it on a quiet machine: whatever else runs on the collector's
 # CPU shows in the runqueue wait the table reports.
@@ -26,6 +27,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/benchmarks/results}
 mkdir -p "$OUT/tmp"
+OUT=$(cd "$OUT" && pwd) # the test runs in testbench/: a relative OUT would land there
 for bin in _build/otelcol-governance _baseline/otelcol-baseline; do
   [ -x "$bin" ] || { echo "missing $bin: run make build baseline" >&2; exit 2; }
 done

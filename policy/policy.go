@@ -38,6 +38,10 @@ const (
 	// does not turn into time-outs what otelgov check must report
 	// reproducibly; the collector may set a tighter one.
 	DefaultTimeout = time.Second
+	// CollectorTimeout is the collector's bound (the governance processor
+	// and registry extension): a sample's evaluation must not hold a
+	// pipeline for long; a time-out is counted and the data passes.
+	CollectorTimeout = 100 * time.Millisecond
 	// MaxPolicyBytes bounds one .rego file.
 	MaxPolicyBytes = 1 << 20
 	// MaxPolicyFiles bounds the .rego files of one Set.

@@ -150,6 +150,25 @@ const (
 // rate adds BeforeVariants.
 const BeforeBinaryEnv = "LINERATE_BEFORE_BIN"
 
+// PoliciesEnv lists directories of advice policies (comma-separated); when
+// set, the line rate adds PoliciesVariant.
+const PoliciesEnv = "LINERATE_POLICIES"
+
+// VariantPolicies is governance's default configuration with advice
+// policies loaded (findings::policies).
+const VariantPolicies = "governance-policies"
+
+// PoliciesVariant is governance's default configuration with the policy
+// directories dirs (absolute paths) loaded, paired with the bare pipeline:
+// what policies cost on top of VariantGovernance.
+func PoliciesVariant(dirs []string) LineVariant {
+	return LineVariant{Name: VariantPolicies, Bare: VariantBare, Config: Config{
+		Name: VariantPolicies, Distribution: "governance",
+		Processors: fmt.Sprintf("  governance:\n    findings:\n      policies: [%s]\n", strings.Join(dirs, ", ")),
+		Pipeline:   []string{"governance"},
+	}}
+}
+
 // BeforeVariants run on the binary BeforeBinaryEnv names (distribution
 // "before"): its bare pipeline and governance's default configuration,
 // paired with each other.
@@ -374,7 +393,9 @@ type LineRate struct {
 	Workloads []LineWorkload `json:"workloads"`
 	Variants  []LineVariant  `json:"variants"`
 	// Before describes the binary of the before variants (BeforeBinaryEnv).
-	Before     string    `json:"before_binary,omitempty"`
+	Before string `json:"before_binary,omitempty"`
+	// Policies are the policy directories of VariantPolicies (PoliciesEnv).
+	Policies []string `json:"policies,omitempty"`
 	Runs       []LineRun `json:"runs"`
 	Rows       []LineRow `json:"rows"`
 	Lost       uint64    `json:"lost_runs"` // runs that failed the loss or pinning checks
@@ -522,6 +543,10 @@ func (l *LineRate) Markdown() string {
 	if l.Before != "" {
 		fmt.Fprintf(&b, "%s and %s run an earlier build (%s) and are paired with each other: the change's before and after in the same rounds.\n\n",
 			VariantGovernanceBefore, VariantBareBefore, l.Before)
+	}
+	if len(l.Policies) > 0 {
+		fmt.Fprintf(&b, "%s is governance's default configuration with `findings::policies: [%s]`, paired with bare: "+
+			"policies cost its Δ minus governance's.\n\n", VariantPolicies, strings.Join(l.Policies, ", "))
 	}
 
 	b.WriteString("| workload | variant | µs/span (median) | Δ µs/span | % of bare | 95% CI of Δ | min, max Δ | rounds |\n|---|---|---:|---:|---:|---|---|---:|\n")

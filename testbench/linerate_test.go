@@ -38,6 +38,8 @@ import (
 //	                       variant brings its bare pipeline along)
 //	LINERATE_BEFORE_BIN    an earlier governance binary: adds bare-before and
 //	                       governance-before (LINERATE_BEFORE_DESC describes it)
+//	LINERATE_POLICIES      comma-separated policy directories (relative to the
+//	                       repository): adds governance-policies
 //	LINERATE_COLLECTOR_CPU CPU list of the collector (default 0), written as
 //	                       /proc writes Cpus_allowed_list (0, 2-3, 0,2)
 //	LINERATE_CLIENT_CPU    CPU list of the test process and its client (default 1)
@@ -72,6 +74,10 @@ func TestLineRate(t *testing.T) {
 	if os.Getenv(BeforeBinaryEnv) != "" {
 		all = append(all, BeforeVariants()...)
 	}
+	policies := policyDirs(t)
+	if len(policies) > 0 {
+		all = append(all, PoliciesVariant(policies))
+	}
 	variants := selectLineVariants(t, all)
 
 	dists, variants := lineDistributions(t, variants)
@@ -92,7 +98,7 @@ func TestLineRate(t *testing.T) {
 
 	out := LineRate{
 		Machine: DescribeMachine(), Command: lineCommand(short), Options: o, Spans: LineSpansPerRequest,
-		Workloads: workloads, Variants: variants, Before: beforeBinary(),
+		Workloads: workloads, Variants: variants, Before: beforeBinary(), Policies: policies,
 	}
 	for round := range o.Rounds {
 		for _, w := range workloads {
@@ -304,6 +310,26 @@ func lineCommand(short bool) string {
 		}
 	}
 	return strings.TrimSpace(strings.Join(env, " ") + " " + cmd)
+}
+
+// policyDirs are PoliciesEnv's directories, relative ones to the
+// repository's root, each checked to exist.
+func policyDirs(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for d := range strings.SplitSeq(os.Getenv(PoliciesEnv), ",") {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(repoRoot(t), d)
+		}
+		if st, err := os.Stat(d); err != nil || !st.IsDir() { //nolint:gosec // the operator names the policies to measure
+			t.Fatalf("%s: %s is not a directory (%v)", PoliciesEnv, d, err)
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // beforeBinary describes the before variants' binary: LINERATE_BEFORE_DESC,

@@ -201,7 +201,7 @@ func (cfg *Config) load() (*registry.Index, *policy.Set, error) {
 	if len(cfg.Policies) == 0 {
 		return ix, nil, nil
 	}
-	pol, err := policy.LoadDirs(ix, policy.Options{}, cfg.Policies...)
+	pol, err := policy.LoadDirs(ix, policy.Options{Timeout: policy.CollectorTimeout}, cfg.Policies...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("policies: %w: %s", errPolicy, boundError(err))
 	}

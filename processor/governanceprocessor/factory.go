@@ -121,7 +121,7 @@ func (f *factory) index(id component.ID, cfg *config) (sharedIndex, error) {
 	}
 	s := sharedIndex{cfg: cfg, ix: ix}
 	if len(cfg.Findings.Policies) > 0 && cfg.Findings.Enabled {
-		if s.pol, err = policy.LoadDirs(ix, policy.Options{}, cfg.Findings.Policies...); err != nil {
+		if s.pol, err = policy.LoadDirs(ix, policy.Options{Timeout: policy.CollectorTimeout}, cfg.Findings.Policies...); err != nil {
 			return sharedIndex{}, fmt.Errorf("findings::policies: %w: %w", errPolicy, err)
 		}
 	}

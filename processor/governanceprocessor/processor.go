@@ -125,6 +125,12 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 	if len(g.cfg.Findings.LevelOverrides) > 0 {
 		g.logger.Warn("findings::level_overrides is deprecated and will be removed in the next release: use findings::finding_level_overrides (one entry per level: {ids: [ID, ...], level: LEVEL}); its entries apply after finding_level_overrides")
 	}
+	// Validate refuses such IDs without policies; with the extension it
+	// cannot know whether the extension loads any.
+	if r, err := g.cfg.Findings.rules(); err == nil && len(r.UnknownIDs()) > 0 && (g.pol == nil || !g.pol.active()) {
+		g.logger.Warn("finding rules name IDs that are not built in, and no advice policy is loaded that could report them: those rules match nothing",
+			zap.Strings("ids", r.UnknownIDs()))
+	}
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -95,6 +96,23 @@ func TestEnumWarnings(t *testing.T) {
 			name: "deprecated level_overrides",
 			cfg:  func(c *config) { c.Findings.LevelOverrides = map[string]string{"deprecated": "information"} },
 			want: []string{"findings::level_overrides is deprecated and will be removed in the next release: use findings::finding_level_overrides (one entry per level: {ids: [ID, ...], level: LEVEL}); its entries apply after finding_level_overrides"},
+		},
+		{
+			// Validate refuses this without the extension; with it the
+			// processor learns only at start that no policy is loaded.
+			name: "policy ID without policies",
+			cfg: func(c *config) {
+				c.Findings.FindingLevelOverrides = []findingrules.LevelOverride{{IDs: []string{"acme_no_test_keys"}, Level: "information"}}
+			},
+			want: []string{"finding rules name IDs that are not built in, and no advice policy is loaded that could report them: those rules match nothing"},
+		},
+		{
+			name: "policy ID with policies",
+			cfg: func(c *config) {
+				c.Findings.Policies = []string{"testdata/policies"}
+				c.Findings.FindingLevelOverrides = []findingrules.LevelOverride{{IDs: []string{"acme_no_test_keys"}, Level: "information"}}
+			},
+			want: nil,
 		},
 		{
 			name: "drop without closed enums",

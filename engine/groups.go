@@ -204,10 +204,7 @@ func (w *Walker) requirements() {
 			w.svc.Findings[lv.f] += n
 			if names {
 				for p := missing.Next(0); p >= 0; p = missing.Next(p + 1) {
-					w.report.finding(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key, "")
-					if w.e.opts.Sink != nil {
-						w.emit(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key, "")
-					}
+					w.findingOut(lv.f, w.e.levels[lv.f], vocab.SubjectKey, d.Attrs[p].Key, "")
 				}
 			}
 		}

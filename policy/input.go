@@ -37,19 +37,21 @@ const (
 	NumKinds
 )
 
+// kindNames are Weaver's names, the engine's (engine.SampleKind) for every
+// kind it offers; the scope is a sample here only (input.instrumentation_scope).
 var kindNames = [NumKinds]string{
-	KindAttribute:                     "attribute",
-	KindSpan:                          "span",
-	KindSpanEvent:                     "span_event",
-	KindSpanLink:                      "span_link",
-	KindResource:                      "resource",
+	KindAttribute:                     engine.SampleAttribute.String(),
+	KindSpan:                          engine.SampleSpan.String(),
+	KindSpanEvent:                     engine.SampleSpanEvent.String(),
+	KindSpanLink:                      engine.SampleSpanLink.String(),
+	KindResource:                      engine.SampleResource.String(),
 	KindScope:                         "instrumentation_scope",
-	KindMetric:                        "metric",
-	KindNumberDataPoint:               "number_data_point",
-	KindHistogramDataPoint:            "histogram_data_point",
-	KindExponentialHistogramDataPoint: "exponential_histogram_data_point",
-	KindExemplar:                      "exemplar",
-	KindLog:                           "log",
+	KindMetric:                        engine.SampleMetric.String(),
+	KindNumberDataPoint:               engine.SampleNumberDataPoint.String(),
+	KindHistogramDataPoint:            engine.SampleHistogramDataPoint.String(),
+	KindExponentialHistogramDataPoint: engine.SampleExponentialHistogramDataPoint.String(),
+	KindExemplar:                      engine.SampleExemplar.String(),
+	KindLog:                           engine.SampleLog.String(),
 }
 
 // String returns Weaver's name of the sample kind ("number_data_point").

@@ -395,7 +395,7 @@ type LineRate struct {
 	// Before describes the binary of the before variants (BeforeBinaryEnv).
 	Before string `json:"before_binary,omitempty"`
 	// Policies are the policy directories of VariantPolicies (PoliciesEnv).
-	Policies []string `json:"policies,omitempty"`
+	Policies   []string  `json:"policies,omitempty"`
 	Runs       []LineRun `json:"runs"`
 	Rows       []LineRow `json:"rows"`
 	Lost       uint64    `json:"lost_runs"` // runs that failed the loss or pinning checks

@@ -41,12 +41,12 @@ func shippedExprs(t *testing.T) (map[string]string, Exported) {
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	exprs, recorded := RuleExprs(objs[0].Doc)
-	require.Len(t, exprs, 6)
+	require.Len(t, exprs, 11, "the alerting and recording rules")
 	data, err := os.ReadFile("../../distribution/k8s/monitoring/governance-dashboard.json")
 	require.NoError(t, err)
 	dash, err := DashboardExprs(data)
 	require.NoError(t, err)
-	require.Len(t, dash, 8, "7 panel targets and the service variable")
+	require.Len(t, dash, 16, "15 panel targets (7 of the report, 3 of the shape memo, 5 of the policies) and the service variable")
 	for k, v := range dash {
 		exprs[k] = v
 	}
@@ -99,7 +99,7 @@ func TestDriftedPromQLFails(t *testing.T) {
 			"label_values (servicename): no metric in the expression (otelcol_processor_governance_service_attributes) has label servicename",
 		},
 		"drifted/RegistryGenerationLag": {
-			"metric otelcol_processor_governance_registry_generation is not exported (exported: otelcol_processor_governance_attributes, otelcol_processor_governance_attributes_dropped, otelcol_processor_governance_findings, otelcol_processor_governance_metric_names, otelcol_processor_governance_registry_info, otelcol_processor_governance_schema_url_rewrites, otelcol_processor_governance_service_attributes, otelcol_processor_governance_service_findings, otelcol_processor_governance_service_name_bounded, otelcol_processor_governance_service_overflow)",
+			"metric otelcol_processor_governance_registry_generation is not exported (exported: otelcol_processor_governance_attributes, otelcol_processor_governance_attributes_dropped, otelcol_processor_governance_findings, otelcol_processor_governance_memo_bytes, otelcol_processor_governance_memo_entries, otelcol_processor_governance_memo_evictions, otelcol_processor_governance_memo_hits, otelcol_processor_governance_memo_misses, otelcol_processor_governance_metric_names, otelcol_processor_governance_policy_budget_skips, otelcol_processor_governance_policy_errors, otelcol_processor_governance_policy_evaluations, otelcol_processor_governance_policy_findings, otelcol_processor_governance_policy_memo_hits, otelcol_processor_governance_policy_timeouts, otelcol_processor_governance_registry_info, otelcol_processor_governance_schema_url_rewrites, otelcol_processor_governance_service_attributes, otelcol_processor_governance_service_findings, otelcol_processor_governance_service_name_bounded, otelcol_processor_governance_service_overflow)",
 		},
 		"drifted/UnknownShare": {
 			"by (service_namespace): no metric in the expression (otelcol_processor_governance_attributes) has label service_namespace",

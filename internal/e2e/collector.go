@@ -58,16 +58,36 @@ func Binary(tb testing.TB) string {
 	return path
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago and
+// that no other FreePort call of this process has returned: the kernel may
+// hand a port just closed to the next listen(":0"), so the ports of one
+// collector (FreePorts asks four in a row) or of two parallel tests could
+// otherwise collide ("bind: address already in use").
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("free port: %v", err)
+	freePorts.Lock()
+	defer freePorts.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatalf("free port: %v", err)
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		if !freePorts.given[p] {
+			freePorts.given[p] = true
+			return p
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	tb.Fatalf("free port: 100 tries returned ports already handed out")
+	return 0
 }
+
+// freePorts are the ports FreePort returned; guarded by its mutex.
+var freePorts = struct {
+	sync.Mutex
+	given map[int]bool
+}{given: map[int]bool{}}
 
 // Run runs the binary with args to completion and returns its combined output.
 func Run(tb testing.TB, args ...string) (string, error) {

@@ -45,8 +45,7 @@ func BenchmarkRename(b *testing.B) {
 			}
 			renames := float64(2 * len(forward))
 			run := func(ops []op) {
-				w.ops, w.nMove, w.nRename = ops, len(ops), len(ops)
-				w.apply(m)
+				w.apply(m, ops, &opCounts{move: len(ops), rename: len(ops)})
 			}
 			b.ReportAllocs()
 			clock := enginetest.StartCPU()

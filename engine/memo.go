@@ -254,6 +254,7 @@ type memoEntry struct {
 	seen                      registry.AttrBits
 	hasSeen                   bool
 	ops                       []op
+	nOps                      opCounts // ops by kind
 	events                    []memoEvent
 	// work lists the positions a hit has work for: a tail, an op or an
 	// event.
@@ -357,10 +358,10 @@ func (r *memoRec) relevel(f vocab.Finding, l vocab.Level) {
 func (w *Walker) setRec(rec *memoRec) { w.rec, w.report.rec = rec, rec }
 
 // memoWalk walks one map through the memo in one pass: while an entry of
-// the map's set matches the keys and type guards so far, the values are
-// kept by position and nothing is checked; at the end a match is a hit.
-// A mismatch is a miss: the positions passed are checked in full from the
-// kept values (their keys equal the entry's), and the rest as they come.
+// the map's set matches the keys and type guards so far, nothing is
+// checked, and the values a hit's value checks need are kept by position;
+// at the end a match is a hit. A mismatch is a miss: the positions passed
+// are checked in full, read again from the map, and the rest as they come.
 // A miss is recorded when the set holds a ticket for a shape seen twice.
 func (w *Walker) memoWalk(m pcommon.Map, n int) {
 	mo := w.e.memo
@@ -387,23 +388,29 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 			}
 		}
 		if live != 0 {
-			prev := cand[bits.TrailingZeros(live)]
+			keep := false
 			for l := live; l != 0; l &= l - 1 {
 				j := bits.TrailingZeros(l)
 				e := cand[j]
 				if p := &e.pos[i]; e.keys[i] != k || (p.guard && !p.typ.holds(v)) {
 					live &^= 1 << j
+				} else if p.tail != tailDone {
+					keep = true
 				}
 			}
 			if live != 0 {
-				w.memoVals[i] = v
+				if keep {
+					// Only a hit's value checks read the kept values:
+					// storing a pcommon.Value (two pointers into the
+					// batch) costs write barriers while the collector's
+					// GC marks, which at line rate is most of the time.
+					w.memoVals[i] = v
+				}
 				i++
 				continue
 			}
 			rec = w.memoMiss(set)
-			for j := range i {
-				fp = w.memoStep(fp, prev.keys[j], w.memoVals[j], j, rec)
-			}
+			fp = w.memoStepPrefix(m, fp, i, rec)
 		}
 		fp = w.memoStep(fp, k, v, i, rec)
 		i++
@@ -425,6 +432,21 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 	} else {
 		slot.Store(fp)
 	}
+}
+
+// memoStepPrefix checks in full the first n attributes of a map that
+// matched an entry that far and then missed: their values were not kept
+// (memoWalk), so they are read again from the map.
+func (w *Walker) memoStepPrefix(m pcommon.Map, fp uint64, n int, rec bool) uint64 {
+	i := 0
+	for k, v := range m.All() {
+		if i == n {
+			break
+		}
+		fp = w.memoStep(fp, k, v, i, rec)
+		i++
+	}
+	return fp
 }
 
 // memoMiss counts a miss and reports whether to record the map: the set
@@ -570,14 +592,19 @@ func (w *Walker) memoHit(e *memoEntry) {
 
 // memoWork does the work of a hit at the positions that have some, from
 // the values memoWalk kept (the keys are the entry's, equal to the
-// map's): it replays the events (when replay is set), queues the ops and
-// runs the value checks.
+// map's): it replays the events (when replay is set), runs the value
+// checks and hands the entry's ops to apply.
 func (w *Walker) memoWork(e *memoEntry, replay bool) {
+	// The entry's ops are applied from the entry itself (w.hitOps), not
+	// copied into w.ops, unless a value check queues ops of its own: then
+	// both go into w.ops in the walk's order (merged), the entry's ops of
+	// each position before its value check's.
+	eop, merged := 0, len(e.ops) == 0
 	for _, i := range e.work {
 		p := &e.pos[i]
-		op, ev := 0, 0
+		ev := 0
 		if i > 0 {
-			op, ev = int(e.pos[i-1].ops), int(e.pos[i-1].events)
+			ev = int(e.pos[i-1].events)
 		}
 		k := e.keys[i]
 		if replay {
@@ -588,12 +615,35 @@ func (w *Walker) memoWork(e *memoEntry, replay bool) {
 				}
 			}
 		}
-		for ; op < int(p.ops); op++ {
-			w.queue(e.ops[op])
+		if merged {
+			for ; eop < int(p.ops); eop++ {
+				w.queue(e.ops[eop])
+			}
 		}
 		if p.tail != tailDone {
 			w.checkTail(k, w.memoVals[i], p.ref, p.tail)
+			if !merged && len(w.ops) > 0 {
+				// The first ops of a value check: the entry's ops so
+				// far go before them.
+				w.tailOps = append(w.tailOps[:0], w.ops...)
+				w.ops, w.nOps = w.ops[:0], opCounts{}
+				for ; eop < int(p.ops); eop++ {
+					w.queue(e.ops[eop])
+				}
+				for _, o := range w.tailOps {
+					w.queue(o)
+				}
+				clear(w.tailOps) // keep no string of the batch
+				merged = true
+			}
 		}
+	}
+	if merged {
+		for ; eop < len(e.ops); eop++ {
+			w.queue(e.ops[eop])
+		}
+	} else {
+		w.hitOps = e
 	}
 	if d := w.memoDet; d != nil {
 		// An entry whose own registry keys evicted one another (or
@@ -853,6 +903,7 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 		for i, o := range rec.ops {
 			o.key = e.keys[w.memoKeyIndex(rec, i)]
 			e.ops[i] = o
+			e.nOps.add(o.kind)
 		}
 	}
 	if w.report.enabled || w.e.opts.Sink != nil {

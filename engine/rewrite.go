@@ -54,38 +54,40 @@ func (c coerced) set(v pcommon.Value) {
 	}
 }
 
-// apply performs the queued changes on m. Coercions and drops are matched to
-// their entries by position, in one pass each, so a huge map costs linear
-// time; both passes keep the map order the scan saw. Renames and copies come
-// last because they reorder the map.
-func (w *Walker) apply(m pcommon.Map) {
-	if w.nCoerce > 0 {
-		j := w.next(0, opCoerce)
+// apply performs the changes ops (counted by kind in c) on m: the ones the
+// walk queued (w.ops), or a shape memo entry's (memo.go), which are shared
+// and only read. Coercions and drops are matched to their entries by
+// position, in one pass each, so a huge map costs linear time; both passes
+// keep the map order the scan saw. Renames and copies come last because
+// they reorder the map.
+func (w *Walker) apply(m pcommon.Map, ops []op, c *opCounts) {
+	if c.coerce > 0 {
+		j := nextOp(ops, 0, opCoerce)
 		for k, v := range m.All() {
-			if j < len(w.ops) && w.ops[j].key == k {
-				w.ops[j].val.set(v)
-				j = w.next(j+1, opCoerce)
+			if j < len(ops) && ops[j].key == k {
+				ops[j].val.set(v)
+				j = nextOp(ops, j+1, opCoerce)
 			}
 		}
 	}
-	if w.nDrop > 0 {
-		j := w.next(0, opDrop)
+	if c.drop > 0 {
+		j := nextOp(ops, 0, opDrop)
 		m.RemoveIf(func(k string, _ pcommon.Value) bool {
-			if j < len(w.ops) && w.ops[j].key == k {
-				j = w.next(j+1, opDrop)
+			if j < len(ops) && ops[j].key == k {
+				j = nextOp(ops, j+1, opDrop)
 				return true
 			}
 			return false
 		})
 	}
-	if w.nMove > 0 {
+	if c.move > 0 {
 		// Plain renames first, in one pass (renameAll); then copies and
 		// value migrations, in queue order.
-		if w.nRename > 0 {
-			w.renameAll(m)
+		if c.rename > 0 {
+			w.renameAll(m, ops, c.move)
 		}
-		for i := range w.ops {
-			o := &w.ops[i]
+		for i := range ops {
+			o := &ops[i]
 			switch o.kind {
 			case opCopy:
 				w.copy(m, o.key, o.target)
@@ -97,31 +99,39 @@ func (w *Walker) apply(m pcommon.Map) {
 	}
 }
 
-// next returns the index of the first op of kind at or after i.
-func (w *Walker) next(i int, kind opKind) int {
-	for i < len(w.ops) && w.ops[i].kind != kind {
+// nextOp returns the index of the first op of kind at or after i.
+func nextOp(ops []op, i int, kind opKind) int {
+	for i < len(ops) && ops[i].kind != kind {
 		i++
 	}
 	return i
 }
 
+// opCounts counts a map's ops by what apply does with them.
+type opCounts struct{ drop, coerce, move, rename int }
+
+func (c *opCounts) add(k opKind) {
+	switch k {
+	case opDrop:
+		c.drop++
+	case opCoerce:
+		c.coerce++
+	case opRename:
+		c.move++
+		c.rename++
+	case opCopy, opRenameValue, opSplit, opMerge, opMove, opCopyValue:
+		c.move++
+	}
+}
+
 // queue adds one change for the current map.
 func (w *Walker) queue(o op) {
-	switch o.kind {
-	case opDrop:
-		w.nDrop++
-	case opCoerce:
-		w.nCoerce++
-	case opRename:
-		w.nMove++
-		w.nRename++
-	case opCopy, opRenameValue, opSplit, opMerge, opMove, opCopyValue:
-		w.nMove++
-	}
+	w.nOps.add(o.kind)
 	w.ops = append(w.ops, o)
 }
 
-// renameAll moves the value of every queued rename's old key to its new key.
+// renameAll moves the value of every rename in ops (moves renames, copies
+// and value migrations in all) from its old key to its new key.
 //
 // Collision policy: if the new key is already present, its value wins and
 // the old key is removed. Equal values make this a plain deduplication
@@ -138,24 +148,24 @@ func (w *Walker) queue(o op) {
 // has just shrunk by the renamed keys, instead of three partial scans per
 // rename (Get, Remove, GetOrPutEmpty). Nothing is allocated once the scratch
 // values exist, and the map keeps its order; renamed keys move to the end.
-func (w *Walker) renameAll(m pcommon.Map) {
-	for len(w.moved) < w.nMove {
+func (w *Walker) renameAll(m pcommon.Map, ops []op, moves int) {
+	for len(w.moved) < moves {
 		w.moved = append(w.moved, pcommon.NewValueEmpty())
 	}
-	j := w.next(0, opRename)
+	j := nextOp(ops, 0, opRename)
 	found := 0
 	m.RemoveIf(func(k string, v pcommon.Value) bool {
-		if j < len(w.ops) && w.ops[j].key == k {
+		if j < len(ops) && ops[j].key == k {
 			v.MoveTo(w.moved[found])
 			found++
-			j = w.next(j+1, opRename)
+			j = nextOp(ops, j+1, opRename)
 			return true
 		}
 		return false
 	})
 	n := 0
-	for i := range w.ops {
-		o := &w.ops[i]
+	for i := range ops {
+		o := &ops[i]
 		if o.kind != opRename {
 			continue
 		}

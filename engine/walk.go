@@ -35,8 +35,12 @@ type Walker struct {
 
 	// ops are the changes found in the current map, applied after the scan:
 	// pdata has no stable iteration under mutation.
-	ops                            []op
-	nDrop, nCoerce, nMove, nRename int
+	ops  []op
+	nOps opCounts
+	// hitOps is the shape memo entry whose ops apply to the current map
+	// instead of ops (memoWork), or nil; tailOps is memoWork's scratch.
+	hitOps  *memoEntry
+	tailOps []op
 	// keys remembers, per location and position in the map, the last key
 	// seen there and what the registry said about it. Items of one
 	// instrumentation carry their keys in the same order, so most lookups
@@ -64,7 +68,8 @@ type Walker struct {
 	// is its slot being filled by the current hit, or nil.
 	memoDetail memoDetail
 	memoDet    *memoDetail
-	// memoVals are the values of the map being matched, by position.
+	// memoVals are the values of the map being matched that a hit's value
+	// checks read (memoPos.tail), by position; the others are stale.
 	memoVals             [memoMaxKeys]pcommon.Value
 	memoHits, memoMisses int64
 	// memoMissRun counts the misses since the last hit; memoSkip counts
@@ -417,15 +422,20 @@ func (w *Walker) attrs(m pcommon.Map) {
 	if n == 0 {
 		return
 	}
-	w.ops = w.ops[:0]
-	w.nDrop, w.nCoerce, w.nMove, w.nRename = 0, 0, 0, 0
+	w.ops, w.nOps = w.ops[:0], opCounts{}
 	if w.e.memo != nil && !w.grp.pending && n <= memoMaxKeys && w.memoTry() {
 		w.memoWalk(m, n)
 	} else {
 		w.attrsFull(m)
 	}
-	if len(w.ops) > 0 {
-		w.apply(m)
+	switch {
+	case len(w.ops) > 0:
+		w.apply(m, w.ops, &w.nOps)
+	case w.hitOps != nil:
+		w.apply(m, w.hitOps.ops, &w.hitOps.nOps)
+	}
+	if w.hitOps != nil {
+		w.hitOps = nil
 	}
 }
 

@@ -45,7 +45,7 @@ func BenchmarkRename(b *testing.B) {
 			}
 			renames := float64(2 * len(forward))
 			run := func(ops []op) {
-				w.apply(m, ops, &opCounts{move: len(ops), rename: len(ops)})
+				w.apply(m, ops, &opCounts{move: len(ops), rename: len(ops)}, nil)
 			}
 			b.ReportAllocs()
 			clock := enginetest.StartCPU()

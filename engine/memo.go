@@ -255,6 +255,8 @@ type memoEntry struct {
 	hasSeen                   bool
 	ops                       []op
 	nOps                      opCounts // ops by kind
+	// renameAt are the positions of the opRename ops' keys in the map.
+	renameAt []uint16
 	events                    []memoEvent
 	// work lists the positions a hit has work for: a tail, an op or an
 	// event.
@@ -901,9 +903,13 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	if len(rec.ops) > 0 {
 		e.ops = make([]op, len(rec.ops))
 		for i, o := range rec.ops {
-			o.key = e.keys[w.memoKeyIndex(rec, i)]
+			at := w.memoKeyIndex(rec, i)
+			o.key = e.keys[at]
 			e.ops[i] = o
 			e.nOps.add(o.kind)
+			if o.kind == opRename {
+				e.renameAt = append(e.renameAt, uint16(at)) //nolint:gosec // < memoMaxKeys
+			}
 		}
 	}
 	if w.report.enabled || w.e.opts.Sink != nil {
@@ -925,7 +931,7 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	e.bytes = int(unsafe.Sizeof(*e)) + len(all) + len(mc.ctx.MetricName) + len(mc.ctx.SpanName) + len(mc.sample[0]) + len(mc.sample[1]) + len(e.name) +
 		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
 		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) + len(e.relevels)*int(unsafe.Sizeof(memoRelevel{})) +
-		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work)
+		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work) + 2*len(e.renameAt)
 	for i := range e.ops {
 		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)
 	}

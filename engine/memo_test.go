@@ -265,6 +265,11 @@ func memoVariants() map[string]config {
 		c.EnumViolation, c.ClosedEnums = EnumViolationDrop, []string{"http.request.method", "rpc.system"}
 		c.DropUnexpected, c.AllowPrefixes, c.Detail = true, []string{"app.tenant."}, true
 	})
+	// Renames and drops in one map: a hit applies the entry's renames by
+	// position, and a drop moves the positions.
+	add("rename_drop_coerce", func(c *config) {
+		c.TypeMismatch, c.Unknown, c.DropUnexpected = TypeMismatchCoerce, UnknownDrop, true
+	})
 	add("off_drop_mismatch", func(c *config) {
 		c.Deprecated, c.TypeMismatch = DeprecatedOff, TypeMismatchDrop
 		c.Rules = mustRules(nil, []findingrules.LevelOverride{{IDs: []string{"not_stable"}, Level: "violation"}})

@@ -56,11 +56,12 @@ func (c coerced) set(v pcommon.Value) {
 
 // apply performs the changes ops (counted by kind in c) on m: the ones the
 // walk queued (w.ops), or a shape memo entry's (memo.go), which are shared
-// and only read. Coercions and drops are matched to their entries by
+// and only read; renameAt, when set, are the map positions of the opRename
+// ops' keys (a memo hit knows them). Coercions and drops are matched to their entries by
 // position, in one pass each, so a huge map costs linear time; both passes
 // keep the map order the scan saw. Renames and copies come last because
 // they reorder the map.
-func (w *Walker) apply(m pcommon.Map, ops []op, c *opCounts) {
+func (w *Walker) apply(m pcommon.Map, ops []op, c *opCounts, renameAt []uint16) {
 	if c.coerce > 0 {
 		j := nextOp(ops, 0, opCoerce)
 		for k, v := range m.All() {
@@ -84,7 +85,10 @@ func (w *Walker) apply(m pcommon.Map, ops []op, c *opCounts) {
 		// Plain renames first, in one pass (renameAll); then copies and
 		// value migrations, in queue order.
 		if c.rename > 0 {
-			w.renameAll(m, ops, c.move)
+			if c.drop > 0 {
+				renameAt = nil // the drops moved the positions
+			}
+			w.renameAll(m, ops, c.move, renameAt)
 		}
 		for i := range ops {
 			o := &ops[i]
@@ -131,7 +135,8 @@ func (w *Walker) queue(o op) {
 }
 
 // renameAll moves the value of every rename in ops (moves renames, copies
-// and value migrations in all) from its old key to its new key.
+// and value migrations in all) from its old key to its new key; at, when
+// set, are the renamed keys' positions in m.
 //
 // Collision policy: if the new key is already present, its value wins and
 // the old key is removed. Equal values make this a plain deduplication
@@ -148,21 +153,36 @@ func (w *Walker) queue(o op) {
 // has just shrunk by the renamed keys, instead of three partial scans per
 // rename (Get, Remove, GetOrPutEmpty). Nothing is allocated once the scratch
 // values exist, and the map keeps its order; renamed keys move to the end.
-func (w *Walker) renameAll(m pcommon.Map, ops []op, moves int) {
+func (w *Walker) renameAll(m pcommon.Map, ops []op, moves int, at []uint16) {
 	for len(w.moved) < moves {
 		w.moved = append(w.moved, pcommon.NewValueEmpty())
 	}
-	j := nextOp(ops, 0, opRename)
 	found := 0
-	m.RemoveIf(func(k string, v pcommon.Value) bool {
-		if j < len(ops) && ops[j].key == k {
-			v.MoveTo(w.moved[found])
-			found++
-			j = nextOp(ops, j+1, opRename)
-			return true
-		}
-		return false
-	})
+	if at != nil {
+		// By position: no key comparison.
+		i := 0
+		m.RemoveIf(func(_ string, v pcommon.Value) bool {
+			if found < len(at) && int(at[found]) == i {
+				v.MoveTo(w.moved[found])
+				found++
+				i++
+				return true
+			}
+			i++
+			return false
+		})
+	} else {
+		j := nextOp(ops, 0, opRename)
+		m.RemoveIf(func(k string, v pcommon.Value) bool {
+			if j < len(ops) && ops[j].key == k {
+				v.MoveTo(w.moved[found])
+				found++
+				j = nextOp(ops, j+1, opRename)
+				return true
+			}
+			return false
+		})
+	}
 	n := 0
 	for i := range ops {
 		o := &ops[i]

@@ -227,7 +227,7 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 	} else {
 		w.service(w.serviceID(name, hasName))
 	}
-	w.ctx = registry.Context{Location: registry.LocationResource}
+	w.setCtx(registry.LocationResource, 0, "")
 	w.adviseResource(res)
 	w.groupResource(name, attrs)
 	w.attrs(attrs)
@@ -236,7 +236,7 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 }
 
 func (w *Walker) scope(s pcommon.InstrumentationScope) {
-	w.ctx = registry.Context{Location: registry.LocationScope}
+	w.setCtx(registry.LocationScope, 0, "")
 	// The sink sees scope attributes in the resource's context (Weaver has
 	// no scope signal type), not in that of the previous scope's last item.
 	w.sinkItem("resource", "", "")
@@ -270,24 +270,40 @@ func (w *Walker) Traces(td ptrace.Traces) {
 
 func (w *Walker) span(span ptrace.Span) {
 	kind := spanKind(span.Kind())
-	w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: kind}
+	w.setCtx(registry.LocationSpan, kind, "")
 	w.mig.span = span
 	w.adviseSpan(span)
 	w.spanAttrs(span, kind)
 	events := span.Events()
 	if events.Len() > 0 {
-		w.ctx = registry.Context{Location: registry.LocationSpanEvent, SpanKind: kind}
+		w.setCtx(registry.LocationSpanEvent, kind, "")
 		for i := 0; i < events.Len(); i++ {
 			w.spanEvent(events.At(i))
 		}
 	}
 	links := span.Links()
 	if links.Len() > 0 {
-		w.ctx = registry.Context{Location: registry.LocationSpanLink, SpanKind: kind}
+		w.setCtx(registry.LocationSpanLink, kind, "")
 		for i := 0; i < links.Len(); i++ {
 			adviseOn(w, SampleSpanLink, &w.adv.s.SpanLink, links.At(i))
 			w.attrs(links.At(i).Attributes())
 		}
+	}
+}
+
+// setCtx sets the walk's context (SpanName stays empty: the walk does not
+// scope renames by span name). It writes only the fields that change: the
+// walk sets the context for every item, and writing a string field costs
+// write barriers while the collector's GC marks, which at line rate is
+// much of the time.
+func (w *Walker) setCtx(l registry.Location, kind registry.SpanKind, metric string) {
+	c := &w.ctx
+	c.Location, c.SpanKind = l, kind
+	if c.MetricName != metric {
+		c.MetricName = metric
+	}
+	if c.SpanName != "" {
+		c.SpanName = ""
 	}
 }
 
@@ -323,7 +339,7 @@ func (w *Walker) Logs(ld plog.Logs) {
 			sl := sls.At(j)
 			s0 := w.mig.rewrites
 			w.scope(sl.Scope())
-			w.ctx = registry.Context{Location: registry.LocationLog}
+			w.setCtx(registry.LocationLog, 0, "")
 			records := sl.LogRecords()
 			for k := 0; k < records.Len(); k++ {
 				w.logRecord(records.At(k))
@@ -368,7 +384,7 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 // dataPoints walks the data-point and exemplar attributes of one metric. The
 // rename context is the metric name as received.
 func (w *Walker) dataPoints(m pmetric.Metric) {
-	w.ctx = registry.Context{Location: registry.LocationDataPoint, MetricName: m.Name()}
+	w.setCtx(registry.LocationDataPoint, 0, m.Name())
 	switch m.Type() {
 	case pmetric.MetricTypeGauge:
 		w.numberPoints(m.Gauge().DataPoints())
@@ -430,9 +446,9 @@ func (w *Walker) attrs(m pcommon.Map) {
 	}
 	switch {
 	case len(w.ops) > 0:
-		w.apply(m, w.ops, &w.nOps)
+		w.apply(m, w.ops, &w.nOps, nil)
 	case w.hitOps != nil:
-		w.apply(m, w.hitOps.ops, &w.hitOps.nOps)
+		w.apply(m, w.hitOps.ops, &w.hitOps.nOps, w.hitOps.renameAt)
 	}
 	if w.hitOps != nil {
 		w.hitOps = nil

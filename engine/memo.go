@@ -257,7 +257,7 @@ type memoEntry struct {
 	nOps                      opCounts // ops by kind
 	// renameAt are the positions of the opRename ops' keys in the map.
 	renameAt []uint16
-	events                    []memoEvent
+	events   []memoEvent
 	// work lists the positions a hit has work for: a tail, an op or an
 	// event.
 	work  []uint16

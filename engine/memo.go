@@ -42,6 +42,12 @@ import (
 // events of the report and the sink (registry keys, deprecated and unknown
 // keys, findings by name). For the whole map it stores the outcome, finding
 // and drop counts and the group check's seen bits, added as one vector.
+// A hit writes as little as it can: it keeps only the values its value
+// checks read, and applies the entry's ops from the entry (renames matched
+// by position), because every pointer written while the collector's GC
+// marks costs a write barrier, and at line rate the GC marks much of the
+// time (measured: storing each value cost about a third of a conforming
+// map's hit).
 //
 // Findings: finding() is the one place that counts a finding (and applies
 // the finding rules: filters and level overrides, findingrules), findingOut

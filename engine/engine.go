@@ -164,7 +164,9 @@ type Options struct {
 	Profile vocab.Profile
 	// Advisor, when set, is offered every sample (advice.go) and its
 	// findings are counted with the built-in ones (Findings only). Nil
-	// costs the walk nothing.
+	// costs the walk nothing. The shape memo is off with an Advisor,
+	// unless it is a ShapeAdvisor whose findings on attributes are
+	// shape-free: the memo's entries then keep them.
 	Advisor Advisor
 }
 

@@ -59,6 +59,16 @@ import (
 // (memoDetail), and later hits are counted in the slot and added to those
 // counts once, when Walker.Batch is read.
 //
+// Advisor: with a ShapeAdvisor whose findings on attributes are
+// shape-free (advice.go), a recording offers each attribute to it as the
+// full walk does (memoAdvise), its findings are recorded as the built-in
+// ones are (events with their IDs, and their counts in
+// memoEntry.advice), every offered position is guarded by its value's
+// type (the findings may depend on the inferred type), and the context
+// holds the signal's registry group (memoCtx.group). A recording with a
+// finding the advisor says may not be kept (a budget skip, an error) is
+// not inserted. Any other Advisor turns the memo off (Engine.Walker).
+//
 // Not memoized, and walked in full: the attributes of spans while the
 // extended profile matches span definitions (the matcher reads all keys
 // first), maps of more than memoMaxKeys attributes or memoMaxKeyBytes of

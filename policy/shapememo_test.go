@@ -184,7 +184,7 @@ func nameRuleDir(t testing.TB) string {
 	b, err := os.ReadFile("testdata/example/names.rego")
 	require.NoError(t, err)
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "names.rego"), b, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "names.rego"), b, 0o600)) //nolint:gosec // a test's temporary directory
 	return dir
 }
 

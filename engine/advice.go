@@ -119,6 +119,31 @@ type Advisor interface {
 	Advise(s *Sample, dst []Advice) []Advice
 }
 
+// ShapeAdvisor is an Advisor whose findings on attribute samples the shape
+// memo (memo.go) may keep in a shape's entry and replay at its hits, without
+// offering the attributes again. Engine.New checks for it by type
+// assertion: with an Advisor that does not implement it, the shape memo is
+// off, every attribute is offered.
+//
+// The contract: while AttrsShapeFree reports true, Advise's findings on a
+// SampleAttribute depend only on what a shape fixes: Key, the value's
+// inferred type (InferredType), Attr, and the signal's Group; never on the
+// value itself, the resource, the scope or the signal's name. The findings'
+// Subject is vocab.SubjectKey and their Name is Key.
+type ShapeAdvisor interface {
+	Advisor
+	// AttrsShapeFree reports whether Advise's findings on attribute samples
+	// are shape-free now. It is asked once per Walker (per batch): false
+	// walks the batch's attribute maps in full, as with any other Advisor.
+	AttrsShapeFree() bool
+	// AdviseKept is Advise on an attribute sample, and reports whether its
+	// findings may be kept for every sample of the same shape: false when
+	// the evaluation was skipped (a budget), failed or timed out, or the
+	// findings stopped being shape-free. A recording with any finding not
+	// kept is not inserted in the memo.
+	AdviseKept(s *Sample, dst []Advice) ([]Advice, bool)
+}
+
 // AdviceTally is how often one defined finding (an Advisor's own ID) was
 // counted in one batch, at one level, over all services.
 type AdviceTally struct {
@@ -148,6 +173,12 @@ func (w *Walker) advise(kind SampleKind) {
 	a := &w.adv
 	a.s.Kind = kind
 	a.buf = w.e.opts.Advisor.Advise(&a.s, a.buf[:0])
+	w.adviceFindings()
+}
+
+// adviceFindings counts the findings in w.adv.buf and empties it.
+func (w *Walker) adviceFindings() {
+	a := &w.adv
 	for i := range a.buf {
 		ad := &a.buf[i]
 		lv := ad.Level
@@ -159,17 +190,17 @@ func (w *Walker) advise(kind SampleKind) {
 	clear(a.buf) // keep no string of the batch
 }
 
-// countAdvice counts one defined finding of the Advisor in the batch.
-func (w *Walker) countAdvice(f vocab.Finding, lv vocab.Level, id string) {
+// countAdvice counts n defined findings of the Advisor in the batch.
+func (w *Walker) countAdvice(f vocab.Finding, lv vocab.Level, id string, n int64) {
 	t := w.tally.Advice
 	for i := range t {
 		if t[i].Finding == f && t[i].Level == lv && t[i].ID == id {
-			t[i].Count++
+			t[i].Count += n
 			return
 		}
 	}
 	if len(t) < maxAdviceTallies {
-		w.tally.Advice = append(t, AdviceTally{Finding: f, ID: id, Level: lv, Count: 1})
+		w.tally.Advice = append(t, AdviceTally{Finding: f, ID: id, Level: lv, Count: n})
 	}
 }
 
@@ -208,6 +239,31 @@ func (w *Walker) adviseAttrOn(k string, v pcommon.Value, r registry.Ref) {
 	w.adv.s.Key, w.adv.s.Value, w.adv.s.Attr = k, v, a
 	w.advise(SampleAttribute)
 	w.adv.s.Key, w.adv.s.Value, w.adv.s.Attr = "", pcommon.Value{}, nil
+}
+
+// adviseAttrKept offers an attribute of a map the shape memo records
+// (memoStep) to the ShapeAdvisor: advised reports that it was offered (the
+// scope's are not), keep that its findings may be kept in the entry.
+func (w *Walker) adviseAttrKept(k string, v pcommon.Value, r registry.Ref) (advised, keep bool) {
+	if w.e.shape == nil || w.ctx.Location == registry.LocationScope {
+		return false, true
+	}
+	a := w.ix.Attr(r)
+	if a != nil && a.Placeholder {
+		a = nil
+	}
+	ad := &w.adv
+	ad.s.Key, ad.s.Value, ad.s.Attr, ad.s.Kind = k, v, a, SampleAttribute
+	ad.buf, keep = w.e.shape.AdviseKept(&ad.s, ad.buf[:0])
+	for i := range ad.buf {
+		// A hit replays a finding on key k (memoReplay).
+		if ad.buf[i].Name != k || ad.buf[i].Subject != vocab.SubjectKey {
+			keep = false
+		}
+	}
+	w.adviceFindings()
+	ad.s.Key, ad.s.Value, ad.s.Attr = "", pcommon.Value{}, nil
+	return true, keep
 }
 
 // adviseSignal starts a signal (span, metric, log) with its registry

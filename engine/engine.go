@@ -164,7 +164,9 @@ type Options struct {
 	Profile vocab.Profile
 	// Advisor, when set, is offered every sample (advice.go) and its
 	// findings are counted with the built-in ones (Findings only). Nil
-	// costs the walk nothing.
+	// costs the walk nothing. The shape memo is off with an Advisor,
+	// unless it is a ShapeAdvisor whose findings on attributes are
+	// shape-free: the memo's entries then keep them.
 	Advisor Advisor
 }
 
@@ -201,6 +203,8 @@ type Engine struct {
 	// memo is the shape memo (memo.go); nil turns it off (tests compare
 	// the walk without it).
 	memo *memo
+	// shape is Options.Advisor when it is a ShapeAdvisor.
+	shape ShapeAdvisor
 }
 
 // maxIdleWalkersPerProc bounds the idle walkers kept per engine, per
@@ -240,11 +244,13 @@ func New(opts Options) *Engine {
 	}
 	e.findingRules = newRuleTable(opts.Rules, &e.levels)
 	e.extended = opts.Profile == vocab.ProfileExtended
-	if opts.Advisor == nil {
+	e.shape, _ = opts.Advisor.(ShapeAdvisor)
+	if opts.Advisor == nil || e.shape != nil {
 		// An Advisor sees every attribute with its value, in the walk's
 		// order (advice.go): the shape memo, which replays a map's
-		// findings without visiting its attributes, is off with one. The
-		// Advisor keeps its own memo of value-independent rules.
+		// findings without visiting its attributes, is off with one,
+		// unless it is a ShapeAdvisor, whose findings on attributes the
+		// entries keep while it reports them shape-free (Walker).
 		e.memo = newMemo()
 	}
 	return e
@@ -286,6 +292,7 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	}
 	w.mutate = e.mutates && !readOnly
 	w.ix = ix
+	w.memoOn = e.memo != nil && (e.opts.Advisor == nil || e.shape.AttrsShapeFree())
 	if e.memo != nil {
 		e.memo.use(ix)
 	}

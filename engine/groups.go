@@ -89,12 +89,12 @@ func (w *Walker) findingAt(f vocab.Finding, lv vocab.Level, subj vocab.Subject, 
 		}
 	}
 	if w.rec != nil {
-		w.rec.event(memoEvent{kind: memoFinding, f: f, lv: lv, subj: subj})
+		w.rec.finding(f, lv, subj, id)
 	}
 	if f < vocab.NumFindings {
 		w.svc.Findings[f]++
 	} else {
-		w.countAdvice(f, lv, id)
+		w.countAdvice(f, lv, id, 1)
 	}
 	w.findingOut(f, lv, subj, name, id)
 }

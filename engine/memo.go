@@ -65,6 +65,16 @@ import (
 // (memoDetail), and later hits are counted in the slot and added to those
 // counts once, when Walker.Batch is read.
 //
+// Advisor: with a ShapeAdvisor whose findings on attributes are
+// shape-free (advice.go), a recording offers each attribute to it as the
+// full walk does (memoAdvise), its findings are recorded as the built-in
+// ones are (events with their IDs, and their counts in
+// memoEntry.advice), every offered position is guarded by its value's
+// type (the findings may depend on the inferred type), and the context
+// holds the signal's registry group (memoCtx.group). A recording with a
+// finding the advisor says may not be kept (a budget skip, an error) is
+// not inserted. Any other Advisor turns the memo off (Engine.Walker).
+//
 // Not memoized, and walked in full: the attributes of spans while the
 // extended profile matches span definitions (the matcher reads all keys
 // first), maps of more than memoMaxKeys attributes or memoMaxKeyBytes of
@@ -207,6 +217,10 @@ type memoCtx struct {
 	// while some are configured. The signal name (span, metric or event
 	// name) is compared only for an entry that needs it (memoEntry.name).
 	sample [2]string
+	// group is the registry definition of the signal (Sample.Group) that a
+	// ShapeAdvisor's findings on the attributes may depend on; nil
+	// without one.
+	group *registry.Group
 }
 
 const (
@@ -239,6 +253,9 @@ func (w *Walker) memoContext() memoCtx {
 	if w.e.findingRules.scoped {
 		mc.sample = [2]string{s.sink.signalType, s.sink.pointType}
 	}
+	if w.e.shape != nil {
+		mc.group = w.adv.s.Group
+	}
 	return mc
 }
 
@@ -264,6 +281,9 @@ type memoEntry struct {
 	// renameAt are the positions of the opRename ops' keys in the map.
 	renameAt []uint16
 	events   []memoEvent
+	// advice are the ShapeAdvisor's findings on the map, counted at each
+	// hit (Batch.Advice); their detail is in events.
+	advice []memoAdvice
 	// work lists the positions a hit has work for: a tail, an op or an
 	// event.
 	work  []uint16
@@ -304,6 +324,17 @@ type memoEvent struct {
 	f    vocab.Finding
 	lv   vocab.Level // the finding's level after the finding rules
 	ref  registry.Ref
+	// id names an Advisor's defined finding (copied on insert).
+	id string
+}
+
+// memoAdvice is n defined findings of a ShapeAdvisor counted in a map
+// (Walker.countAdvice).
+type memoAdvice struct {
+	f  vocab.Finding
+	lv vocab.Level
+	id string
+	n  int64
 }
 
 // memoRec records one map's walk: the walker's hooks (finding, the
@@ -322,6 +353,11 @@ type memoRec struct {
 	relevels []memoRelevel
 	// needName: a scoped finding rule read the sample's signal name.
 	needName bool
+	// advice are the Advisor's defined findings counted (memoEntry.advice);
+	// unkept: an Advisor's findings may not be kept (AdviseKept), or a
+	// position offered to it has no type guard: not inserted.
+	advice   []memoAdvice
+	unkept   bool
 	keyBytes int
 	// snapshot before the current position
 	s0 memoSnap
@@ -335,6 +371,7 @@ type memoSnap struct {
 }
 
 func (r *memoRec) reset() {
+	r.clearAdvice()
 	clear(r.ops)
 	clear(r.keys)
 	r.events, r.ops, r.keys, r.pos, r.relevels = r.events[:0], r.ops[:0], r.keys[:0], r.pos[:0], r.relevels[:0]
@@ -342,7 +379,32 @@ func (r *memoRec) reset() {
 	r.keyBytes, r.needName = 0, false
 }
 
+// clearAdvice empties the advice recorded, keeping no string of the batch.
+func (r *memoRec) clearAdvice() {
+	for i := range r.events {
+		r.events[i].id = ""
+	}
+	clear(r.advice)
+	r.advice, r.unkept = r.advice[:0], false
+}
+
 func (r *memoRec) event(ev memoEvent) { r.events = append(r.events, ev) }
+
+// finding records one finding counted by findingAt (after the rules): its
+// event, and for an Advisor's defined finding its count.
+func (r *memoRec) finding(f vocab.Finding, lv vocab.Level, subj vocab.Subject, id string) {
+	r.event(memoEvent{kind: memoFinding, f: f, lv: lv, subj: subj, id: id})
+	if f < vocab.NumFindings {
+		return
+	}
+	for i := range r.advice {
+		if c := &r.advice[i]; c.f == f && c.lv == lv && c.id == id {
+			c.n++
+			return
+		}
+	}
+	r.advice = append(r.advice, memoAdvice{f: f, lv: lv, id: id, n: 1})
+}
 
 // memoRelevel is n findings f that the finding rules put at level l.
 type memoRelevel struct {
@@ -475,6 +537,7 @@ func (w *Walker) memoMiss(set *memoSet) bool {
 func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec bool) uint64 {
 	r := w.lookup(k, pos)
 	if !rec {
+		w.adviseAttr(k, v, r)
 		w.checkKey(k, r, v, true)
 		return w.memoMix(fp, k, r)
 	}
@@ -482,6 +545,7 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 	w.memoSnapshot(&mr.s0)
 	ops0 := len(w.ops)
 	w.setRec(mr)
+	advised := w.memoAdvise(mr, k, v, r)
 	tl := w.checkKey(k, r, v, false)
 	static := w.staticTail(tl, r, v)
 	if static && tl != tailDone {
@@ -490,9 +554,12 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 	w.setRec(nil)
 	w.memoDiff(mr)
 	mr.ops = append(mr.ops, w.ops[ops0:]...)
-	p := memoPos{ref: r, guard: static && tl != tailDone}
+	p := memoPos{ref: r, guard: advised || static && tl != tailDone}
 	if p.guard {
-		p.typ, _ = memoGuard(v)
+		var ok bool
+		if p.typ, ok = memoGuard(v); !ok {
+			mr.unkept = true // an advised empty or mixed array
+		}
 	}
 	if !static {
 		p.tail = tl
@@ -505,18 +572,32 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 	return w.memoMix(fp, k, r)
 }
 
+// memoAdvise offers an attribute being recorded to the ShapeAdvisor (the
+// full walk's adviseAttr), and reports whether it was offered: its
+// position then holds for values of the recorded type only, since the
+// findings may depend on the inferred type. A finding that may not be
+// kept marks the recording so that it is not inserted.
+func (w *Walker) memoAdvise(mr *memoRec, k string, v pcommon.Value, r registry.Ref) bool {
+	advised, keep := w.adviseAttrKept(k, v, r)
+	if !keep {
+		mr.unkept = true
+	}
+	return advised
+}
+
 // memoRecorded inserts the recorded map when it has the fingerprint of
 // the set's ticket.
 func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
 	mr := &w.memoRec
 	w.memoRecords++
-	if t := set.ticket.Load(); t == fp && set.ticket.CompareAndSwap(t, 0) &&
+	if t := set.ticket.Load(); t == fp && !mr.unkept && set.ticket.CompareAndSwap(t, 0) &&
 		mr.keyBytes <= memoMaxKeyBytes && len(mr.ops) < 1<<15 && len(mr.events) < 1<<15 {
 		w.e.memo.insert(w.newMemoEntry(mr, mc, mr.keyBytes), set)
 	}
 	// Do not keep the batch's strings alive.
 	clear(mr.keys)
 	clear(mr.ops)
+	mr.clearAdvice()
 }
 
 func memoSeed(l registry.Location) uint64 { return uint64(l+1) * 0x9e3779b97f4a7c15 }
@@ -589,6 +670,7 @@ func (w *Walker) memoHit(e *memoEntry) {
 	if e.hasSeen {
 		w.grp.seen = w.grp.seen.Or(e.seen)
 	}
+	w.memoHitAdvice(e)
 	if len(e.events) > 0 && w.e.opts.Sink == nil && w.memoDetailAgain(e) {
 		// The report's detail of this entry was resolved earlier in the
 		// batch for this service: its events are count increments.
@@ -596,6 +678,15 @@ func (w *Walker) memoHit(e *memoEntry) {
 		return
 	}
 	w.memoWork(e, true)
+}
+
+// memoHitAdvice counts the Advisor's findings of entry e (their detail,
+// when any, is in its events).
+func (w *Walker) memoHitAdvice(e *memoEntry) {
+	for i := range e.advice {
+		c := &e.advice[i]
+		w.countAdvice(c.f, c.lv, c.id, c.n)
+	}
 }
 
 // memoWork does the work of a hit at the positions that have some, from
@@ -784,7 +875,7 @@ func (w *Walker) memoReplay(ev *memoEvent, k string) int {
 	case memoKey:
 		return w.report.key(k, ev.kk)
 	case memoFinding:
-		return w.findingOut(ev.f, ev.lv, ev.subj, k, "") // no Advisor with the memo
+		return w.findingOut(ev.f, ev.lv, ev.subj, k, ev.id)
 	}
 	return -1
 }
@@ -921,6 +1012,7 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	if w.report.enabled || w.e.opts.Sink != nil {
 		e.events = append([]memoEvent(nil), rec.events...)
 	}
+	idBytes := e.copyAdvice(rec)
 	if len(e.events) == 0 {
 		for i := range e.pos {
 			e.pos[i].events = 0
@@ -937,11 +1029,40 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	e.bytes = int(unsafe.Sizeof(*e)) + len(all) + len(mc.ctx.MetricName) + len(mc.ctx.SpanName) + len(mc.sample[0]) + len(mc.sample[1]) + len(e.name) +
 		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
 		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) + len(e.relevels)*int(unsafe.Sizeof(memoRelevel{})) +
-		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work) + 2*len(e.renameAt)
+		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work) + 2*len(e.renameAt) +
+		len(e.advice)*int(unsafe.Sizeof(memoAdvice{})) + idBytes
 	for i := range e.ops {
 		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)
 	}
 	return e
+}
+
+// copyAdvice copies the recording's Advisor findings into e, with one copy
+// of each ID for them and the events, and returns the bytes of the IDs.
+func (e *memoEntry) copyAdvice(rec *memoRec) int {
+	if len(rec.advice) == 0 {
+		return 0
+	}
+	e.advice = make([]memoAdvice, len(rec.advice))
+	n := 0
+	for i, c := range rec.advice {
+		c.id = strings.Clone(c.id)
+		n += len(c.id)
+		e.advice[i] = c
+	}
+	for i := range e.events {
+		ev := &e.events[i]
+		if ev.id == "" {
+			continue
+		}
+		for _, c := range e.advice {
+			if c.id == ev.id {
+				ev.id = c.id
+				break
+			}
+		}
+	}
+	return n
 }
 
 // memoKeyIndex is the position whose key queued rec.ops[i].

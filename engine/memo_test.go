@@ -283,6 +283,15 @@ func memoVariants() map[string]config {
 			[]findingrules.Filter{{Exclude: []string{"missing_namespace"}}},
 			[]findingrules.LevelOverride{{IDs: []string{"deprecated", "not_stable"}, Level: "information"}})
 	})
+	// A ShapeAdvisor: its findings on attributes are kept in the entries.
+	add("advisor", func(c *config) { c.Advisor = newShapeAdvisor() })
+	add("advisor_detail_sink", func(c *config) { c.Detail, c.Advisor = true, newShapeAdvisor() })
+	add("advisor_rules_scoped_detail", func(c *config) {
+		c.Detail, c.Advisor = true, newShapeAdvisor()
+		c.Rules = mustRules(
+			[]findingrules.Filter{{Exclude: []string{"fake_int"}, SignalType: "log"}},
+			[]findingrules.LevelOverride{{IDs: []string{"fake_long_key", "missing_namespace"}, Level: "violation", SignalType: "metric"}})
+	})
 	for _, variant := range []string{"", "_sink", "_extended", "_extended_sink"} {
 		add("rules_scoped_detail"+variant, func(c *config) {
 			c.Detail = true
@@ -354,6 +363,7 @@ func memoMatchesFullWalk(t *testing.T, name string, c config, seed uint64, itera
 	memo, full := engines[0], engines[1]
 	full.memo = nil
 	g := newShapeGen(seed, ix)
+	var advice int64
 	for it := range iterations {
 		var batches [2]any
 		readOnly := it%7 == 3
@@ -382,6 +392,13 @@ func memoMatchesFullWalk(t *testing.T, name string, c config, seed uint64, itera
 		require.Equal(t, dump(batches[1]), dump(batches[0]), "iteration %d: pdata", it)
 		require.Equal(t, tallies[1], tallies[0], "iteration %d: tally", it)
 		require.Equal(t, sinks[1].events, sinks[0].events, "iteration %d: sink", it)
+		for _, at := range tallies[0].Advice {
+			advice += at.Count
+		}
+	}
+	if c.Advisor != nil {
+		t.Logf("%s: %d advisor findings", name, advice)
+		assert.Positive(t, advice, "advisor findings")
 	}
 	st := memo.MemoStats()
 	t.Logf("%s: %+v", name, st)
@@ -408,6 +425,8 @@ func walkInto(e *Engine, ix *registry.Index, batch any, readOnly bool) Batch {
 	b.Keys = slices.Clone(b.Keys)
 	b.Findings = slices.Clone(b.Findings)
 	b.Signals = slices.Clone(b.Signals)
+	b.Advice = slices.Clone(b.Advice)
+	b.Relevelled = slices.Clone(b.Relevelled)
 	return b
 }
 

@@ -76,6 +76,9 @@ type Walker struct {
 	// the maps walked past the memo while it is bypassed (memoTry).
 	memoMissRun, memoSkip       int
 	memoLifeMisses, memoRecords int64
+	// memoOn: this batch's maps go through the memo (Engine.Walker: the
+	// memo is on and the Advisor, if any, is shape-free).
+	memoOn bool
 	// adv is the Advisor's context (advice.go).
 	adv adviceState
 }
@@ -439,7 +442,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 		return
 	}
 	w.ops, w.nOps = w.ops[:0], opCounts{}
-	if w.e.memo != nil && !w.grp.pending && n <= memoMaxKeys && w.memoTry() {
+	if w.memoOn && !w.grp.pending && n <= memoMaxKeys && w.memoTry() {
 		w.memoWalk(m, n)
 	} else {
 		w.attrsFull(m)

@@ -30,18 +30,25 @@ type AdvisorOptions struct {
 	Now func() time.Time
 }
 
+var _ engine.ShapeAdvisor = (*Advisor)(nil)
+
 // Advisor evaluates a Set's policies on the samples of the engine's walk
 // (engine.Options.Advisor): the value-free policies through the Set's memo,
 // the value-dependent ones within the budget. It never fails the walk: an
 // error or a time-out is counted and the first MaxAdvisorErrors are kept.
 //
-// Memo: the value-free policies' findings are memoized here, per Key (the
-// sample's kind, name, inferred type or instrument, and registry
-// definitions), bounded (MemoLimits). The engine's per-shape memo (the
-// line-rate issue's) keys a whole item's walk by its shape (its keys,
-// value types and names); a shape's value-free advice is a function of
-// that shape alone, so the findings could be kept in the shape's memo entry
-// and replayed with it, and this memo consulted only for a new shape.
+// Memo: the value-free policies' findings are memoized in the Set, per Key
+// (the sample's kind, name, inferred type or instrument and unit, and
+// registry definitions), bounded (MemoLimits); a memo hit builds no Input,
+// takes no lock and allocates nothing. The Advisor is an
+// engine.ShapeAdvisor: when the Set has value-free policies only, their
+// findings on an attribute are a function of the attribute's shape (key,
+// inferred type, registry attribute, the signal's registry group), so the
+// engine's shape memo keeps them in its entries and replays them at its
+// hits, and this memo is asked for the attributes of a new shape and for
+// the other samples (resource, span, metric, log...). A Set with a
+// value-dependent policy turns the shape memo off: every attribute is
+// offered with its value.
 type Advisor struct {
 	s    *Set
 	opts AdvisorOptions
@@ -156,14 +163,36 @@ func sample(s *engine.Sample) Sample {
 
 // Advise implements engine.Advisor.
 func (a *Advisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice {
+	dst, _ = a.advise(s, dst)
+	return dst
+}
+
+// AttrsShapeFree implements engine.ShapeAdvisor: the Set's policies are
+// all value-free.
+func (a *Advisor) AttrsShapeFree() bool { return a.s.dep == nil }
+
+// AdviseKept implements engine.ShapeAdvisor: the findings may be kept
+// unless the budget skipped an evaluation or one failed.
+func (a *Advisor) AdviseKept(s *engine.Sample, dst []engine.Advice) ([]engine.Advice, bool) {
+	return a.advise(s, dst)
+}
+
+// advise is Advise; kept reports that the findings are the value-free
+// policies' only, all evaluated or from the memo.
+func (a *Advisor) advise(s *engine.Sample, dst []engine.Advice) (_ []engine.Advice, kept bool) {
 	if s.Kind >= engine.NumSampleKinds {
-		return dst
+		return dst, true
+	}
+	k := sampleKey(s)
+	if fs, ok := a.s.memoOnly(&k); ok {
+		a.n.memoHits.Add(1)
+		return a.append(dst, s, fs), true
 	}
 	in := Input{
 		Sample: sample(s), Resource: s.Resource, HasResource: true, Scope: s.Scope, HasScope: s.HasScope,
 		Attribute: s.Attr, Group: s.Group,
 	}
-	o, err := a.s.Advise(context.Background(), &in, a.budget, func(fs []Finding) { dst = a.append(dst, s, fs) })
+	o, err := a.s.advise(context.Background(), k, &in, a.budget, func(fs []Finding) { dst = a.append(dst, s, fs) })
 	for _, c := range [...]struct {
 		n *atomic.Int64
 		d int
@@ -175,7 +204,7 @@ func (a *Advisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice 
 	if err != nil {
 		a.keep(err)
 	}
-	return dst
+	return dst, err == nil && o.Skipped == 0 && a.s.dep == nil
 }
 
 // append adds fs as the engine's findings on s.

@@ -120,6 +120,20 @@ func (s *Set) run(ctx context.Context, q *rego.PreparedEvalQuery, in *Input) ([]
 	return out, nil
 }
 
+// memoOnly answers a sample of key k from the memo when the Set has
+// value-free policies only and holds k: the one lookup of a memo hit,
+// without the Input (Advisor.Advise).
+func (s *Set) memoOnly(k *Key) ([]Finding, bool) {
+	if s.dep != nil || s.free == nil {
+		return nil, false
+	}
+	fs, ok := s.memo.get(*k)
+	if ok {
+		s.n.memoHits.Add(1)
+	}
+	return fs, ok
+}
+
 // Outcome is what one Advise did: policy groups evaluated, value-free
 // findings answered from the memo, and groups the budget skipped.
 type Outcome struct {
@@ -134,10 +148,14 @@ type Outcome struct {
 // counted (Stats.BudgetSkips) and in the Outcome; the errors of the groups
 // that failed are returned together, the others' findings handed over.
 func (s *Set) Advise(ctx context.Context, in *Input, b *Budget, found func([]Finding)) (Outcome, error) {
+	return s.advise(ctx, in.Key(), in, b, found)
+}
+
+// advise is Advise with in's key k.
+func (s *Set) advise(ctx context.Context, k Key, in *Input, b *Budget, found func([]Finding)) (Outcome, error) {
 	var o Outcome
 	var errFree, errDep error
 	if s.free != nil {
-		k := in.Key()
 		if fs, ok := s.memo.get(k); ok {
 			s.n.memoHits.Add(1)
 			o.MemoHits++

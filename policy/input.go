@@ -68,8 +68,8 @@ type Sample struct {
 	Kind Kind
 	// name is the attribute key, or the span, event or metric name;
 	// detail the attribute's inferred type, the span kind or the metric's
-	// instrument and unit: with Kind, the memo key.
-	name, detail string
+	// instrument, unit the metric's unit: with Kind, the memo key.
+	name, detail, unit string
 
 	val    pcommon.Value
 	span   ptrace.Span
@@ -117,7 +117,7 @@ func Scope(s pcommon.InstrumentationScope) Sample {
 
 // Metric is a metric sample.
 func Metric(m pmetric.Metric) Sample {
-	return Sample{Kind: KindMetric, name: m.Name(), detail: instrument(m) + "\x00" + m.Unit(), metric: m}
+	return Sample{Kind: KindMetric, name: m.Name(), detail: instrument(m), unit: m.Unit(), metric: m}
 }
 
 // NumberDataPoint is a gauge or sum data point sample.
@@ -160,18 +160,49 @@ type Input struct {
 
 // Key is what a value-free policy's findings depend on: the memo key.
 type Key struct {
-	kind         Kind
-	name, detail string
-	attr         *registry.Attribute
-	group        *registry.Group
+	kind               Kind
+	name, detail, unit string
+	attr               *registry.Attribute
+	group              *registry.Group
 }
 
 // Key returns in's memo key.
 func (in *Input) Key() Key {
-	return Key{kind: in.Sample.Kind, name: in.Sample.name, detail: in.Sample.detail, attr: in.Attribute, group: in.Group}
+	return Key{kind: in.Sample.Kind, name: in.Sample.name, detail: in.Sample.detail, unit: in.Sample.unit, attr: in.Attribute, group: in.Group}
 }
 
-func (k *Key) size() int { return len(k.name) + len(k.detail) + 64 }
+func (k *Key) size() int { return len(k.name) + len(k.detail) + len(k.unit) + 64 }
+
+// sampleKey is the Key of the Input that Advisor.Advise builds for s
+// (input(s).Key()), without building it: the memo is asked first.
+func sampleKey(s *engine.Sample) Key {
+	k := Key{attr: s.Attr, group: s.Group}
+	switch s.Kind {
+	case engine.SampleAttribute:
+		k.kind, k.name, k.detail = KindAttribute, s.Key, valueType(s.Value)
+	case engine.SampleSpan:
+		k.kind, k.name, k.detail = KindSpan, s.Span.Name(), spanKind(s.Span.Kind())
+	case engine.SampleSpanEvent:
+		k.kind, k.name = KindSpanEvent, s.SpanEvent.Name()
+	case engine.SampleSpanLink:
+		k.kind = KindSpanLink
+	case engine.SampleMetric:
+		k.kind, k.name, k.detail, k.unit = KindMetric, s.Metric.Name(), instrument(s.Metric), s.Metric.Unit()
+	case engine.SampleNumberDataPoint:
+		k.kind = KindNumberDataPoint
+	case engine.SampleHistogramDataPoint:
+		k.kind = KindHistogramDataPoint
+	case engine.SampleExponentialHistogramDataPoint:
+		k.kind = KindExponentialHistogramDataPoint
+	case engine.SampleExemplar:
+		k.kind = KindExemplar
+	case engine.SampleLog:
+		k.kind, k.name = KindLog, s.Log.EventName()
+	case engine.SampleResource, engine.NumSampleKinds:
+		k.kind = KindResource
+	}
+	return k
+}
 
 // document builds Weaver's input document: RegoInput in
 // crates/weaver_live_check/src/advice/rego_advisor.rs.

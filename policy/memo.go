@@ -1,6 +1,9 @@
 package policy
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Defaults of MemoLimits.
 const (
@@ -20,10 +23,22 @@ type MemoLimits struct {
 // memo holds the findings of the value-free policies per Key. When a bound
 // is reached it starts over empty: a key space larger than the bound (names
 // of unbounded cardinality) costs evaluations, never memory.
+//
+// Every sample of a walk asks it (Advisor.Advise), concurrently: a get of a
+// known key takes no lock. The keys are in two maps: read, published
+// through an atomic pointer and never changed once published, and dirty,
+// the keys put since, under mu. A get that finds its key in dirty counts a
+// miss; once the misses reach dirty's size (at least an eighth of read's),
+// read is republished with dirty's keys, so that the copy's cost is
+// amortized over the locked gets it ends. A key not held at all takes the
+// lock too, and is then evaluated: the lock is never the cost there.
 type memo struct {
 	limits MemoLimits
-	mu     sync.RWMutex
-	m      map[Key][]Finding // guarded by mu
+	read   atomic.Pointer[map[Key][]Finding]
+
+	mu     sync.Mutex
+	dirty  map[Key][]Finding // guarded by mu
+	misses int               // guarded by mu: gets served from dirty since read was published
 	bytes  int               // guarded by mu
 	resets int64             // guarded by mu
 }
@@ -35,14 +50,41 @@ func newMemo(l MemoLimits) *memo {
 	if l.Bytes <= 0 {
 		l.Bytes = DefaultMemoBytes
 	}
-	return &memo{limits: l, m: map[Key][]Finding{}}
+	m := &memo{limits: l, dirty: map[Key][]Finding{}}
+	m.read.Store(&map[Key][]Finding{})
+	return m
 }
 
 func (m *memo) get(k Key) ([]Finding, bool) {
-	m.mu.RLock()
-	fs, ok := m.m[k]
-	m.mu.RUnlock()
+	if fs, ok := (*m.read.Load())[k]; ok {
+		return fs, true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fs, ok := m.dirty[k]
+	if ok {
+		m.misses++
+		if m.misses >= max(len(m.dirty), len(*m.read.Load())/8) {
+			m.publish()
+		}
+	}
 	return fs, ok
+}
+
+// publish makes read hold dirty's keys too, and empties dirty. Called with
+// mu held.
+func (m *memo) publish() {
+	old := *m.read.Load()
+	r := make(map[Key][]Finding, len(old)+len(m.dirty))
+	for k, fs := range old {
+		r[k] = fs
+	}
+	for k, fs := range m.dirty {
+		r[k] = fs
+	}
+	m.read.Store(&r)
+	clear(m.dirty)
+	m.misses = 0
 }
 
 func (m *memo) put(k Key, fs []Finding) {
@@ -52,17 +94,23 @@ func (m *memo) put(k Key, fs []Finding) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.m) >= m.limits.Entries || m.bytes+n > m.limits.Bytes {
-		clear(m.m)
-		m.bytes = 0
+	if _, ok := (*m.read.Load())[k]; ok {
+		return // put by a concurrent evaluation of the same key
+	}
+	if len(*m.read.Load())+len(m.dirty) >= m.limits.Entries || m.bytes+n > m.limits.Bytes {
+		m.read.Store(&map[Key][]Finding{})
+		clear(m.dirty)
+		m.bytes, m.misses = 0, 0
 		m.resets++
 	}
-	m.m[k] = fs
-	m.bytes += n
+	if _, ok := m.dirty[k]; !ok {
+		m.bytes += n
+	}
+	m.dirty[k] = fs
 }
 
 func (m *memo) stats() (entries, bytes int, resets int64) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return len(m.m), m.bytes, m.resets
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(*m.read.Load()) + len(m.dirty), m.bytes, m.resets
 }

@@ -54,7 +54,7 @@ type policyFindingKey struct {
 	level vocab.Level
 }
 
-var _ engine.Advisor = (*policies)(nil)
+var _ engine.ShapeAdvisor = (*policies)(nil)
 
 func newPolicies(f *findingsConfig, logger *zap.Logger, base []attribute.KeyValue) *policies {
 	return &policies{
@@ -69,6 +69,22 @@ func (p *policies) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice
 		return a.Advise(s, dst)
 	}
 	return dst
+}
+
+// AttrsShapeFree implements engine.ShapeAdvisor: the set in force has
+// value-free policies only, whose findings on attributes the engine's shape
+// memo keeps.
+func (p *policies) AttrsShapeFree() bool {
+	a := p.cur.Load()
+	return a != nil && a.AttrsShapeFree()
+}
+
+// AdviseKept implements engine.ShapeAdvisor.
+func (p *policies) AdviseKept(s *engine.Sample, dst []engine.Advice) ([]engine.Advice, bool) {
+	if a := p.cur.Load(); a != nil {
+		return a.AdviseKept(s, dst)
+	}
+	return dst, false
 }
 
 // use puts set in force (nil: none), keeping the counts of the advisor it

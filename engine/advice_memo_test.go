@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"hash/maphash"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+// shapeAdvisor is a fake ShapeAdvisor: its findings on an attribute
+// depend on the key, the value's inferred type, the registry attribute and
+// the signal's group, with a built-in finding among its own. Some samples
+// are not keepable (as a budget skip or an error would make them), and on
+// those its findings depend on the value: an entry that kept them would
+// replay wrong findings. It also reports findings on spans, metrics and
+// logs, which the memo never holds.
+type shapeAdvisor struct {
+	// free is AttrsShapeFree's answer.
+	free atomic.Bool
+	// calls counts the attribute samples offered.
+	calls atomic.Int64
+}
+
+// The fake's defined findings.
+const (
+	fakeLong  = vocab.NumFindings + iota // a long key of a string value
+	fakeInt                              // an int value of a namespaced key
+	fakeGroup                            // a key of an item with a definition
+	fakeSlow                             // a value-dependent finding on an unkeepable sample
+	fakeSpan                             // a span named SELECT
+	fakeType                             // a key outside the registry with a value not a string
+)
+
+var fakeIDs = map[vocab.Finding]string{
+	fakeLong: "fake_long_key", fakeInt: "fake_int", fakeGroup: "fake_group", fakeSlow: "fake_slow", fakeSpan: "fake_select", fakeType: "fake_type",
+}
+
+var fakeSeed = maphash.MakeSeed()
+
+func newShapeAdvisor() *shapeAdvisor {
+	a := &shapeAdvisor{}
+	a.free.Store(true)
+	return a
+}
+
+func (a *shapeAdvisor) AttrsShapeFree() bool { return a.free.Load() }
+
+func (a *shapeAdvisor) Advise(s *Sample, dst []Advice) []Advice {
+	dst, _ = a.AdviseKept(s, dst)
+	return dst
+}
+
+// unkeepable reports the samples whose evaluation the fake "skips": a
+// sixth of the keys, with a value of type double or a slice.
+func unkeepable(s *Sample) bool {
+	t := s.Value.Type()
+	return (t == pcommon.ValueTypeDouble || t == pcommon.ValueTypeSlice) && maphash.String(fakeSeed, s.Key)%6 == 0
+}
+
+func (a *shapeAdvisor) AdviseKept(s *Sample, dst []Advice) ([]Advice, bool) {
+	ad := func(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) {
+		id := fakeIDs[f]
+		if f < vocab.NumFindings {
+			id = f.String()
+		}
+		dst = append(dst, Advice{Finding: f, ID: id, Level: lv, Subject: subj, Name: name})
+	}
+	switch s.Kind {
+	case SampleAttribute:
+		a.calls.Add(1)
+		typ := InferredType(s.Value)
+		if len(s.Key) > 14 && typ == "string" {
+			ad(fakeLong, vocab.LevelImprovement, vocab.SubjectKey, s.Key)
+		}
+		if typ == "int" && strings.Contains(s.Key, ".") {
+			ad(fakeInt, vocab.LevelInformation, vocab.SubjectKey, s.Key)
+		}
+		if s.Attr == nil && typ != "string" {
+			ad(fakeType, vocab.LevelImprovement, vocab.SubjectKey, s.Key)
+		}
+		if s.Group != nil && len(s.Key)%2 == 0 {
+			ad(fakeGroup, vocab.LevelViolation, vocab.SubjectKey, s.Key)
+		}
+		if s.Attr != nil && s.Attr.Deprecation.Reason != registry.NotDeprecated && typ == "string[]" {
+			ad(vocab.FindingMissingNamespace, vocab.LevelImprovement, vocab.SubjectKey, s.Key)
+		}
+		if unkeepable(s) {
+			if s.Value.Type() == pcommon.ValueTypeDouble && s.Value.Double() > 0.5 ||
+				s.Value.Type() == pcommon.ValueTypeSlice && s.Value.Slice().Len() > 1 {
+				ad(fakeSlow, vocab.LevelViolation, vocab.SubjectKey, s.Key)
+			}
+			return dst, false
+		}
+		return dst, a.free.Load()
+	case SampleSpan:
+		if s.SignalName == "SELECT" {
+			ad(fakeSpan, vocab.LevelInformation, vocab.SubjectSpan, s.SignalName)
+		}
+	case SampleResource, SampleSpanEvent, SampleSpanLink, SampleMetric, SampleNumberDataPoint, SampleHistogramDataPoint,
+		SampleExponentialHistogramDataPoint, SampleExemplar, SampleLog, NumSampleKinds:
+	}
+	return dst, true
+}
+
+// plainAdvisor hides the ShapeAdvisor of a: the memo is off with it.
+type plainAdvisor struct{ a Advisor }
+
+func (p plainAdvisor) Advise(s *Sample, dst []Advice) []Advice { return p.a.Advise(s, dst) }
+
+// The memo is on with a ShapeAdvisor, and off with an Advisor that is not
+// one; a shape-free advisor's attributes are offered at misses only.
+func TestShapeAdvisorMemo(t *testing.T) {
+	opts := defaultOptions()
+	opts.Findings = true
+	a := newShapeAdvisor()
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	opts.Advisor = plainAdvisor{a}
+	assert.Nil(t, New(opts).memo, "an Advisor that is not a ShapeAdvisor")
+	opts.Advisor = a
+	e := New(opts)
+	require.NotNil(t, e.memo)
+	wire := enginetest.TracesBytes(enginetest.GenTraces(20, enginetest.MixConformant))
+	walk := func() {
+		w := e.Walker(ix, true)
+		w.Traces(enginetest.UnmarshalTraces(wire))
+		e.Release(w)
+	}
+	for range 10 {
+		walk()
+	}
+	calls, before := a.calls.Load(), e.MemoStats()
+	walk()
+	assert.Equal(t, calls, a.calls.Load(), "every map a hit: no attribute offered")
+	assert.Equal(t, before.Hits+21, e.MemoStats().Hits)
+	// Not shape-free: the batch is walked in full, every attribute offered.
+	a.free.Store(false)
+	walk()
+	assert.Greater(t, a.calls.Load(), calls)
+	assert.Equal(t, before.Hits+21, e.MemoStats().Hits)
+}
+
+// TestShapeAdvisorHitAllocates0: a hit that replays an advisor's findings
+// (a string value of a long key: fake_long_key) allocates nothing.
+func TestShapeAdvisorHitAllocates0(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, detail := range []bool{false, true} {
+		opts := defaultOptions()
+		opts.Findings, opts.Detail, opts.Advisor = true, detail, newShapeAdvisor()
+		e, ix := newTestEngine(t, opts)
+		wire := enginetest.TracesBytes(enginetest.GenTraces(20, enginetest.MixRealistic))
+		walk := func(td ptrace.Traces) int64 {
+			w := e.Walker(ix, true)
+			w.Traces(td)
+			var n int64
+			for _, at := range w.Batch().Advice {
+				n += at.Count
+			}
+			e.Release(w)
+			return n
+		}
+		for range 10 {
+			walk(enginetest.UnmarshalTraces(wire))
+		}
+		batches := make([]ptrace.Traces, 0, 101)
+		for range 101 {
+			batches = append(batches, enginetest.UnmarshalTraces(wire))
+		}
+		before := e.MemoStats()
+		i := 0
+		var advice int64
+		allocs := testing.AllocsPerRun(100, func() {
+			advice = walk(batches[i])
+			i++
+		})
+		assert.Zero(t, allocs, "detail=%v", detail)
+		assert.Equal(t, before.Misses, e.MemoStats().Misses, "all hits")
+		assert.Positive(t, advice, "the hits replay the advisor's findings")
+	}
+}

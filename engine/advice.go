@@ -142,6 +142,25 @@ type ShapeAdvisor interface {
 	// findings stopped being shape-free. A recording with any finding not
 	// kept is not inserted in the memo.
 	AdviseKept(s *Sample, dst []Advice) ([]Advice, bool)
+	// SampleKey returns the key that determines Advise's findings on a
+	// sample other than an attribute, together with the sample's
+	// SignalType and SignalName (which the walk compares itself), and
+	// false when no key does (a value-dependent rule is loaded). Within a
+	// batch, a sample with the key and signal of an earlier one whose
+	// findings were kept (AdviseKept) gets that sample's findings without
+	// a call (adviceCache).
+	SampleKey(s *Sample) (AdviceKey, bool)
+}
+
+// AdviceKey is what a ShapeAdvisor's findings on a sample other than an
+// attribute depend on, besides the sample's signal type and name: the
+// members of the sample it reads (a span's kind, a metric's unit and
+// instrument...) and the registry's definitions. Comparable.
+type AdviceKey struct {
+	Kind               SampleKind
+	Name, Detail, Unit string
+	Attr               *registry.Attribute
+	Group              *registry.Group
 }
 
 // AdviceTally is how often one defined finding (an Advisor's own ID) was
@@ -161,6 +180,35 @@ type AdviceTally struct {
 type adviceState struct {
 	s   Sample
 	buf []Advice
+	// cache holds, with a ShapeAdvisor whose findings are shape-free in
+	// this batch (cacheOn), the findings on recent samples other than
+	// attributes by AdviceKey (adviceCache): one batch's items repeat a
+	// few span, metric and event names. Emptied with the batch: it holds
+	// the batch's names.
+	cache   [adviceCacheSlots]adviceSlot
+	cacheOn bool
+}
+
+// adviceSlot is one sample's key and signal and the findings kept for it.
+type adviceSlot struct {
+	key                    AdviceKey
+	signalType, signalName string
+	ok                     bool
+	advice                 []Advice
+}
+
+const adviceCacheSlots = 16
+
+// reset empties the state for the next batch, keeping the buffers.
+func (a *adviceState) reset() {
+	for i := range a.cache {
+		c := &a.cache[i]
+		if c.ok || len(c.advice) > 0 {
+			clear(c.advice)
+			*c = adviceSlot{advice: c.advice[:0]}
+		}
+	}
+	a.s, a.buf, a.cacheOn = Sample{}, a.buf[:0], false
 }
 
 // maxAdviceTallies bounds Batch.Advice: one entry per distinct (ID, level)
@@ -172,8 +220,68 @@ const maxAdviceTallies = vocab.MaxDefinedFindings * int(vocab.NumLevels)
 func (w *Walker) advise(kind SampleKind) {
 	a := &w.adv
 	a.s.Kind = kind
+	if a.cacheOn && kind != SampleAttribute && w.adviceCache() {
+		return
+	}
 	a.buf = w.e.opts.Advisor.Advise(&a.s, a.buf[:0])
 	w.adviceFindings()
+}
+
+// adviceCache offers the sample in w.adv.s (not an attribute) through the
+// walker's cache: a sample with the key and signal of one whose findings
+// were kept earlier in the batch counts those findings, and the Advisor is
+// not asked; otherwise it is, and kept findings fill the key's slot. It
+// reports false when the ShapeAdvisor gives no key.
+func (w *Walker) adviceCache() bool {
+	a := &w.adv
+	k, ok := w.e.shape.SampleKey(&a.s)
+	if !ok {
+		return false
+	}
+	c := &a.cache[adviceSlotOf(&k, a.s.SignalName)]
+	if c.ok && c.key == k && c.signalName == a.s.SignalName && c.signalType == a.s.SignalType {
+		for i := range c.advice {
+			ad := &c.advice[i]
+			w.findingAt(ad.Finding, w.adviceLevel(ad), ad.Subject, ad.Name, ad.ID)
+		}
+		w.tally.AdviceRepeats++
+		return true
+	}
+	var keep bool
+	a.buf, keep = w.e.shape.AdviseKept(&a.s, a.buf[:0])
+	if keep {
+		clear(c.advice)
+		*c = adviceSlot{key: k, signalType: a.s.SignalType, signalName: a.s.SignalName, ok: true, advice: append(c.advice[:0], a.buf...)}
+	} else {
+		c.ok = false
+	}
+	w.adviceFindings()
+	return true
+}
+
+// adviceSlotOf chooses a sample's slot from its key's kind and name and
+// its signal name.
+func adviceSlotOf(k *AdviceKey, signalName string) int {
+	h := uint(k.Kind)*31 + nameHash(k.Name) + 17*nameHash(signalName)
+	return int(h % adviceCacheSlots)
+}
+
+// nameHash is a cheap hash of a name: its length and three of its bytes.
+func nameHash(s string) uint {
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	return uint(n)*7 + uint(s[0]) + 3*uint(s[n-1]) + 5*uint(s[n/2])
+}
+
+// adviceLevel is the level an advice is counted at: the engine's for a
+// built-in finding, the advisor's for its own.
+func (w *Walker) adviceLevel(ad *Advice) vocab.Level {
+	if ad.Finding < vocab.NumFindings {
+		return w.e.levels[ad.Finding]
+	}
+	return ad.Level
 }
 
 // adviceFindings counts the findings in w.adv.buf and empties it.
@@ -181,11 +289,7 @@ func (w *Walker) adviceFindings() {
 	a := &w.adv
 	for i := range a.buf {
 		ad := &a.buf[i]
-		lv := ad.Level
-		if ad.Finding < vocab.NumFindings {
-			lv = w.e.levels[ad.Finding]
-		}
-		w.findingAt(ad.Finding, lv, ad.Subject, ad.Name, ad.ID)
+		w.findingAt(ad.Finding, w.adviceLevel(ad), ad.Subject, ad.Name, ad.ID)
 	}
 	clear(a.buf) // keep no string of the batch
 }

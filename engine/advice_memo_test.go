@@ -1,7 +1,9 @@
 package engine
 
 import (
-	"hash/maphash"
+	"fmt"
+	"hash/fnv"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
@@ -28,23 +31,35 @@ type shapeAdvisor struct {
 	free atomic.Bool
 	// calls counts the attribute samples offered.
 	calls atomic.Int64
+	// spans counts the span samples offered.
+	spans atomic.Int64
 }
 
 // The fake's defined findings.
 const (
-	fakeLong  = vocab.NumFindings + iota // a long key of a string value
-	fakeInt                              // an int value of a namespaced key
-	fakeGroup                            // a key of an item with a definition
-	fakeSlow                             // a value-dependent finding on an unkeepable sample
-	fakeSpan                             // a span named SELECT
-	fakeType                             // a key outside the registry with a value not a string
+	fakeLong   = vocab.NumFindings + iota // a long key of a string value
+	fakeInt                               // an int value of a namespaced key
+	fakeGroup                             // a key of an item with a definition
+	fakeSlow                              // a value-dependent finding on an unkeepable sample
+	fakeSpan                              // a span named SELECT
+	fakeType                              // a key outside the registry with a value not a string
+	fakeUnit                              // a metric with a unit
+	fakePoints                            // a value-dependent finding on an unkeepable metric
 )
 
 var fakeIDs = map[vocab.Finding]string{
 	fakeLong: "fake_long_key", fakeInt: "fake_int", fakeGroup: "fake_group", fakeSlow: "fake_slow", fakeSpan: "fake_select", fakeType: "fake_type",
+	fakeUnit: "fake_unit", fakePoints: "fake_points",
 }
 
-var fakeSeed = maphash.MakeSeed()
+// fakeHash is a fixed hash of a key: which keys the fake does not keep is
+// the same in every run (a random seed made some runs' conforming keys
+// unkeepable, and the tests that expect all hits flaky).
+func fakeHash(k string) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(k))
+	return h.Sum32()
+}
 
 func newShapeAdvisor() *shapeAdvisor {
 	a := &shapeAdvisor{}
@@ -63,7 +78,7 @@ func (a *shapeAdvisor) Advise(s *Sample, dst []Advice) []Advice {
 // sixth of the keys, with a value of type double or a slice.
 func unkeepable(s *Sample) bool {
 	t := s.Value.Type()
-	return (t == pcommon.ValueTypeDouble || t == pcommon.ValueTypeSlice) && maphash.String(fakeSeed, s.Key)%6 == 0
+	return (t == pcommon.ValueTypeDouble || t == pcommon.ValueTypeSlice) && fakeHash(s.Key)%6 == 0
 }
 
 func (a *shapeAdvisor) AdviseKept(s *Sample, dst []Advice) ([]Advice, bool) {
@@ -102,19 +117,119 @@ func (a *shapeAdvisor) AdviseKept(s *Sample, dst []Advice) ([]Advice, bool) {
 		}
 		return dst, a.free.Load()
 	case SampleSpan:
+		a.spans.Add(1)
 		if s.SignalName == "SELECT" {
 			ad(fakeSpan, vocab.LevelInformation, vocab.SubjectSpan, s.SignalName)
 		}
-	case SampleResource, SampleSpanEvent, SampleSpanLink, SampleMetric, SampleNumberDataPoint, SampleHistogramDataPoint,
+	case SampleMetric:
+		// Keyed by the unit (SampleKey); the engine compares the name.
+		if s.Metric.Unit() != "" && len(s.SignalName)%2 == 0 {
+			ad(fakeUnit, vocab.LevelImprovement, vocab.SubjectMetric, s.SignalName)
+		}
+		if len(s.SignalName)%3 == 0 {
+			// Not keepable: depends on the data points.
+			if s.Metric.Type() == pmetric.MetricTypeGauge && s.Metric.Gauge().DataPoints().Len() > 1 {
+				ad(fakePoints, vocab.LevelViolation, vocab.SubjectMetric, s.SignalName)
+			}
+			return dst, false
+		}
+	case SampleResource, SampleSpanEvent, SampleSpanLink, SampleNumberDataPoint, SampleHistogramDataPoint,
 		SampleExponentialHistogramDataPoint, SampleExemplar, SampleLog, NumSampleKinds:
 	}
 	return dst, true
+}
+
+// SampleKey is what the fake's findings on a sample other than an
+// attribute depend on besides the signal's name: its kind, group and, for
+// a metric, its unit.
+func (a *shapeAdvisor) SampleKey(s *Sample) (AdviceKey, bool) {
+	if !a.free.Load() {
+		return AdviceKey{}, false
+	}
+	k := AdviceKey{Kind: s.Kind, Group: s.Group}
+	if s.Kind == SampleMetric {
+		k.Unit = s.Metric.Unit()
+	}
+	return k, true
 }
 
 // plainAdvisor hides the ShapeAdvisor of a: the memo is off with it.
 type plainAdvisor struct{ a Advisor }
 
 func (p plainAdvisor) Advise(s *Sample, dst []Advice) []Advice { return p.a.Advise(s, dst) }
+
+// Within a batch, a span sample with the key and name of an earlier one is
+// answered by the walk (AdviceRepeats), not the advisor, with the same
+// findings; an advisor that gives no key is asked every time.
+func TestAdviceCacheRepeats(t *testing.T) {
+	// A name in the slot of SELECT: the walk compares the signal name, not
+	// only the slot and the advisor's key (the fake's holds no name).
+	other := ""
+	for i := 0; other == ""; i++ {
+		if n := fmt.Sprintf("op-%d", i); adviceSlotOf(&AdviceKey{Kind: SampleSpan}, n) == adviceSlotOf(&AdviceKey{Kind: SampleSpan}, "SELECT") {
+			other = n
+		}
+	}
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	for i := range 30 {
+		sp := spans.AppendEmpty()
+		sp.SetName([]string{"SELECT", "GET /cart", "SELECT", other}[i%4])
+		sp.Attributes().PutStr("http.request.method", "GET")
+	}
+	// Metrics of one name, with one or two points: the fake's finding on
+	// the points is not keepable, and only the two-point metrics have it.
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	for i := range 8 {
+		m := ms.AppendEmpty()
+		m.SetName("cpu.usage") // len 9: the fake's unkeepable case
+		m.SetUnit("1")
+		dps := m.SetEmptyGauge().DataPoints()
+		dps.AppendEmpty().SetDoubleValue(0.5)
+		if i%2 == 1 {
+			dps.AppendEmpty().SetDoubleValue(0.7)
+		}
+	}
+	twire := enginetest.TracesBytes(td)
+	walk := func(adv Advisor) Batch {
+		opts := defaultOptions()
+		opts.Findings, opts.Detail, opts.Advisor = true, true, adv
+		e, ix := newTestEngine(t, opts)
+		w := e.Walker(ix, true)
+		w.Traces(enginetest.UnmarshalTraces(twire))
+		mc := pmetric.NewMetrics()
+		md.CopyTo(mc)
+		w.Metrics(mc)
+		b := *w.Batch()
+		b.Advice = slices.Clone(b.Advice)
+		b.Findings = slices.Clone(b.Findings)
+		e.Release(w)
+		return b
+	}
+	cached := newShapeAdvisor()
+	got := walk(cached)
+	plain := newShapeAdvisor()
+	want := walk(plainAdvisor{plain})
+	// SELECT and the other name take each other's slot: the repeats are
+	// the G, and the second S of each S G S O.
+	assert.Equal(t, int64(16), cached.spans.Load(), "span samples asked")
+	assert.Equal(t, int64(30), plain.spans.Load())
+	assert.Greater(t, got.AdviceRepeats, int64(14))
+	assert.Zero(t, want.AdviceRepeats)
+	assert.Equal(t, want.Advice, got.Advice)
+	assert.Equal(t, want.Findings, got.Findings)
+	count := func(id string) (n int64) {
+		for _, at := range got.Advice {
+			if at.ID == id {
+				n += at.Count
+			}
+		}
+		return n
+	}
+	assert.Equal(t, int64(15), count("fake_select"))
+	assert.Equal(t, int64(4), count("fake_points"))
+}
 
 // The memo is on with a ShapeAdvisor, and off with an Advisor that is not
 // one; a shape-free advisor's attributes are offered at misses only.

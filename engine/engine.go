@@ -293,6 +293,7 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	w.mutate = e.mutates && !readOnly
 	w.ix = ix
 	w.memoOn = e.memo != nil && (e.opts.Advisor == nil || e.shape.AttrsShapeFree())
+	w.adv.cacheOn = e.shape != nil && w.memoOn
 	if e.memo != nil {
 		e.memo.use(ix)
 	}

@@ -426,6 +426,9 @@ func walkInto(e *Engine, ix *registry.Index, batch any, readOnly bool) Batch {
 	b.Findings = slices.Clone(b.Findings)
 	b.Signals = slices.Clone(b.Signals)
 	b.Advice = slices.Clone(b.Advice)
+	// Work saved, as the memo's hits: the samples the walk answered from
+	// an earlier one of the batch (the memo off, it asks every time).
+	b.AdviceRepeats = 0
 	b.Relevelled = slices.Clone(b.Relevelled)
 	return b
 }

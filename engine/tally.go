@@ -90,6 +90,11 @@ type Batch struct {
 	// Advice counts the Advisor's defined findings (advice.go), over all
 	// services; built-in findings an Advisor reports count in Services.
 	Advice []AdviceTally
+	// AdviceRepeats counts the samples other than attributes whose
+	// findings the walk took from an earlier sample of the same
+	// ShapeAdvisor key in the batch, without asking the Advisor
+	// (adviceCache).
+	AdviceRepeats int64
 }
 
 // FindingTally is how often one finding was reported for one name in one
@@ -148,6 +153,7 @@ func (b *Batch) Reset() {
 	b.Findings = b.Findings[:0]
 	b.Signals = b.Signals[:0]
 	b.Advice = b.Advice[:0]
+	b.AdviceRepeats = 0
 }
 
 // LevelCount is how often one service counted one finding at one level.

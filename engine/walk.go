@@ -144,7 +144,7 @@ func (w *Walker) reset() {
 	w.grp.reset()
 	clear(w.memoVals[:])
 	w.memoDetail.reset()
-	w.adv = adviceState{buf: w.adv.buf[:0]}
+	w.adv.reset()
 }
 
 // Batch returns the tally of the batch walked so far. It belongs to the

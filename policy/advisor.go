@@ -177,6 +177,17 @@ func (a *Advisor) AdviseKept(s *engine.Sample, dst []engine.Advice) ([]engine.Ad
 	return a.advise(s, dst)
 }
 
+// SampleKey implements engine.ShapeAdvisor: the value-free policies'
+// memo key of the sample (the engine compares the signal type and name
+// itself); none while a value-dependent policy is loaded.
+func (a *Advisor) SampleKey(s *engine.Sample) (engine.AdviceKey, bool) {
+	if a.s.dep != nil {
+		return engine.AdviceKey{}, false
+	}
+	k := sampleKey(s)
+	return engine.AdviceKey{Kind: s.Kind, Name: k.name, Detail: k.detail, Unit: k.unit, Attr: k.attr, Group: k.group}, true
+}
+
 // advise is Advise; kept reports that the findings are the value-free
 // policies' only, all evaluated or from the memo.
 func (a *Advisor) advise(s *engine.Sample, dst []engine.Advice) (_ []engine.Advice, kept bool) {

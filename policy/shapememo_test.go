@@ -206,6 +206,9 @@ func walkCopy(e *engine.Engine, ix *registry.Index, batch any) engine.Batch {
 	b.Signals = slices.Clone(b.Signals)
 	b.Advice = slices.Clone(b.Advice)
 	b.Relevelled = slices.Clone(b.Relevelled)
+	// Work saved, as the memos' hits: the samples the walk answered from
+	// an earlier one of the batch (the memo off, it asks every time).
+	b.AdviceRepeats = 0
 	for i := range b.Advice {
 		b.Advice[i].ID = strings.Clone(b.Advice[i].ID)
 	}

@@ -41,6 +41,10 @@ type policies struct {
 
 	mu      sync.Mutex
 	retired policy.AdvisorStats // guarded by mu: counts of replaced advisors
+	// repeats are the samples the engine answered from an earlier sample
+	// of the same key in the batch (engine.Batch.AdviceRepeats), counted
+	// as memo hits.
+	repeats atomic.Int64
 
 	// findings count the policies' own IDs by (ID, level), bounded.
 	fmu      sync.Mutex
@@ -87,6 +91,14 @@ func (p *policies) AdviseKept(s *engine.Sample, dst []engine.Advice) ([]engine.A
 	return dst, false
 }
 
+// SampleKey implements engine.ShapeAdvisor.
+func (p *policies) SampleKey(s *engine.Sample) (engine.AdviceKey, bool) {
+	if a := p.cur.Load(); a != nil {
+		return a.SampleKey(s)
+	}
+	return engine.AdviceKey{}, false
+}
+
 // use puts set in force (nil: none), keeping the counts of the advisor it
 // replaces. Evaluations in flight on the old advisor when it is replaced
 // may go uncounted.
@@ -118,12 +130,16 @@ func (p *policies) stats() policy.AdvisorStats {
 	if a := p.cur.Load(); a != nil {
 		st.Add(a.Stats())
 	}
+	st.MemoHits += p.repeats.Load()
 	return st
 }
 
 // record counts one batch's policy findings under their IDs and logs the
 // first errors kept since the last batch.
 func (p *policies) record(b *engine.Batch) {
+	if b.AdviceRepeats > 0 {
+		p.repeats.Add(b.AdviceRepeats)
+	}
 	if len(b.Advice) > 0 {
 		p.fmu.Lock()
 		for i := range b.Advice {

@@ -162,3 +162,32 @@ func TestPoliciesFindingLogs(t *testing.T) {
 	assert.Equal(t, "acme_no_test_keys: key 'acme.test_run'", bodies["acme_no_test_keys"], "%v", bodies)
 	assert.Equal(t, "acme_url_credentials: key 'url.full'", bodies["acme_url_credentials"], "%v", bodies)
 }
+
+// With value-free policies only, a span sample that repeats an earlier
+// one's key in the batch is answered by the engine, and counted as a
+// policy memo hit: the evaluations and memo hits still add up to the
+// samples offered.
+func TestPoliciesTelemetryRepeats(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	cfg := withConfig(func(c *config) {
+		c.Findings.Policies = []string{"../../testbench/testdata/policy-name"}
+		c.Findings.PolicyBudgetPerSecond = 1_000_000
+	})
+	tp, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(tel), cfg, &consumertest.TracesSink{})
+	require.NoError(t, err)
+	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
+	// One batch: 1 resource, its 1 attribute, 5 spans named alike with
+	// 2 attributes each. The shape memo admits the spans' shape at its
+	// third sighting: the attributes of the first three spans are offered,
+	// the last two maps are hits. Distinct keys: resource, service.name,
+	// the span, url.full, acme.test_run: 5 evaluations. The 4 repeated
+	// spans are the engine's; the 4 repeated attributes the policies'
+	// memo's.
+	require.NoError(t, tp.ConsumeTraces(context.Background(), policySpans(5)))
+	set := attribute.NewSet(attribute.String("processor", "governance"), attribute.String("otel.signal", "traces"))
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualProcessorGovernancePolicyEvaluations(t, tel, []metricdata.DataPoint[int64]{{Attributes: set, Value: 5}}, opts...)
+	metadatatest.AssertEqualProcessorGovernancePolicyMemoHits(t, tel, []metricdata.DataPoint[int64]{{Attributes: set, Value: 4 + 4}}, opts...)
+}

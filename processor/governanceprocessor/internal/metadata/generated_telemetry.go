@@ -470,7 +470,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernancePolicyMemoHits, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_policy_memo_hits",
-		metric.WithDescription("Samples whose value-free advice policies were answered from the policies' memo; attribute maps the engine's shape memo replays, policy findings included, count as memo hits instead. [Alpha]"),
+		metric.WithDescription("Samples whose value-free advice policies were answered from the policies' memo, or by the engine from an earlier sample of the same key in the batch; attribute maps the engine's shape memo replays, policy findings included, count as memo hits instead. [Alpha]"),
 		metric.WithUnit("{sample}"),
 	)
 	errs = errors.Join(errs, err)

@@ -228,7 +228,7 @@ func AssertEqualProcessorGovernancePolicyFindings(t *testing.T, tt *componenttes
 func AssertEqualProcessorGovernancePolicyMemoHits(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_governance_policy_memo_hits",
-		Description: "Samples whose value-free advice policies were answered from the policies' memo; attribute maps the engine's shape memo replays, policy findings included, count as memo hits instead. [Alpha]",
+		Description: "Samples whose value-free advice policies were answered from the policies' memo, or by the engine from an earlier sample of the same key in the batch; attribute maps the engine's shape memo replays, policy findings included, count as memo hits instead. [Alpha]",
 		Unit:        "{sample}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

@@ -184,7 +184,9 @@ type adviceState struct {
 	// this batch (cacheOn), the findings on recent samples other than
 	// attributes by AdviceKey (adviceCache): one batch's items repeat a
 	// few span, metric and event names. Emptied with the batch: it holds
-	// the batch's names.
+	// the batch's names. An advisor whose rules change in the middle of a
+	// batch (a policy reload) has the slots filled before the change
+	// serve until the batch ends.
 	cache   [adviceCacheSlots]adviceSlot
 	cacheOn bool
 }

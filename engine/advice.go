@@ -136,8 +136,9 @@ type ShapeAdvisor interface {
 	// are shape-free now. It is asked once per Walker (per batch): false
 	// walks the batch's attribute maps in full, as with any other Advisor.
 	AttrsShapeFree() bool
-	// AdviseKept is Advise on an attribute sample, and reports whether its
-	// findings may be kept for every sample of the same shape: false when
+	// AdviseKept is Advise, and reports whether its findings may be kept
+	// for every sample of the same shape (an attribute's) or key
+	// (SampleKey's, any other sample's): false when
 	// the evaluation was skipped (a budget), failed or timed out, or the
 	// findings stopped being shape-free. A recording with any finding not
 	// kept is not inserted in the memo.
@@ -298,16 +299,23 @@ func (w *Walker) adviceFindings() {
 
 // countAdvice counts n defined findings of the Advisor in the batch.
 func (w *Walker) countAdvice(f vocab.Finding, lv vocab.Level, id string, n int64) {
-	t := w.tally.Advice
+	w.tally.Advice = addAdvice(w.tally.Advice, f, lv, id, n)
+}
+
+// addAdvice adds n findings (f, lv, id) to t, one entry per distinct
+// (f, lv, id), at most maxAdviceTallies: a batch's (Batch.Advice) and a
+// shape memo recording's (memoRec.advice).
+func addAdvice(t []AdviceTally, f vocab.Finding, lv vocab.Level, id string, n int64) []AdviceTally {
 	for i := range t {
 		if t[i].Finding == f && t[i].Level == lv && t[i].ID == id {
 			t[i].Count += n
-			return
+			return t
 		}
 	}
 	if len(t) < maxAdviceTallies {
-		w.tally.Advice = append(t, AdviceTally{Finding: f, ID: id, Level: lv, Count: n})
+		t = append(t, AdviceTally{Finding: f, ID: id, Level: lv, Count: n})
 	}
+	return t
 }
 
 // The call sites of the walk: each tests Options.Advisor and, when set,
@@ -338,12 +346,24 @@ func (w *Walker) adviseAttr(k string, v pcommon.Value, r registry.Ref) {
 }
 
 func (w *Walker) adviseAttrOn(k string, v pcommon.Value, r registry.Ref) {
+	w.attrSample(k, v, r)
+	w.advise(SampleAttribute)
+	w.attrSampleEnd()
+}
+
+// attrSample sets the attribute members of the sample: the key, its value
+// and its registry entry (none for a template's placeholder).
+func (w *Walker) attrSample(k string, v pcommon.Value, r registry.Ref) {
 	a := w.ix.Attr(r)
 	if a != nil && a.Placeholder {
 		a = nil
 	}
-	w.adv.s.Key, w.adv.s.Value, w.adv.s.Attr = k, v, a
-	w.advise(SampleAttribute)
+	s := &w.adv.s
+	s.Key, s.Value, s.Attr, s.Kind = k, v, a, SampleAttribute
+}
+
+// attrSampleEnd unsets them: the sample keeps no value of the batch.
+func (w *Walker) attrSampleEnd() {
 	w.adv.s.Key, w.adv.s.Value, w.adv.s.Attr = "", pcommon.Value{}, nil
 }
 
@@ -354,12 +374,8 @@ func (w *Walker) adviseAttrKept(k string, v pcommon.Value, r registry.Ref) (advi
 	if w.e.shape == nil || w.ctx.Location == registry.LocationScope {
 		return false, true
 	}
-	a := w.ix.Attr(r)
-	if a != nil && a.Placeholder {
-		a = nil
-	}
+	w.attrSample(k, v, r)
 	ad := &w.adv
-	ad.s.Key, ad.s.Value, ad.s.Attr, ad.s.Kind = k, v, a, SampleAttribute
 	ad.buf, keep = w.e.shape.AdviseKept(&ad.s, ad.buf[:0])
 	for i := range ad.buf {
 		// A hit replays a finding on key k (memoReplay).
@@ -368,7 +384,7 @@ func (w *Walker) adviseAttrKept(k string, v pcommon.Value, r registry.Ref) (advi
 		}
 	}
 	w.adviceFindings()
-	ad.s.Key, ad.s.Value, ad.s.Attr = "", pcommon.Value{}, nil
+	w.attrSampleEnd()
 	return true, keep
 }
 

@@ -283,7 +283,7 @@ type memoEntry struct {
 	events   []memoEvent
 	// advice are the ShapeAdvisor's findings on the map, counted at each
 	// hit (Batch.Advice); their detail is in events.
-	advice []memoAdvice
+	advice []AdviceTally
 	// work lists the positions a hit has work for: a tail, an op or an
 	// event.
 	work  []uint16
@@ -328,15 +328,6 @@ type memoEvent struct {
 	id string
 }
 
-// memoAdvice is n defined findings of a ShapeAdvisor counted in a map
-// (Walker.countAdvice).
-type memoAdvice struct {
-	f  vocab.Finding
-	lv vocab.Level
-	id string
-	n  int64
-}
-
 // memoRec records one map's walk: the walker's hooks (finding, the
 // report's key tallies) append events to it while w.rec points at it.
 type memoRec struct {
@@ -356,7 +347,7 @@ type memoRec struct {
 	// advice are the Advisor's defined findings counted (memoEntry.advice);
 	// unkept: an Advisor's findings may not be kept (AdviseKept), or a
 	// position offered to it has no type guard: not inserted.
-	advice   []memoAdvice
+	advice   []AdviceTally
 	unkept   bool
 	keyBytes int
 	// snapshot before the current position
@@ -394,16 +385,9 @@ func (r *memoRec) event(ev memoEvent) { r.events = append(r.events, ev) }
 // event, and for an Advisor's defined finding its count.
 func (r *memoRec) finding(f vocab.Finding, lv vocab.Level, subj vocab.Subject, id string) {
 	r.event(memoEvent{kind: memoFinding, f: f, lv: lv, subj: subj, id: id})
-	if f < vocab.NumFindings {
-		return
+	if f >= vocab.NumFindings {
+		r.advice = addAdvice(r.advice, f, lv, id, 1)
 	}
-	for i := range r.advice {
-		if c := &r.advice[i]; c.f == f && c.lv == lv && c.id == id {
-			c.n++
-			return
-		}
-	}
-	r.advice = append(r.advice, memoAdvice{f: f, lv: lv, id: id, n: 1})
 }
 
 // memoRelevel is n findings f that the finding rules put at level l.
@@ -685,7 +669,7 @@ func (w *Walker) memoHit(e *memoEntry) {
 func (w *Walker) memoHitAdvice(e *memoEntry) {
 	for i := range e.advice {
 		c := &e.advice[i]
-		w.countAdvice(c.f, c.lv, c.id, c.n)
+		w.countAdvice(c.Finding, c.Level, c.ID, c.Count)
 	}
 }
 
@@ -1030,7 +1014,7 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
 		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) + len(e.relevels)*int(unsafe.Sizeof(memoRelevel{})) +
 		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work) + 2*len(e.renameAt) +
-		len(e.advice)*int(unsafe.Sizeof(memoAdvice{})) + idBytes
+		len(e.advice)*int(unsafe.Sizeof(AdviceTally{})) + idBytes
 	for i := range e.ops {
 		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)
 	}
@@ -1043,11 +1027,11 @@ func (e *memoEntry) copyAdvice(rec *memoRec) int {
 	if len(rec.advice) == 0 {
 		return 0
 	}
-	e.advice = make([]memoAdvice, len(rec.advice))
+	e.advice = make([]AdviceTally, len(rec.advice))
 	n := 0
 	for i, c := range rec.advice {
-		c.id = strings.Clone(c.id)
-		n += len(c.id)
+		c.ID = strings.Clone(c.ID)
+		n += len(c.ID)
 		e.advice[i] = c
 	}
 	for i := range e.events {
@@ -1056,8 +1040,8 @@ func (e *memoEntry) copyAdvice(rec *memoRec) int {
 			continue
 		}
 		for _, c := range e.advice {
-			if c.id == ev.id {
-				ev.id = c.id
+			if c.ID == ev.id {
+				ev.id = c.ID
 				break
 			}
 		}

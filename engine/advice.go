@@ -60,6 +60,15 @@ func (k SampleKind) String() string {
 	return "invalid"
 }
 
+// SampleKinds is a set of sample kinds.
+type SampleKinds uint16
+
+// AllSampleKinds holds every sample kind.
+const AllSampleKinds = SampleKinds(1)<<NumSampleKinds - 1
+
+// Has reports whether k is in the set.
+func (s SampleKinds) Has(k SampleKind) bool { return s&(1<<k) != 0 }
+
 // Sample is one sample offered to an Advisor, with its signal's context.
 // Only the members of its Kind are set; it points into the batch and is
 // valid during the call only.
@@ -151,6 +160,13 @@ type ShapeAdvisor interface {
 	// findings were kept (AdviseKept) gets that sample's findings without
 	// a call (adviceCache).
 	SampleKey(s *Sample) (AdviceKey, bool)
+	// Kinds returns the sample kinds on which Advise can return findings
+	// now (a superset: package policy decides it from the rules'
+	// guards). The walk offers no sample of another kind: a span costs
+	// nothing when no rule can fire on spans. It is asked once per Walker,
+	// with AttrsShapeFree; the shape memo keeps the entries recorded with
+	// attributes offered apart from the others (memoAdvised).
+	Kinds() SampleKinds
 }
 
 // AdviceKey is what a ShapeAdvisor's findings on a sample other than an
@@ -190,6 +206,9 @@ type adviceState struct {
 	// serve until the batch ends.
 	cache   [adviceCacheSlots]adviceSlot
 	cacheOn bool
+	// kinds are the sample kinds offered (ShapeAdvisor.Kinds; all with
+	// any other Advisor), set by Engine.Walker.
+	kinds SampleKinds
 }
 
 // adviceSlot is one sample's key and signal and the findings kept for it.
@@ -222,6 +241,9 @@ const maxAdviceTallies = vocab.MaxDefinedFindings * int(vocab.NumLevels)
 // findings.
 func (w *Walker) advise(kind SampleKind) {
 	a := &w.adv
+	if !a.kinds.Has(kind) {
+		return
+	}
 	a.s.Kind = kind
 	if a.cacheOn && kind != SampleAttribute && w.adviceCache() {
 		return
@@ -337,7 +359,7 @@ func (w *Walker) adviseScope(s pcommon.InstrumentationScope) {
 }
 
 func (w *Walker) adviseAttr(k string, v pcommon.Value, r registry.Ref) {
-	if w.e.opts.Advisor == nil || w.ctx.Location == registry.LocationScope {
+	if w.e.opts.Advisor == nil || w.ctx.Location == registry.LocationScope || !w.adv.kinds.Has(SampleAttribute) {
 		// Weaver's samples hold no scope attributes (the scope is
 		// input.instrumentation_scope).
 		return
@@ -371,7 +393,7 @@ func (w *Walker) attrSampleEnd() {
 // (memoStep) to the ShapeAdvisor: advised reports that it was offered (the
 // scope's are not), keep that its findings may be kept in the entry.
 func (w *Walker) adviseAttrKept(k string, v pcommon.Value, r registry.Ref) (advised, keep bool) {
-	if w.e.shape == nil || w.ctx.Location == registry.LocationScope {
+	if w.e.shape == nil || w.ctx.Location == registry.LocationScope || !w.adv.kinds.Has(SampleAttribute) {
 		return false, true
 	}
 	w.attrSample(k, v, r)
@@ -403,14 +425,16 @@ func (w *Walker) adviseSpan(sp ptrace.Span) {
 
 func (w *Walker) adviseSpanOn(sp ptrace.Span) {
 	w.adviseSignal("span", sp.Name(), nil)
-	w.adv.s.Span = sp
-	w.advise(SampleSpan)
+	if w.adv.kinds.Has(SampleSpan) {
+		w.adv.s.Span = sp
+		w.advise(SampleSpan)
+	}
 }
 
 // adviseOn sets one member of the sample (a span event, link, data point
 // or exemplar of the current signal) and offers it as kind.
 func adviseOn[T any](w *Walker, kind SampleKind, member *T, v T) {
-	if w.e.opts.Advisor == nil {
+	if w.e.opts.Advisor == nil || !w.adv.kinds.Has(kind) {
 		return
 	}
 	*member = v
@@ -426,8 +450,10 @@ func (w *Walker) adviseMetric(m pmetric.Metric) {
 
 func (w *Walker) adviseMetricOn(m pmetric.Metric) {
 	w.adviseSignal("metric", m.Name(), w.ix.MetricGroup(m.Name()))
-	w.adv.s.Metric = m
-	w.advise(SampleMetric)
+	if w.adv.kinds.Has(SampleMetric) {
+		w.adv.s.Metric = m
+		w.advise(SampleMetric)
+	}
 }
 
 func (w *Walker) adviseLog(lr plog.LogRecord) {
@@ -443,8 +469,10 @@ func (w *Walker) adviseLogOn(lr plog.LogRecord) {
 		g = w.ix.EventGroup(name)
 	}
 	w.adviseSignal("log", lr.EventName(), g)
-	w.adv.s.Log = lr
-	w.advise(SampleLog)
+	if w.adv.kinds.Has(SampleLog) {
+		w.adv.s.Log = lr
+		w.advise(SampleLog)
+	}
 }
 
 // FindingID is the finding's ID: ID for a defined finding, Weaver's name

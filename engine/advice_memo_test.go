@@ -33,7 +33,12 @@ type shapeAdvisor struct {
 	calls atomic.Int64
 	// spans counts the span samples offered.
 	spans atomic.Int64
+	// kinds is Kinds' answer; offered counts the samples offered by kind.
+	kinds   atomic.Uint32
+	offered [NumSampleKinds]atomic.Int64
 }
+
+var _ ShapeAdvisor = (*shapeAdvisor)(nil)
 
 // The fake's defined findings.
 const (
@@ -64,10 +69,13 @@ func fakeHash(k string) uint32 {
 func newShapeAdvisor() *shapeAdvisor {
 	a := &shapeAdvisor{}
 	a.free.Store(true)
+	a.kinds.Store(uint32(AllSampleKinds))
 	return a
 }
 
 func (a *shapeAdvisor) AttrsShapeFree() bool { return a.free.Load() }
+
+func (a *shapeAdvisor) Kinds() SampleKinds { return SampleKinds(a.kinds.Load()) } //nolint:gosec // holds a SampleKinds
 
 func (a *shapeAdvisor) Advise(s *Sample, dst []Advice) []Advice {
 	dst, _ = a.AdviseKept(s, dst)
@@ -82,6 +90,9 @@ func unkeepable(s *Sample) bool {
 }
 
 func (a *shapeAdvisor) AdviseKept(s *Sample, dst []Advice) ([]Advice, bool) {
+	if s.Kind < NumSampleKinds {
+		a.offered[s.Kind].Add(1)
+	}
 	ad := func(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name string) {
 		id := fakeIDs[f]
 		if f < vocab.NumFindings {
@@ -229,6 +240,92 @@ func TestAdviceCacheRepeats(t *testing.T) {
 	}
 	assert.Equal(t, int64(15), count("fake_select"))
 	assert.Equal(t, int64(4), count("fake_points"))
+}
+
+// A ShapeAdvisor's Kinds decide what the walk offers: with the kinds the
+// fake's rules can fire on (attribute, span, metric), every other sample
+// goes unoffered and the findings are those of all kinds offered; without
+// spans, no span is offered and the span findings go; without attributes,
+// no attribute is offered, the shape memo still hits, and the attribute
+// findings go.
+func TestAdvisorKinds(t *testing.T) {
+	td := enginetest.GenTraces(30, enginetest.MixRealistic)
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for i := range spans.Len() {
+		if i%3 == 0 {
+			spans.At(i).SetName("SELECT")
+		}
+		spans.At(i).Events().AppendEmpty().SetName("exception")
+		spans.At(i).Links().AppendEmpty()
+	}
+	twire := enginetest.TracesBytes(td)
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	for i := range 6 {
+		m := ms.AppendEmpty()
+		m.SetName(fmt.Sprintf("app.metric.m1%d", i%2)) // len 14: the fake's unit finding
+		m.SetUnit("1")
+		m.SetEmptyGauge().DataPoints().AppendEmpty().SetDoubleValue(0.5)
+	}
+	walk := func(kinds SampleKinds) (Batch, *shapeAdvisor, MemoStats) {
+		a := newShapeAdvisor()
+		a.kinds.Store(uint32(kinds))
+		opts := defaultOptions()
+		opts.Findings, opts.Detail, opts.Advisor = true, true, a
+		e, ix := newTestEngine(t, opts)
+		var b Batch
+		for range 4 { // the memo admits shapes on a later sighting
+			w := e.Walker(ix, true)
+			w.Traces(enginetest.UnmarshalTraces(twire))
+			mc := pmetric.NewMetrics()
+			md.CopyTo(mc)
+			w.Metrics(mc)
+			b = *w.Batch()
+			b.Advice = slices.Clone(b.Advice)
+			b.Findings = slices.Clone(b.Findings)
+			b.Services = slices.Clone(b.Services)
+			e.Release(w)
+		}
+		return b, a, e.MemoStats()
+	}
+	all, allAdv, _ := walk(AllSampleKinds)
+	require.NotZero(t, allAdv.offered[SampleSpanEvent].Load())
+	require.NotZero(t, allAdv.offered[SampleNumberDataPoint].Load())
+	firing := SampleKinds(1<<SampleAttribute | 1<<SampleSpan | 1<<SampleMetric)
+	got, adv, _ := walk(firing)
+	assert.Equal(t, all.Advice, got.Advice)
+	assert.Equal(t, all.Findings, got.Findings)
+	assert.Equal(t, all.Services, got.Services)
+	for k := range NumSampleKinds {
+		if !firing.Has(k) {
+			assert.Zero(t, adv.offered[k].Load(), "%s offered", k)
+		} else {
+			assert.NotZero(t, adv.offered[k].Load(), "%s not offered", k)
+		}
+	}
+	count := func(b Batch, id string) (n int64) {
+		for _, at := range b.Advice {
+			if at.ID == id {
+				n += at.Count
+			}
+		}
+		return n
+	}
+	require.NotZero(t, count(all, "fake_select"))
+	require.NotZero(t, count(all, "fake_long_key"))
+	require.NotZero(t, count(all, "fake_unit"))
+
+	noSpans, adv, _ := walk(firing &^ (1 << SampleSpan))
+	assert.Zero(t, adv.offered[SampleSpan].Load())
+	assert.Zero(t, count(noSpans, "fake_select"))
+	assert.Equal(t, count(all, "fake_long_key"), count(noSpans, "fake_long_key"))
+
+	noAttrs, adv, st := walk(firing &^ (1 << SampleAttribute))
+	assert.Zero(t, adv.offered[SampleAttribute].Load())
+	assert.Zero(t, count(noAttrs, "fake_long_key"))
+	assert.Equal(t, count(all, "fake_select"), count(noAttrs, "fake_select"))
+	assert.Equal(t, count(all, "fake_unit"), count(noAttrs, "fake_unit"))
+	assert.NotZero(t, st.Hits)
 }
 
 // The memo is on with a ShapeAdvisor, and off with an Advisor that is not

@@ -294,6 +294,10 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	w.ix = ix
 	w.memoOn = e.memo != nil && (e.opts.Advisor == nil || e.shape.AttrsShapeFree())
 	w.adv.cacheOn = e.shape != nil && w.memoOn
+	w.adv.kinds = AllSampleKinds
+	if e.shape != nil {
+		w.adv.kinds = e.shape.Kinds()
+	}
 	if e.memo != nil {
 		e.memo.use(ix)
 	}

@@ -28,8 +28,9 @@ import (
 // The shape is the map's key sequence, in its context (memoCtx): the
 // registry.Context (location, span kind, metric name, span name: what a
 // rename target depends on), the definition the item is checked against
-// and the group check's flags (active, resource, guard, quiet), and whether
-// the batch is writable. Nothing else that checkKey reads varies within
+// and the group check's flags (active, resource, guard, quiet), whether
+// the batch is writable, and whether a ShapeAdvisor is offered the
+// attributes (ShapeAdvisor.Kinds). Nothing else that checkKey reads varies within
 // one Engine and one registry Index. A position whose value check depends
 // only on the value's type (a conforming scalar, an unknown key, a plain
 // deprecated rename) is memoized with that type as a guard: a map whose
@@ -229,6 +230,9 @@ const (
 	memoGuarding
 	memoQuiet
 	memoMutate
+	// memoAdvised: the ShapeAdvisor is offered the attributes
+	// (ShapeAdvisor.Kinds).
+	memoAdvised
 )
 
 func (w *Walker) memoContext() memoCtx {
@@ -255,6 +259,9 @@ func (w *Walker) memoContext() memoCtx {
 	}
 	if w.e.shape != nil {
 		mc.group = w.adv.s.Group
+		if w.adv.kinds.Has(SampleAttribute) {
+			mc.flags |= memoAdvised
+		}
 	}
 	return mc
 }

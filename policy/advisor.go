@@ -171,6 +171,10 @@ func (a *Advisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice 
 // all value-free.
 func (a *Advisor) AttrsShapeFree() bool { return a.s.dep == nil }
 
+// Kinds implements engine.ShapeAdvisor: the sample kinds some policy of
+// the Set can fire on (Set.FiresOn).
+func (a *Advisor) Kinds() engine.SampleKinds { return a.s.firesOn }
+
 // AdviseKept implements engine.ShapeAdvisor: the findings may be kept
 // unless the budget skipped an evaluation or one failed.
 func (a *Advisor) AdviseKept(s *engine.Sample, dst []engine.Advice) ([]engine.Advice, bool) {

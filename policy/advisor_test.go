@@ -135,7 +135,7 @@ func TestAdvisorBudget(t *testing.T) {
 	require.NoError(t, err)
 	s := load(t, ix, policy.Options{}, "testdata/example")
 	now := time.Unix(1000, 0)
-	a := policy.NewAdvisor(s, policy.AdvisorOptions{BudgetPerSecond: 4, Now: func() time.Time { return now }})
+	a := policy.NewAdvisor(s, policy.AdvisorOptions{BudgetPerSecond: 2, Now: func() time.Time { return now }})
 	e := readOnlyEngine(a, false)
 	td := ptrace.NewTraces()
 	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
@@ -151,25 +151,28 @@ func TestAdvisorBudget(t *testing.T) {
 		}
 		return n
 	}
-	// 4 samples (resource, span, 2 attributes), each a value-free group
-	// (memo) and a value-dependent one. The memo's misses spend the budget
-	// too: the resource and the span take all 4, both attributes are
-	// skipped (4 skips).
-	assert.Empty(t, walk())
-	assert.Equal(t, int64(4), a.Stats().BudgetSkips)
-	// The same second: resource and span answer from the memo, every
-	// evaluation is skipped (6).
-	assert.Empty(t, walk(), "the budget of this second is spent")
-	assert.Equal(t, int64(10), a.Stats().BudgetSkips)
-	// A new second: the memo answers resource and span, whose value rules
-	// take 2; acme.test_run takes the other 2 (its name rule fires);
-	// url.full is skipped (2).
+	// The examples fire on attributes only (Set.FiresOn): 2 samples, each
+	// a value-free group (memo) and a value-dependent one. The memo's
+	// misses spend the budget too: acme.test_run takes both (its name rule
+	// fires), url.full is skipped (2 skips).
+	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1}, walk())
+	assert.Equal(t, int64(2), a.Stats().BudgetSkips)
+	// The same second: acme.test_run's name rule answers from the memo
+	// without budget; every evaluation is skipped (3).
+	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1}, walk(), "the budget of this second is spent")
+	assert.Equal(t, int64(5), a.Stats().BudgetSkips)
+	// A new second: acme.test_run's value rule takes 1, url.full's name
+	// rule the other; url.full's value rule is skipped (1).
 	now = now.Add(time.Second)
 	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1}, walk())
-	assert.Equal(t, int64(12), a.Stats().BudgetSkips)
-	// The same second: acme.test_run's name rule answers from the memo
-	// without budget.
+	assert.Equal(t, int64(6), a.Stats().BudgetSkips)
+	// The same second: both name rules answer from the memo, both value
+	// rules are skipped (2).
 	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1}, walk())
-	assert.Equal(t, int64(17), a.Stats().BudgetSkips)
+	assert.Equal(t, int64(8), a.Stats().BudgetSkips)
+	// A new second: both value rules run; url.full's fires.
+	now = now.Add(time.Second)
+	assert.Equal(t, map[string]int64{"acme_no_test_keys": 1, "acme_url_credentials": 1}, walk())
+	assert.Equal(t, int64(8), a.Stats().BudgetSkips)
 	assert.Positive(t, a.Stats().MemoHits)
 }

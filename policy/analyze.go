@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/otelgov/otelcol-governance/engine"
 )
 
 // The analysis decides, from a compiled policy's references, whether it
@@ -172,7 +174,7 @@ func split(parsed, compiled map[string]*ast.Module, mods []Module) (free, dep ma
 	crossed := false
 	for g := range 2 {
 		for n := range refsIn[g] {
-			if n != "deny" && defsIn[1-g][n] && !defsIn[g][n] {
+			if n != denyRule && defsIn[1-g][n] && !defsIn[g][n] {
 				crossed = true
 			}
 		}
@@ -189,4 +191,81 @@ func split(parsed, compiled map[string]*ast.Module, mods []Module) (free, dep ma
 		}
 	}
 	return free, dep
+}
+
+// The second analysis decides on which sample kinds a policy's deny rules
+// can fire, so that the engine offers no sample of another kind
+// (engine.ShapeAdvisor.Kinds): Weaver's otel.rego fires on attributes and
+// metrics only, and a span then costs nothing.
+//
+// input.sample holds one member, the sample's kind. A deny rule whose body
+// has an expression, not negated and without with, of which a term is a
+// reference under input.sample.<kind> (the whole expression, as in
+// `input.sample.attribute`, or an operand, as in
+// `contains(input.sample.attribute.name, "x")`) is undefined on a sample of
+// any other kind: every expression with an undefined operand is. Such a
+// rule fires on that kind only. Any other deny rule (no such expression, or
+// one only inside a comprehension, a negation, every or a helper rule) may
+// fire on every kind.
+
+// engineKinds are the engine's sample kinds by Weaver's names.
+var engineKinds = func() map[string]engine.SampleKind {
+	m := make(map[string]engine.SampleKind, engine.NumSampleKinds)
+	for k := range engine.NumSampleKinds {
+		m[k.String()] = k
+	}
+	return m
+}()
+
+// firesOn returns the sample kinds on which m's deny rules can fire.
+func firesOn(m *ast.Module) engine.SampleKinds {
+	var ks engine.SampleKinds
+	for _, r := range m.Rules {
+		if ref := r.Head.Ref(); len(ref) > 0 && ref[0].Value.Compare(ast.Var(denyRule)) == 0 {
+			ks |= ruleFiresOn(r)
+		}
+	}
+	return ks
+}
+
+// ruleFiresOn returns the sample kinds on which one deny rule can fire.
+func ruleFiresOn(r *ast.Rule) engine.SampleKinds {
+	for _, e := range r.Body {
+		if e.Negated || len(e.With) > 0 {
+			continue
+		}
+		var terms []*ast.Term
+		switch ts := e.Terms.(type) {
+		case *ast.Term:
+			terms = []*ast.Term{ts}
+		case []*ast.Term:
+			if len(ts) > 1 {
+				terms = ts[1:] // the operands; ts[0] is the operator
+			}
+		}
+		for _, t := range terms {
+			if k, ok := sampleKindOf(t); ok {
+				return 1 << k
+			}
+		}
+	}
+	return engine.AllSampleKinds
+}
+
+// sampleKindOf returns the kind of sample a reference under
+// input.sample.<kind> requires.
+func sampleKindOf(t *ast.Term) (engine.SampleKind, bool) {
+	r, ok := t.Value.(ast.Ref)
+	if !ok || !r.HasPrefix(ast.InputRootRef) || len(r) < 3 {
+		return 0, false
+	}
+	if s, ok := r[1].Value.(ast.String); !ok || s != "sample" {
+		return 0, false
+	}
+	s, ok := r[2].Value.(ast.String)
+	if !ok {
+		return 0, false
+	}
+	k, ok := engineKinds[string(s)]
+	return k, ok
 }

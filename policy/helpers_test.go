@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/otlpfile"
 	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
@@ -66,7 +67,13 @@ func readOTLP(t testing.TB, name string, fn func(*otlpfile.Record)) {
 func countIDs(t testing.TB, s *policy.Set, ix *registry.Index, name string) map[string]int {
 	t.Helper()
 	n := map[string]int{}
-	emit := func(ev *policy.Event) { n[ev.ID]++ }
+	walkSuite(t, s, ix, name, func(ev *policy.Event) { n[ev.ID]++ })
+	return n
+}
+
+// walkSuite runs s over a suite OTLP file.
+func walkSuite(t testing.TB, s *policy.Set, ix *registry.Index, name string, emit policy.Emit) {
+	t.Helper()
 	ctx := context.Background()
 	readOTLP(t, name, func(r *otlpfile.Record) {
 		switch r.Kind {
@@ -80,5 +87,22 @@ func countIDs(t testing.TB, s *policy.Set, ix *registry.Index, name string) map[
 			t.Fatalf("unknown record in %s", name)
 		}
 	})
-	return n
+}
+
+// firedKinds runs s over a suite OTLP file and returns, by finding ID, the
+// engine's sample kinds it fired on (a scope sample, which the engine does
+// not offer, as every kind).
+func firedKinds(t testing.TB, s *policy.Set, ix *registry.Index, name string) map[string]engine.SampleKinds {
+	t.Helper()
+	out := map[string]engine.SampleKinds{}
+	walkSuite(t, s, ix, name, func(ev *policy.Event) {
+		ks := engine.AllSampleKinds
+		for k := range engine.NumSampleKinds {
+			if k.String() == ev.Sample.String() {
+				ks = 1 << k
+			}
+		}
+		out[ev.ID] |= ks
+	})
+	return out
 }

@@ -22,14 +22,18 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // Package is the Rego package of advice policies, as in Weaver.
 const Package = "live_check_advice"
 
-// query is the rule Weaver evaluates.
-const query = "data." + Package + ".deny"
+// denyRule is the rule Weaver evaluates, query its reference.
+const (
+	denyRule = "deny"
+	query    = "data." + Package + "." + denyRule
+)
 
 // Defaults of Options.
 const (
@@ -115,6 +119,9 @@ type Module struct {
 	// Why names the first reference that made the policy value-dependent
 	// ("" when it is value-free), with its file:line.
 	Why string
+	// FiresOn are the sample kinds on which the policy's deny rules can
+	// fire (analyze.go): the collector offers no sample of another kind.
+	FiresOn engine.SampleKinds
 }
 
 // Set is a compiled set of policies against one registry. It is safe for
@@ -128,6 +135,8 @@ type Set struct {
 	ids       *IDs
 	memo      *memo
 	n         counters
+	// firesOn are the sample kinds some policy can fire on.
+	firesOn engine.SampleKinds
 }
 
 // Modules are the loaded policies in file order.
@@ -135,6 +144,10 @@ func (s *Set) Modules() []Module { return slices.Clone(s.modules) }
 
 // IDs is the catalog of the finding IDs the policies reported.
 func (s *Set) IDs() *IDs { return s.ids }
+
+// FiresOn returns the sample kinds on which some policy's deny rules can
+// fire: on a sample of another kind, every policy's deny is empty.
+func (s *Set) FiresOn() engine.SampleKinds { return s.firesOn }
 
 // HasValueFree reports whether some policies are memoized.
 func (s *Set) HasValueFree() bool { return s.free != nil }
@@ -237,6 +250,9 @@ func Compile(ix *registry.Index, opts Options, srcs ...Source) (*Set, error) {
 	}
 	freeSrc, depSrc := split(parsed, compiled, mods)
 	s.modules = mods
+	for _, m := range mods {
+		s.firesOn |= m.FiresOn
+	}
 	ctx := context.Background()
 	store := inmem.NewFromObject(data)
 	if len(freeSrc) > 0 {
@@ -286,7 +302,7 @@ func compileModules(srcs []Source) (parsed, compiled map[string]*ast.Module, mod
 	mods = make([]Module, 0, len(files))
 	for _, f := range files {
 		why := readsValues(c.Modules[f])
-		mods = append(mods, Module{File: f, ReadsValues: why != "", Why: why})
+		mods = append(mods, Module{File: f, ReadsValues: why != "", Why: why, FiresOn: firesOn(c.Modules[f])})
 	}
 	return parsed, c.Modules, mods, nil
 }

@@ -83,6 +83,14 @@ func (p *policies) AttrsShapeFree() bool {
 	return a != nil && a.AttrsShapeFree()
 }
 
+// Kinds implements engine.ShapeAdvisor: none without a set in force.
+func (p *policies) Kinds() engine.SampleKinds {
+	if a := p.cur.Load(); a != nil {
+		return a.Kinds()
+	}
+	return 0
+}
+
 // AdviseKept implements engine.ShapeAdvisor.
 func (p *policies) AdviseKept(s *engine.Sample, dst []engine.Advice) ([]engine.Advice, bool) {
 	if a := p.cur.Load(); a != nil {

@@ -2,6 +2,8 @@ package governanceprocessor
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -77,16 +79,17 @@ func TestPoliciesTelemetry(t *testing.T) {
 		{Attributes: set(proc, sig, pf("acme_no_test_keys"), lv), Value: 3},
 		{Attributes: set(proc, sig, pf("acme_url_credentials"), attribute.String("level", "improvement")), Value: 3},
 	}, opts...)
-	// Samples: 1 resource, its 1 attribute, 3 spans, 2 attributes each:
-	// 11. The value-free group is evaluated once per distinct key
-	// (resource, service.name, span GET /cart, url.full, acme.test_run: 5)
-	// and answered from the memo for the other 6; the value-dependent
-	// group is evaluated on all 11.
+	// Samples offered: the policies fire on attributes only
+	// (policy.Set.FiresOn), so the resource's 1 attribute and the 3 spans'
+	// 2 attributes each: 7. The value-free group is evaluated once per
+	// distinct key (service.name, url.full, acme.test_run: 3) and answered
+	// from the memo for the other 4; the value-dependent group is
+	// evaluated on all 7.
 	metadatatest.AssertEqualProcessorGovernancePolicyMemoHits(t, tel, []metricdata.DataPoint[int64]{
-		{Attributes: set(proc, sig), Value: 6},
+		{Attributes: set(proc, sig), Value: 4},
 	}, opts...)
 	metadatatest.AssertEqualProcessorGovernancePolicyEvaluations(t, tel, []metricdata.DataPoint[int64]{
-		{Attributes: set(proc, sig), Value: 5 + 11},
+		{Attributes: set(proc, sig), Value: 3 + 7},
 	}, opts...)
 }
 
@@ -98,23 +101,23 @@ func TestPoliciesBudget(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	cfg := withConfig(func(c *config) {
 		c.Findings.Policies = []string{"testdata/policies"}
-		c.Findings.PolicyBudgetPerSecond = 12
+		c.Findings.PolicyBudgetPerSecond = 8
 	})
 	g := newTestGovernor(t, cfg, 0, tel.NewTelemetrySettings())
 	require.NotNil(t, g.pol)
 	// A fixed clock: one second's budget.
 	now := time.Unix(1000, 0)
-	a := policy.NewAdvisor(g.pol.cur.Load().Set(), policy.AdvisorOptions{BudgetPerSecond: 12, Now: func() time.Time { return now }})
+	a := policy.NewAdvisor(g.pol.cur.Load().Set(), policy.AdvisorOptions{BudgetPerSecond: 8, Now: func() time.Time { return now }})
 	g.pol.cur.Store(a)
 	_, err := g.processTraces(context.Background(), policySpans(3))
 	require.NoError(t, err)
-	// In order: the resource, service.name, the first span, url.full and
-	// acme.test_run miss the memo and take 2 each (10); the second span's
-	// value rule and its url.full's take the last 2; the value rules of
-	// the rest (acme.test_run of span 2, span 3 and its 2 attributes) are
-	// skipped.
+	// The policies fire on attributes only (policy.Set.FiresOn): the
+	// resource and the spans are not offered. In order: service.name,
+	// url.full and acme.test_run miss the memo and take 2 each (6); the
+	// second span's attributes' value rules take the last 2; the value
+	// rules of span 3's 2 attributes are skipped.
 	st := g.pol.stats()
-	assert.Equal(t, int64(4), st.BudgetSkips)
+	assert.Equal(t, int64(2), st.BudgetSkips)
 	n := map[string]int64{}
 	for k, c := range g.pol.findings {
 		n[k.id] += c.n.Load()
@@ -170,8 +173,23 @@ func TestPoliciesFindingLogs(t *testing.T) {
 func TestPoliciesTelemetryRepeats(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	// The README's name rule and one on span names: the policies fire on
+	// attributes and spans (policy.Set.FiresOn), so the resource is not
+	// offered.
+	dir := t.TempDir()
+	rule, err := os.ReadFile("../../testbench/testdata/policy-name/acme_names.rego")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "names.rego"), rule, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "spans.rego"), []byte(`package live_check_advice
+
+import rego.v1
+
+deny contains {"id": "acme_span_tmp", "level": "improvement", "message": "m", "context": {}} if {
+	startswith(input.sample.span.name, "tmp ")
+}
+`), 0o600))
 	cfg := withConfig(func(c *config) {
-		c.Findings.Policies = []string{"../../testbench/testdata/policy-name"}
+		c.Findings.Policies = []string{dir}
 		c.Findings.PolicyBudgetPerSecond = 1_000_000
 	})
 	tp, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(tel), cfg, &consumertest.TracesSink{})
@@ -181,13 +199,12 @@ func TestPoliciesTelemetryRepeats(t *testing.T) {
 	// One batch: 1 resource, its 1 attribute, 5 spans named alike with
 	// 2 attributes each. The shape memo admits the spans' shape at its
 	// third sighting: the attributes of the first three spans are offered,
-	// the last two maps are hits. Distinct keys: resource, service.name,
-	// the span, url.full, acme.test_run: 5 evaluations. The 4 repeated
-	// spans are the engine's; the 4 repeated attributes the policies'
-	// memo's.
+	// the last two maps are hits. Distinct keys: service.name, the span,
+	// url.full, acme.test_run: 4 evaluations. The 4 repeated spans are the
+	// engine's; the 4 repeated attributes the policies' memo's.
 	require.NoError(t, tp.ConsumeTraces(context.Background(), policySpans(5)))
 	set := attribute.NewSet(attribute.String("processor", "governance"), attribute.String("otel.signal", "traces"))
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
-	metadatatest.AssertEqualProcessorGovernancePolicyEvaluations(t, tel, []metricdata.DataPoint[int64]{{Attributes: set, Value: 5}}, opts...)
+	metadatatest.AssertEqualProcessorGovernancePolicyEvaluations(t, tel, []metricdata.DataPoint[int64]{{Attributes: set, Value: 4}}, opts...)
 	metadatatest.AssertEqualProcessorGovernancePolicyMemoHits(t, tel, []metricdata.DataPoint[int64]{{Attributes: set, Value: 4 + 4}}, opts...)
 }

@@ -1,0 +1,96 @@
+package policy_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/policy"
+)
+
+const finding = `{"id": "f", "level": "violation", "message": "m", "context": {}}`
+
+// firesOnCases are policies whose deny rules fire on some sample kinds
+// (guarded), or on any (the analysis cannot tell): the kinds
+// Set.FiresOn must report.
+var firesOnCases = []struct {
+	name, text string
+	want       engine.SampleKinds
+}{
+	{"existence", `deny contains ` + finding + ` if { input.sample.span }`, 1 << engine.SampleSpan},
+	{"operand", `deny contains ` + finding + ` if { startswith(input.sample.metric.name, "") }`, 1 << engine.SampleMetric},
+	{"assignment", `deny contains ` + finding + ` if { n := input.sample.log.event_name; n == "" }`, 1 << engine.SampleLog},
+	{"comparison", `deny contains ` + finding + ` if { input.sample.attribute.name != "" }`, 1 << engine.SampleAttribute},
+	{"two rules", `deny contains ` + finding + ` if { input.sample.attribute }
+deny contains ` + finding + ` if { input.sample.span_event }`, 1<<engine.SampleAttribute | 1<<engine.SampleSpanEvent},
+	{"negated", `deny contains ` + finding + ` if { not input.sample.span }`, engine.AllSampleKinds},
+	{"comprehension", `deny contains ` + finding + ` if { count([1 | input.sample.span]) == 0 }`, engine.AllSampleKinds},
+	{"helper rule", `is_span if input.sample.span
+deny contains ` + finding + ` if { not is_span }`, engine.AllSampleKinds},
+	{"helper rule guard", `is_span if input.sample.span
+deny contains ` + finding + ` if { is_span }`, engine.AllSampleKinds},
+	{"no guard", `deny contains ` + finding + ` if { input.registry_group == null }`, engine.AllSampleKinds},
+	{"every sample", `deny contains ` + finding + ` if { true }`, engine.AllSampleKinds},
+	{"not a kind", `deny contains ` + finding + ` if { not input.sample.instrumentation }`, engine.AllSampleKinds},
+	{"with", `deny contains ` + finding + ` if { input.sample.span with input.sample as {"span": {}}; input.sample.attribute }`, 1 << engine.SampleAttribute},
+	{"helper only", `not_deny contains ` + finding + ` if { true }
+deny contains ` + finding + ` if { input.sample.resource }`, 1 << engine.SampleResource},
+}
+
+func TestFiresOn(t *testing.T) {
+	ix := suiteRegistry(t, "comprehensive")
+	for _, tc := range firesOnCases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := source(t, ix, policy.Options{}, "package live_check_advice\n\nimport rego.v1\n\n"+tc.text+"\n")
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, s.FiresOn(), "got %s", kindNames(s.FiresOn()))
+		})
+	}
+	s := load(t, ix, policy.Options{}, weaverPolicies+"/default")
+	assert.Equal(t, engine.SampleKinds(1<<engine.SampleAttribute|1<<engine.SampleMetric), s.FiresOn(), "otel.rego: %s", kindNames(s.FiresOn()))
+	s = load(t, ix, policy.Options{}, weaverPolicies+"/default", "testdata/example")
+	assert.Equal(t, engine.SampleKinds(1<<engine.SampleAttribute|1<<engine.SampleMetric), s.FiresOn(), "otel.rego and the examples")
+}
+
+// On every sample of the suite's telemetry, a policy fires on the kinds
+// FiresOn reports only: Weaver's policies, the examples and the cases
+// above, evaluated in full (Set's walk offers every sample).
+func TestFiresOnSound(t *testing.T) {
+	ix := suiteRegistry(t, "comprehensive")
+	sets := map[string]*policy.Set{}
+	for _, d := range []string{"default", "live_check_advice"} { // entity_advice needs data the suite has not (TestWeaverEntityPolicy)
+		sets[d] = load(t, ix, policy.Options{}, filepath.Join(weaverPolicies, d))
+	}
+	sets["example"] = load(t, ix, policy.Options{}, "testdata/example")
+	for _, tc := range firesOnCases {
+		s, err := source(t, ix, policy.Options{}, "package live_check_advice\n\nimport rego.v1\n\n"+tc.text+"\n")
+		require.NoError(t, err)
+		sets[tc.name] = s
+	}
+	files, err := os.ReadDir(filepath.Join(suite, "otlp"))
+	require.NoError(t, err)
+	for name, s := range sets {
+		fired := engine.SampleKinds(0)
+		for _, f := range files {
+			for id, kinds := range firedKinds(t, s, ix, f.Name()) {
+				fired |= kinds
+				assert.Equal(t, kinds, kinds&s.FiresOn(), "%s: %s fired on %s, FiresOn %s", name, id, kindNames(kinds), kindNames(s.FiresOn()))
+			}
+		}
+		assert.NotZero(t, fired, "%s fired on no sample of the suite", name)
+	}
+}
+
+func kindNames(ks engine.SampleKinds) []string {
+	var out []string
+	for k := range engine.NumSampleKinds {
+		if ks.Has(k) {
+			out = append(out, k.String())
+		}
+	}
+	return out
+}

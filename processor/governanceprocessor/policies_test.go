@@ -179,7 +179,7 @@ func TestPoliciesTelemetryRepeats(t *testing.T) {
 	dir := t.TempDir()
 	rule, err := os.ReadFile("../../testbench/testdata/policy-name/acme_names.rego")
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "names.rego"), rule, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "names.rego"), rule, 0o600)) //nolint:gosec // a test's temporary directory
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "spans.rego"), []byte(`package live_check_advice
 
 import rego.v1

@@ -197,9 +197,14 @@ type Engine struct {
 	// collects garbage often at line rate, every collection empties a
 	// sync.Pool, and a new walker costs about 20 KB of allocation and
 	// zeroing, its caches cold: a fixed cost per batch that a free list
-	// bounded by maxIdleWalkers avoids.
+	// bounded by maxIdle avoids.
 	mu      sync.Mutex
-	walkers []*Walker
+	walkers []*Walker // guarded by mu
+	// maxIdle bounds walkers: maxIdleWalkersPerProc per GOMAXPROCS thread
+	// when the engine was made. runtime.GOMAXPROCS takes the scheduler's
+	// lock, too dear per batch (7% of a one-span batch's fixed cost), and
+	// a bound of idle walkers need not follow a later change.
+	maxIdle int
 	// memo is the shape memo (memo.go); nil turns it off (tests compare
 	// the walk without it).
 	memo *memo
@@ -243,6 +248,7 @@ func New(opts Options) *Engine {
 		e.levels[f] = vocab.DefaultLevel(vocab.Finding(f))
 	}
 	e.findingRules = newRuleTable(opts.Rules, &e.levels)
+	e.maxIdle = maxIdleWalkersPerProc * runtime.GOMAXPROCS(0)
 	e.extended = opts.Profile == vocab.ProfileExtended
 	e.shape, _ = opts.Advisor.(ShapeAdvisor)
 	if opts.Advisor == nil || e.shape != nil {
@@ -314,7 +320,7 @@ func (e *Engine) Release(w *Walker) {
 	w.memoHits, w.memoMisses = 0, 0
 	w.reset()
 	e.mu.Lock()
-	if len(e.walkers) < maxIdleWalkersPerProc*runtime.GOMAXPROCS(0) {
+	if len(e.walkers) < e.maxIdle {
 		e.walkers = append(e.walkers, w)
 	}
 	e.mu.Unlock()

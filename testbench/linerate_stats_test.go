@@ -30,22 +30,24 @@ func TestMedianCI95(t *testing.T) {
 	assert.Equal(t, [2]float64{6, 15}, [2]float64{lo, hi})
 }
 
-// A session of 7 rounds where governance costs 0.5 µs/span over bare and
-// bare2 differs from bare by at most 0.02: the figures are the paired
-// medians, a failed run is left out and counted, and the floor resolves 1%.
+// A session of 7 rounds where governance costs 0.5 µs/span over bare,
+// policies 0.00–0.03 over governance, and bare2 differs from bare by at
+// most 0.02: the figures are the paired medians, a failed run is left out
+// and counted, and the floor resolves 1%.
 func TestLineRateSummary(t *testing.T) {
 	l := LineRate{
 		Options:   LineOptions{Rounds: 7, CollectorCPU: "0", ClientCPU: "1"},
 		Workloads: LineWorkloads[:1],
-		Variants:  LineVariants(nil)[:3],
+		Variants:  append(LineVariants(nil)[:3], PoliciesVariant([]string{"/p"})),
 	}
 	noise := []float64{0.01, -0.02, 0.0, 0.02, -0.01, 0.01, 0.0}
+	policies := []float64{0.02, 0.01, 0.03, 0.02, 0.0, 0.02, 0.01}
 	for round := range 7 {
 		bare := 4.0 + 0.1*float64(round) // drifts from round to round
 		for _, v := range []struct {
 			name string
 			us   float64
-		}{{VariantBare, bare}, {VariantBare2, bare + noise[round]}, {VariantGovernance, bare + 0.5}} {
+		}{{VariantBare, bare}, {VariantBare2, bare + noise[round]}, {VariantGovernance, bare + 0.5}, {VariantPolicies, bare + 0.5 + policies[round]}} {
 			l.Runs = append(l.Runs, LineRun{Workload: "conforming", Variant: v.name, Round: round, Spans: 1000, CPUPerSpanUS: v.us})
 		}
 	}
@@ -65,13 +67,22 @@ func TestLineRateSummary(t *testing.T) {
 	assert.InDelta(t, 0.0, floor.DeltaUS, 1e-9)
 	assert.InDelta(t, -0.02, floor.MinUS, 1e-9)
 	assert.InDelta(t, 0.02, floor.MaxUS, 1e-9)
+	p := r.Over[VariantPolicies]
+	assert.InDelta(t, 0.02, p.DeltaUS, 1e-9, "paired with governance")
+	assert.InDelta(t, 100*0.02/4.3, p.PctOfBare, 1e-9, "in % of bare")
+	require.NotNil(t, p.CI95)
+	assert.InDelta(t, 0.0, p.CI95[0], 1e-9)
+	assert.InDelta(t, 0.03, p.CI95[1], 1e-9)
+	assert.InDelta(t, 0.52, r.Figures[VariantPolicies].DeltaUS, 1e-9, "paired with bare")
 	require.NotNil(t, r.ResolutionPct)
 	assert.InDelta(t, 100*0.02/4.3, *r.ResolutionPct, 1e-9)
 
 	md := l.Markdown()
 	assert.Contains(t, md, "| conforming: 13 current keys | 4.300 | +0.000 (+0.0%) [-0.020, +0.020] | +0.500 (+11.6%) [+0.500, +0.500] | not run |")
 	assert.Contains(t, md, "yes (±0.47%)")
-	assert.Contains(t, md, "22 runs, 1 of them failed")
+	assert.Contains(t, md, "29 runs, 1 of them failed")
+	assert.Contains(t, md, "| conforming | governance-policies | governance | +0.020 | +0.5% | [+0.000, +0.030] | +0.000, +0.030 | 7 |")
+	assert.Contains(t, md, "- conforming: policies ≤ 1% of bare over governance (issue 20): met (CI up to +0.7%)")
 	assert.Contains(t, md, "- conforming: governance ≤ 3% of bare: not met (CI from +11.6%)")
 	assert.NotContains(t, md, "Disturbed")
 	for i := range l.Runs {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // Stats are a Set's counters since it was compiled.
@@ -78,11 +78,11 @@ func (s *Set) EvalValueDependent(ctx context.Context, in *Input) ([]Finding, err
 }
 
 // run evaluates q on in within the Set's time-out.
-func (s *Set) run(ctx context.Context, q *rego.PreparedEvalQuery, in *Input) ([]Finding, error) {
+func (s *Set) run(ctx context.Context, q *prepared, in *Input) ([]Finding, error) {
 	s.n.evaluations.Add(1)
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	rs, err := q.Eval(ctx, rego.EvalParsedInput(in.document()))
+	deny, err := q.eval(ctx, in.document())
 	if err != nil {
 		s.n.errors.Add(1)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -91,26 +91,25 @@ func (s *Set) run(ctx context.Context, q *rego.PreparedEvalQuery, in *Input) ([]
 		}
 		return nil, fmt.Errorf("policy evaluation: %w", located(err))
 	}
+	if deny == nil {
+		return nil, nil
+	}
 	var out []Finding
 	var errs []error
-	for _, r := range rs {
-		for _, e := range r.Expressions {
-			vs, ok := e.Value.([]any)
-			if !ok {
-				errs = append(errs, fmt.Errorf("%w: deny is not a set", ErrFinding))
-				continue
-			}
-			for _, v := range vs {
-				f, err := s.ids.parseFinding(v)
-				switch {
-				case err != nil:
-					errs = append(errs, err)
-				case len(out) >= MaxFindingsPerSample:
-					s.n.dropped.Add(1)
-				default:
-					out = append(out, f)
-				}
-			}
+	set, ok := deny.(ast.Set)
+	if !ok {
+		errs = append(errs, fmt.Errorf("%w: deny is not a set", ErrFinding))
+		set = ast.NewSet()
+	}
+	for _, t := range set.Slice() {
+		f, err := s.parseTerm(t)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case len(out) >= MaxFindingsPerSample:
+			s.n.dropped.Add(1)
+		default:
+			out = append(out, f)
 		}
 	}
 	if len(errs) > 0 {
@@ -118,6 +117,15 @@ func (s *Set) run(ctx context.Context, q *rego.PreparedEvalQuery, in *Input) ([]
 		return out, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// parseTerm parses one member of the deny set.
+func (s *Set) parseTerm(t *ast.Term) (Finding, error) {
+	v, err := ast.JSON(t.Value)
+	if err != nil {
+		return Finding{}, fmt.Errorf("%w: %w", ErrFinding, err)
+	}
+	return s.ids.parseFinding(v)
 }
 
 // memoOnly answers a sample of key k from the memo when the Set has

@@ -123,6 +123,29 @@ func TestPackageAndSyntax(t *testing.T) {
 	assert.Contains(t, err.Error(), "inline.rego:")
 }
 
+// deny must be a set of finding objects: a deny of another type, or a
+// member that is not a finding, is an error that names it, and the
+// evaluation's other findings are kept.
+func TestDenyShape(t *testing.T) {
+	ix := suiteRegistry(t, "comprehensive")
+	in := policy.Input{Sample: policy.Attribute("a.b", pcommon.NewValueInt(3))}
+	s, err := source(t, ix, policy.Options{}, header+`deny := {"id": "r"}`+"\n")
+	require.NoError(t, err)
+	_, err = s.Eval(context.Background(), &in)
+	require.ErrorIs(t, err, policy.ErrFinding)
+	assert.Contains(t, err.Error(), "deny is not a set")
+	s, err = source(t, ix, policy.Options{}, header+`deny contains "not an object" if input.sample.attribute
+deny contains {"id": "r", "level": "violation", "message": "m"} if input.sample.attribute
+`)
+	require.NoError(t, err)
+	fs, err := s.Eval(context.Background(), &in)
+	require.ErrorIs(t, err, policy.ErrFinding)
+	require.Len(t, fs, 1)
+	assert.Equal(t, "r", fs[0].ID)
+	assert.EqualValues(t, 1, s.Stats().Evaluations)
+	assert.EqualValues(t, 1, s.Stats().Errors)
+}
+
 func TestTimeout(t *testing.T) {
 	ix := suiteRegistry(t, "comprehensive")
 	s, err := source(t, ix, policy.Options{Timeout: 20 * time.Millisecond},

@@ -18,7 +18,10 @@
 # LINERATE_COLLECTOR_CPU (0), LINERATE_CLIENT_CPU (1), OUT; LINERATE_BEFORE_BIN (an earlier
 # governance binary: adds bare-before and governance-before, the before and
 # after of a change in one interleaved run), LINERATE_POLICIES (policy
-# directories: adds governance-policies, what advice policies cost).
+# directories: adds governance-policies, what advice policies cost),
+# LINERATE_SLICE (e.g. 500ms: a round's variants run side by side and the
+# client alternates between them in slices this long, so that a disturbance
+# of the host lasting seconds falls on every variant of the round alike).
 # Full size: 9 rounds x 3 workloads x 7 variants x about 19.5 s = about 61
 # minutes. Run it on a quiet machine: whatever else runs on the collector's
 # CPU shows in the runqueue wait the table reports.

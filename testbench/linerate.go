@@ -218,6 +218,10 @@ type LineOptions struct {
 	Warmup   time.Duration `json:"warmup_ns"`   // load before the measured window
 	Workers  int           `json:"workers"`     // requests in flight
 	Rate     int           `json:"rate"`        // spans/s; 0: full speed
+	// Slice, when set, runs a round's variants side by side, the client
+	// sending to each in turn for a slice (RunLineInterleaved); 0 runs
+	// them one after the other (RunLine).
+	Slice time.Duration `json:"slice_ns,omitempty"`
 	// CollectorCPU and ClientCPU are the CPU lists the collector and the
 	// test process (the client) are pinned to.
 	CollectorCPU string `json:"collector_cpu"`
@@ -260,85 +264,174 @@ func (r LineRun) String() string {
 		r.Round, r.Workload, r.Variant, r.Spans, r.SpansPerSec, r.CPUPerSpanUS, r.CPUShare, r.WaitShare, r.ClientCPUShare)
 }
 
-// RunLine performs one run of variant v on workload request req.
+// RunLine performs one run of variant v on workload request req: a fresh
+// collector, its warm-up, then o.Duration measured.
 func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, req replay.Request, round int, o LineOptions) LineRun {
 	tb.Helper()
-	res := LineRun{Workload: workload, Variant: v.Name, Round: round}
-	fail := func(format string, args ...any) {
-		res.Violations = append(res.Violations, fmt.Sprintf(format, args...))
+	r := startLine(tb, dist, v, workload, req, round, o)
+	defer r.close()
+	r.warm(tb, o)
+	r.measure(tb, o.Duration, false)
+	return r.finish(o)
+}
+
+// RunLineInterleaved performs one round of the variants vs on workload
+// request req side by side (LineOptions.Slice): each variant's collector
+// is started and warmed up, all pinned to the collector's CPU, and the
+// client then sends to one at a time, in turn, for a slice each, until
+// each has been measured for o.Duration. A disturbance of the machine that
+// lasts longer than a few slices (another tenant on the host) falls on all
+// the variants of the round alike, where sequential runs of o.Duration put
+// it on one. CPU is the collector threads' time on the CPU
+// (/proc/<pid>/task/*/schedstat, in ns) over its slices.
+func RunLineInterleaved(tb testing.TB, dists map[string]Distribution, vs []LineVariant, workload string, req replay.Request, round int, o LineOptions) []LineRun {
+	tb.Helper()
+	runs := make([]*lineRun, len(vs))
+	for i, v := range vs {
+		runs[i] = startLine(tb, dists[v.Config.Distribution], v, workload, req, round, o)
+		defer runs[i].close()
 	}
-	ports := FreePorts(tb)
-	col := dist.Start(tb, v.Config.YAML(ports, NopExporter(), Traces), ports, e2e.Options{Env: []string{"GOMAXPROCS=1"}})
-	defer col.Stop()
-	pid := col.PID()
-	if err := Pin(pid, o.CollectorCPU); err != nil {
+	for _, r := range runs {
+		r.warm(tb, o)
+	}
+	cycles := max(1, int((o.Duration+o.Slice-1)/o.Slice))
+	for n := range cycles {
+		for i := range runs {
+			runs[(i+n)%len(runs)].measure(tb, o.Slice, true)
+		}
+	}
+	out := make([]LineRun, len(runs))
+	for i, r := range runs {
+		out[i] = r.finish(o)
+	}
+	return out
+}
+
+// lineRun is one variant's collector and client while it is measured, and
+// what the measured windows added up to.
+type lineRun struct {
+	res    LineRun
+	v      LineVariant
+	col    *e2e.Collector
+	ports  Ports
+	pid    int
+	client *replay.Client
+	// The measured windows' sums: wall time, runqueue wait and the test
+	// process's CPU (the client's).
+	wall, wait, clientCPU time.Duration
+}
+
+func startLine(tb testing.TB, dist Distribution, v LineVariant, workload string, req replay.Request, round int, o LineOptions) *lineRun {
+	tb.Helper()
+	r := &lineRun{res: LineRun{Workload: workload, Variant: v.Name, Round: round}, v: v, ports: FreePorts(tb)}
+	r.col = dist.Start(tb, v.Config.YAML(r.ports, NopExporter(), Traces), r.ports, e2e.Options{Env: []string{"GOMAXPROCS=1"}})
+	r.pid = r.col.PID()
+	if err := Pin(r.pid, o.CollectorCPU); err != nil {
+		r.col.Stop()
 		tb.Fatal(err)
 	}
-	client, err := replay.NewClient(req, replay.Options{Endpoint: ports.GRPCEndpoint(), Workers: o.Workers, Rate: o.Rate})
+	client, err := replay.NewClient(req, replay.Options{Endpoint: r.ports.GRPCEndpoint(), Workers: o.Workers, Rate: o.Rate})
 	if err != nil {
+		r.col.Stop()
 		tb.Fatal(err)
 	}
-	defer client.Close()
-	ctx := context.Background()
+	r.client = client
+	return r
+}
+
+func (r *lineRun) close() {
+	_ = r.client.Close()
+	r.col.Stop()
+}
+
+func (r *lineRun) fail(format string, args ...any) {
+	r.res.Violations = append(r.res.Violations, fmt.Sprintf(format, args...))
+}
+
+// warm sends the warm-up load, then pins the collector again: a thread
+// started while the first taskset walked the threads would have escaped
+// it.
+func (r *lineRun) warm(tb testing.TB, o LineOptions) {
+	tb.Helper()
 	if o.Warmup > 0 {
-		client.Run(ctx, o.Warmup)
+		r.client.Run(context.Background(), o.Warmup)
 	}
-	// Pin again: a thread started while the first taskset walked the
-	// threads would have escaped it.
-	if err := Pin(pid, o.CollectorCPU); err != nil {
+	if err := Pin(r.pid, o.CollectorCPU); err != nil {
 		tb.Fatal(err)
 	}
-	u0, err0 := ReadUsage(pid)
+}
+
+// measure sends load for d and adds the window to the run: the spans
+// accepted and the collector's CPU, in clock ticks (utime+stime) or, with
+// onCPU, its threads' time on the CPU in ns.
+func (r *lineRun) measure(tb testing.TB, d time.Duration, onCPU bool) {
+	tb.Helper()
+	u0, err0 := ReadUsage(r.pid)
 	c0, errc0 := ReadUsage(os.Getpid())
-	st := client.Run(ctx, o.Duration)
-	u1, err1 := ReadUsage(pid)
+	st := r.client.Run(context.Background(), d)
+	u1, err1 := ReadUsage(r.pid)
 	c1, errc1 := ReadUsage(os.Getpid())
 	for _, err := range []error{err0, errc0, err1, errc1} {
 		if err != nil {
 			tb.Fatalf("read /proc: %v", err)
 		}
 	}
-	if err := checkPinned(pid, o.CollectorCPU); err != nil {
-		fail("%v", err)
+	cpu := u1.CPU - u0.CPU
+	if onCPU {
+		if u1.OnCPU == 0 {
+			tb.Fatal("no schedstats (/proc/<pid>/task/*/schedstat): LINERATE_SLICE needs them")
+		}
+		cpu = u1.OnCPU - u0.OnCPU
 	}
-	res.Spans = st.Accepted
-	res.CPU = u1.CPU - u0.CPU
-	res.Behind = st.Behind
-	wall := u1.At.Sub(u0.At).Seconds()
-	res.SpansPerSec = float64(st.Accepted) / wall
+	r.res.Spans += st.Accepted
+	r.res.CPU += cpu
+	r.res.Behind += st.Behind
+	r.wall += u1.At.Sub(u0.At)
+	r.wait += u1.RunqueueWait - u0.RunqueueWait
+	r.clientCPU += c1.CPU - c0.CPU
+}
+
+// finish computes the run's figures and checks that nothing was lost.
+func (r *lineRun) finish(o LineOptions) LineRun {
+	res := &r.res
+	if err := checkPinned(r.pid, o.CollectorCPU); err != nil {
+		r.fail("%v", err)
+	}
+	wall := r.wall.Seconds()
+	res.SpansPerSec = float64(res.Spans) / wall
 	res.CPUShare = res.CPU.Seconds() / wall
-	res.WaitShare = (u1.RunqueueWait - u0.RunqueueWait).Seconds() / wall
-	res.ClientCPUShare = (c1.CPU - c0.CPU).Seconds() / c1.At.Sub(c0.At).Seconds()
-	if st.Accepted > 0 {
-		res.CPUPerSpanUS = float64(res.CPU.Nanoseconds()) / 1e3 / float64(st.Accepted)
+	res.WaitShare = r.wait.Seconds() / wall
+	res.ClientCPUShare = r.clientCPU.Seconds() / wall
+	if res.Spans > 0 {
+		res.CPUPerSpanUS = float64(res.CPU.Nanoseconds()) / 1e3 / float64(res.Spans)
 	}
 
 	// Nothing lost: what the client saw accepted is what the receiver
 	// accepted and what every processor passed on. The nop exporter has no
 	// counters; with no batch and no queue, the receiver's accepted count
 	// is what the pipeline took to the end.
-	total := client.Stats()
+	total := r.client.Stats()
 	res.ClientAccepted = total.Accepted
 	if total.Failed > 0 || total.Rejected > 0 {
-		fail("client: %d requests failed, %d spans rejected: %s", total.Failed, total.Rejected, total.LastError)
+		r.fail("client: %d requests failed, %d spans rejected: %s", total.Failed, total.Rejected, total.LastError)
 	}
-	fams, err := e2e.Scrape(ports.Metrics)
+	fams, err := e2e.Scrape(r.ports.Metrics)
 	if err != nil {
-		fail("scrape :%d: %v", ports.Metrics, err)
+		r.fail("scrape :%d: %v", r.ports.Metrics, err)
 	} else {
 		sig := map[string]string{"transport": "grpc"}
 		var found bool
 		if res.ReceiverAccepted, found = fams.Sum("otelcol_receiver_accepted_spans", sig); !found {
-			fail("otelcol_receiver_accepted_spans missing")
+			r.fail("otelcol_receiver_accepted_spans missing")
 		}
 		res.ReceiverRefused, _ = fams.Sum("otelcol_receiver_refused_spans", sig)
 		if res.ReceiverAccepted != float64(total.Accepted) || res.ReceiverRefused != 0 {
-			fail("lost spans: client accepted %d, receiver accepted %.0f, refused %.0f", total.Accepted, res.ReceiverAccepted, res.ReceiverRefused)
+			r.fail("lost spans: client accepted %d, receiver accepted %.0f, refused %.0f", total.Accepted, res.ReceiverAccepted, res.ReceiverRefused)
 		}
-		for _, p := range v.Config.Pipeline {
+		for _, p := range r.v.Config.Pipeline {
 			out, found := fams.Sum("otelcol_processor_outgoing_items", map[string]string{"processor": p, "otel_signal": "traces"})
 			if !found {
-				fail("otelcol_processor_outgoing_items{processor=%q} missing", p)
+				r.fail("otelcol_processor_outgoing_items{processor=%q} missing", p)
 				continue
 			}
 			if res.ProcessorOut == nil {
@@ -346,17 +439,17 @@ func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, r
 			}
 			res.ProcessorOut[p] = out
 			if out != float64(total.Accepted) {
-				fail("lost spans: client accepted %d, processor %s passed on %.0f", total.Accepted, p, out)
+				r.fail("lost spans: client accepted %d, processor %s passed on %.0f", total.Accepted, p, out)
 			}
 		}
 	}
-	if st.Accepted == 0 {
-		fail("no span accepted in the measured window")
+	if res.Spans == 0 {
+		r.fail("no span accepted in the measured window")
 	}
-	if col.Exited() {
-		fail("collector exited during the run")
+	if r.col.Exited() {
+		r.fail("collector exited during the run")
 	}
-	return res
+	return *res
 }
 
 // LineFigure is one variant's paired difference to its bare pipeline (or,
@@ -529,12 +622,20 @@ func (l *LineRate) Markdown() string {
 	fmt.Fprintf(&b, "`%s`, %s–%s UTC, commit %s, %s, %d cores, load average %s before, %s after.\n\n",
 		l.Command, l.Machine.Start.Format("2006-01-02 15:04"), l.Machine.End.Format("15:04"), l.Machine.Commit,
 		l.Machine.CPU, l.Machine.Cores, l.Machine.LoadBefore, l.Machine.LoadAfter)
-	fmt.Fprintf(&b, "%d interleaved rounds; per run a fresh collector (`GOMAXPROCS=1`, pinned to CPU %s), %s warm-up then %s measured at %s; "+
-		"the client (package `testbench/replay`, %d requests in flight, pinned to CPU %s) replays one pre-marshalled request of %d spans; "+
-		"OTLP/gRPC → processor → `nop`, no batch. Figure: collector utime+stime per accepted span; "+
-		"Δ = median over rounds of (variant − bare pipeline of the same binary, same round), "+
-		"[95%% CI of that median] when there are 6 rounds or more. Floor = bare2 − bare.\n\n",
-		o.Rounds, o.CollectorCPU, o.Warmup, o.Duration, load, o.Workers, o.ClientCPU, l.Spans)
+	if o.Slice > 0 {
+		fmt.Fprintf(&b, "%d rounds; per round a fresh collector per variant (`GOMAXPROCS=1`), all pinned to CPU %s side by side, each warmed up %s, "+
+			"then the client sends to one at a time, in turn, in slices of %s, until each has been measured for %s, at %s; "+
+			"the client (package `testbench/replay`, %d requests in flight, pinned to CPU %s) replays one pre-marshalled request of %d spans; "+
+			"OTLP/gRPC → processor → `nop`, no batch. Figure: the collector threads' time on the CPU (schedstat, ns) per accepted span over its slices; ",
+			o.Rounds, o.CollectorCPU, o.Warmup, o.Slice, o.Duration, load, o.Workers, o.ClientCPU, l.Spans)
+	} else {
+		fmt.Fprintf(&b, "%d interleaved rounds; per run a fresh collector (`GOMAXPROCS=1`, pinned to CPU %s), %s warm-up then %s measured at %s; "+
+			"the client (package `testbench/replay`, %d requests in flight, pinned to CPU %s) replays one pre-marshalled request of %d spans; "+
+			"OTLP/gRPC → processor → `nop`, no batch. Figure: collector utime+stime per accepted span; ",
+			o.Rounds, o.CollectorCPU, o.Warmup, o.Duration, load, o.Workers, o.ClientCPU, l.Spans)
+	}
+	b.WriteString("Δ = median over rounds of (variant − bare pipeline of the same binary, same round), " +
+		"[95% CI of that median] when there are 6 rounds or more. Floor = bare2 − bare.\n\n")
 
 	var waits []float64
 	for _, r := range l.Runs {

@@ -43,6 +43,10 @@ import (
 //	LINERATE_COLLECTOR_CPU CPU list of the collector (default 0), written as
 //	                       /proc writes Cpus_allowed_list (0, 2-3, 0,2)
 //	LINERATE_CLIENT_CPU    CPU list of the test process and its client (default 1)
+//	LINERATE_SLICE         run a round's variants side by side, the client
+//	                       sending to each in turn for this long, until each
+//	                       has had LINERATE_DURATION (RunLineInterleaved);
+//	                       0 runs them one after the other (default 0)
 //
 // TESTBENCH_RESULTS set: linerate.json and linerate.md are written there.
 func TestLineRate(t *testing.T) {
@@ -55,10 +59,11 @@ func TestLineRate(t *testing.T) {
 		Rate:         lineEnvInt(t, "LINERATE_RATE", 0),
 		CollectorCPU: lineEnvString("LINERATE_COLLECTOR_CPU", "0"),
 		ClientCPU:    lineEnvString("LINERATE_CLIENT_CPU", "1"),
+		Slice:        lineEnvDuration(t, "LINERATE_SLICE", 0),
 	}
-	if o.Rounds < 1 || o.Duration <= 0 || o.Warmup < 0 || o.Workers < 1 || o.Rate < 0 {
-		t.Fatalf("LINERATE_ROUNDS (%d) and LINERATE_WORKERS (%d) must be at least 1, LINERATE_DURATION (%s) positive, LINERATE_WARMUP (%s) and LINERATE_RATE (%d) not negative",
-			o.Rounds, o.Workers, o.Duration, o.Warmup, o.Rate)
+	if o.Rounds < 1 || o.Duration <= 0 || o.Warmup < 0 || o.Workers < 1 || o.Rate < 0 || o.Slice < 0 {
+		t.Fatalf("LINERATE_ROUNDS (%d) and LINERATE_WORKERS (%d) must be at least 1, LINERATE_DURATION (%s) positive, LINERATE_WARMUP (%s), LINERATE_RATE (%d) and LINERATE_SLICE (%s) not negative",
+			o.Rounds, o.Workers, o.Duration, o.Warmup, o.Rate, o.Slice)
 	}
 	if runtime.NumCPU() < 2 || o.CollectorCPU == o.ClientCPU {
 		t.Fatalf("the collector (LINERATE_COLLECTOR_CPU=%s) and the client (LINERATE_CLIENT_CPU=%s) need CPUs of their own; this process may use %d",
@@ -102,6 +107,22 @@ func TestLineRate(t *testing.T) {
 	}
 	for round := range o.Rounds {
 		for _, w := range workloads {
+			if o.Slice > 0 {
+				t.Run(fmt.Sprintf("round%d/%s", round, w.Name), func(t *testing.T) {
+					order := make([]LineVariant, len(variants))
+					for i := range variants {
+						order[i] = variants[(i+round)%len(variants)]
+					}
+					for _, res := range RunLineInterleaved(t, dists, order, w.Name, reqs[w.Name], round, o) {
+						t.Log(res)
+						for _, v := range res.Violations {
+							t.Error(v)
+						}
+						out.Runs = append(out.Runs, res)
+					}
+				})
+				continue
+			}
 			for i := range variants {
 				v := variants[(i+round)%len(variants)]
 				t.Run(fmt.Sprintf("round%d/%s/%s", round, w.Name, v.Name), func(t *testing.T) {

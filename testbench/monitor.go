@@ -23,8 +23,9 @@ type Usage struct {
 	RSS, PeakRSS uint64
 	// RunqueueWait is how long the process's live threads waited for a CPU
 	// while runnable (/proc/<pid>/task/*/schedstat): how much the rest of
-	// the machine disturbed the measurement.
-	RunqueueWait time.Duration
+	// the machine disturbed the measurement. OnCPU is how long they ran, to
+	// the nanosecond (CPU is in clock ticks); both 0 without schedstats.
+	RunqueueWait, OnCPU time.Duration
 	At           time.Time
 }
 
@@ -51,7 +52,7 @@ func ReadUsage(pid int) (Usage, error) {
 		return u, fmt.Errorf("parse /proc/%d/stat utime %q stime %q", pid, f[11], f[12])
 	}
 	u.CPU = time.Duration(ut+st) * time.Second / clockTicks //nolint:gosec // ticks of one process
-	u.RunqueueWait = runqueueWait(pid)
+	u.OnCPU, u.RunqueueWait = schedstat(pid)
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return u, err
@@ -79,15 +80,14 @@ func ReadUsage(pid int) (Usage, error) {
 	return u, nil
 }
 
-// runqueueWait sums the second field of every thread's schedstat; 0 when
-// the kernel has no schedstats.
-func runqueueWait(pid int) time.Duration {
+// schedstat sums the first two fields of every thread's schedstat: time
+// on a CPU and time waiting for one; 0 when the kernel has no schedstats.
+func schedstat(pid int) (onCPU, wait time.Duration) {
 	dir := "/proc/" + strconv.Itoa(pid) + "/task"
 	tasks, err := os.ReadDir(dir)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	var sum int64
 	for _, t := range tasks {
 		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
 		if err != nil {
@@ -97,11 +97,14 @@ func runqueueWait(pid int) time.Duration {
 		if len(f) < 2 {
 			continue
 		}
+		if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			onCPU += time.Duration(n)
+		}
 		if n, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-			sum += n
+			wait += time.Duration(n)
 		}
 	}
-	return time.Duration(sum)
+	return onCPU, wait
 }
 
 // Monitor samples a process's usage periodically and keeps the peak RSS seen

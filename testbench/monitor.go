@@ -26,7 +26,7 @@ type Usage struct {
 	// the machine disturbed the measurement. OnCPU is how long they ran, to
 	// the nanosecond (CPU is in clock ticks); both 0 without schedstats.
 	RunqueueWait, OnCPU time.Duration
-	At           time.Time
+	At                  time.Time
 }
 
 // ReadUsage reads /proc/<pid>/stat and /proc/<pid>/status.

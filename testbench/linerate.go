@@ -641,7 +641,10 @@ func (l *LineRate) Markdown() string {
 	for _, r := range l.Runs {
 		waits = append(waits, r.WaitShare)
 	}
-	if w := median(waits); w > maxQuietWait {
+	if w := median(waits); o.Slice > 0 {
+		fmt.Fprintf(&b, "Runqueue wait, median over runs: %.0f%% of the time; side by side it includes the other variants' collectors, "+
+			"which share the CPU and finish their last slice's requests at the start of the next one. Read the floor and the CIs.\n\n", 100*w)
+	} else if w > maxQuietWait {
 		fmt.Fprintf(&b, "**Disturbed session**: the collector was runnable but without its CPU %.0f%% of the time (median over runs; "+
 			"a quiet machine shows under %.0f%%). These figures carry the rest of the machine's load: read the floor and the CIs, not the medians alone.\n\n",
 			100*w, 100*maxQuietWait)

@@ -92,14 +92,7 @@ func TestLineRate(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	// The test process is the client: pin it (every thread) off the
-	// collector's CPU, and give it back its CPUs at the end.
-	self := os.Getpid()
-	cpus, err := ThreadCPUs(self)
-	require.NoError(t, err)
-	original := cpus[strconv.Itoa(self)]
-	require.NoError(t, Pin(self, o.ClientCPU))
-	t.Cleanup(func() { assert.NoError(t, Pin(self, original)) })
+	pinClient(t, o.ClientCPU)
 
 	out := LineRate{
 		Machine: DescribeMachine(), Command: lineCommand(short), Options: o, Spans: LineSpansPerRequest,
@@ -157,6 +150,67 @@ func TestLineRate(t *testing.T) {
 	}
 }
 
+// TestLineRateSideBySide is a smoke run of the side-by-side mode
+// (LineOptions.Slice, RunLineInterleaved): one round of the bare pipeline
+// and governance on the conforming workload, in slices of 250 ms. Each
+// variant is measured for the duration, loses nothing and stays pinned.
+func TestLineRateSideBySide(t *testing.T) {
+	o := LineOptions{
+		Rounds: 1, Duration: time.Second, Warmup: 300 * time.Millisecond, Workers: 4,
+		CollectorCPU: "0", ClientCPU: "1", Slice: 250 * time.Millisecond,
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skipf("the collector and the client need CPUs of their own; this process may use %d", runtime.NumCPU())
+	}
+	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool { return v.Name == VariantBare || v.Name == VariantGovernance })
+	require.Len(t, variants, 2)
+	dists, variants := lineDistributions(t, variants)
+	req, err := replay.NewTraceRequest(LineWorkloads[0].Traces())
+	require.NoError(t, err)
+	pinClient(t, o.ClientCPU)
+
+	runs := RunLineInterleaved(t, dists, variants, LineWorkloads[0].Name, req, 0, o)
+	require.Len(t, runs, 2)
+	for i, r := range runs {
+		t.Log(r)
+		assert.Equal(t, variants[i].Name, r.Variant)
+		assert.Empty(t, r.Violations)
+		assert.Positive(t, r.Spans)
+		assert.Positive(t, r.CPU, "time on the CPU over the slices")
+		assert.Greater(t, r.CPUShare, 0.3, "the collector was busy in its slices")
+		assert.Less(t, r.CPUShare, 1.2, "the collector's CPU over its own slices only")
+	}
+}
+
+// pinClient pins the test process, the client, (every thread) to cpus, off
+// the collector's CPU, and gives it back its CPUs at the end.
+func pinClient(t *testing.T, cpus string) {
+	t.Helper()
+	self := os.Getpid()
+	threads, err := ThreadCPUs(self)
+	require.NoError(t, err)
+	original := threads[strconv.Itoa(self)]
+	require.NoError(t, Pin(self, cpus))
+	t.Cleanup(func() { assert.NoError(t, Pin(self, original)) })
+}
+
+// lineVariantsWhere returns the line rate's variants that keep selects,
+// and the renames of the registry they do.
+func lineVariantsWhere(t *testing.T, keep func(LineVariant) bool) ([]LineVariant, []Rename) {
+	t.Helper()
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	renames, err := lineRenames(ix)
+	require.NoError(t, err)
+	var out []LineVariant
+	for _, v := range LineVariants(renames) {
+		if keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out, renames
+}
+
 // lineDistributions returns the binaries the variants need. With -short
 // (the e2e suite builds only this distribution) a missing baseline drops
 // the baseline's variants, visibly, as a skipped subtest; otherwise it fails
@@ -188,16 +242,7 @@ func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distrib
 // transform turn the replayed spans into the same attributes, and the
 // deprecated keys are gone.
 func TestLineRateSameRenames(t *testing.T) {
-	ix, err := registry.Default()
-	require.NoError(t, err)
-	renames, err := lineRenames(ix)
-	require.NoError(t, err)
-	var variants []LineVariant
-	for _, v := range LineVariants(renames) {
-		if v.Bare != "" && v.Name != VariantBare2 {
-			variants = append(variants, v)
-		}
-	}
+	variants, renames := lineVariantsWhere(t, func(v LineVariant) bool { return v.Bare != "" && v.Name != VariantBare2 })
 	dists, variants := lineDistributions(t, variants)
 	for _, w := range LineWorkloads {
 		t.Run(w.Name, func(t *testing.T) {

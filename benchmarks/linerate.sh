@@ -19,14 +19,17 @@
 # governance binary: adds bare-before and governance-before, the before and
 # after of a change in one interleaved run), LINERATE_POLICIES (policy
 # directories: adds governance-policies, what advice policies cost),
-# LINERATE_SLICE (e.g. 500ms: a round's variants run side by side and the
-# client alternates between them in slices this long, so that a disturbance
-# of the host lasting seconds falls on every variant of the round alike).
+# LINERATE_SLICE (500ms here; 0 runs the variants one after the other: a
+# round's variants run side by side and the client alternates between them
+# in slices this long, so that a disturbance of the host lasting seconds
+# falls on every variant of the round alike; on this shared machine it
+# narrowed the floor from +-5-14% to +-1.4-4.3% of bare).
 # Full size: 9 rounds x 3 workloads x 7 variants x about 19.5 s = about 61
 # minutes. Run it on a quiet machine: whatever else runs on the collector's
 # CPU shows in the runqueue wait the table reports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export LINERATE_SLICE="${LINERATE_SLICE:-500ms}"
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/benchmarks/results}
 mkdir -p "$OUT/tmp"

@@ -238,12 +238,10 @@ func (a *adviceState) reset() {
 const maxAdviceTallies = vocab.MaxDefinedFindings * int(vocab.NumLevels)
 
 // advise offers the sample in w.adv.s to the Advisor and counts its
-// findings.
+// findings. The call site has checked that kind is offered (kinds), before
+// it set the sample's member.
 func (w *Walker) advise(kind SampleKind) {
 	a := &w.adv
-	if !a.kinds.Has(kind) {
-		return
-	}
 	a.s.Kind = kind
 	if a.cacheOn && kind != SampleAttribute && w.adviceCache() {
 		return
@@ -340,15 +338,18 @@ func addAdvice(t []AdviceTally, f vocab.Finding, lv vocab.Level, id string, n in
 	return t
 }
 
-// The call sites of the walk: each tests Options.Advisor and, when set,
-// fills the sample's members and offers it.
+// The call sites of the walk: each tests Options.Advisor and, when set
+// and the sample's kind is offered, fills the sample's members and offers
+// it.
 
 func (w *Walker) adviseResource(r pcommon.Resource) {
 	if w.e.opts.Advisor == nil {
 		return
 	}
 	w.adv.s = Sample{Resource: r, SignalType: "resource"}
-	w.advise(SampleResource)
+	if w.adv.kinds.Has(SampleResource) {
+		w.advise(SampleResource)
+	}
 }
 
 func (w *Walker) adviseScope(s pcommon.InstrumentationScope) {
@@ -359,12 +360,17 @@ func (w *Walker) adviseScope(s pcommon.InstrumentationScope) {
 }
 
 func (w *Walker) adviseAttr(k string, v pcommon.Value, r registry.Ref) {
-	if w.e.opts.Advisor == nil || w.ctx.Location == registry.LocationScope || !w.adv.kinds.Has(SampleAttribute) {
-		// Weaver's samples hold no scope attributes (the scope is
-		// input.instrumentation_scope).
+	if w.e.opts.Advisor == nil || !w.offersAttrs() {
 		return
 	}
 	w.adviseAttrOn(k, v, r)
+}
+
+// offersAttrs reports whether the current map's attributes are offered:
+// Weaver's samples hold no scope attributes (the scope is
+// input.instrumentation_scope), and attributes must be among the kinds.
+func (w *Walker) offersAttrs() bool {
+	return w.ctx.Location != registry.LocationScope && w.adv.kinds.Has(SampleAttribute)
 }
 
 func (w *Walker) adviseAttrOn(k string, v pcommon.Value, r registry.Ref) {
@@ -393,7 +399,7 @@ func (w *Walker) attrSampleEnd() {
 // (memoStep) to the ShapeAdvisor: advised reports that it was offered (the
 // scope's are not), keep that its findings may be kept in the entry.
 func (w *Walker) adviseAttrKept(k string, v pcommon.Value, r registry.Ref) (advised, keep bool) {
-	if w.e.shape == nil || w.ctx.Location == registry.LocationScope || !w.adv.kinds.Has(SampleAttribute) {
+	if w.e.shape == nil || !w.offersAttrs() {
 		return false, true
 	}
 	w.attrSample(k, v, r)

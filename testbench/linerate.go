@@ -783,7 +783,7 @@ func (l *LineRate) targets() string {
 			continue
 		}
 		if b.Len() == 0 {
-			b.WriteString("\nAgainst the goals (issue 19):\n")
+			b.WriteString("\nAgainst the goals (issues 19 and 20):\n")
 		}
 		if r.Workload == "conforming" {
 			bare := r.Figures[VariantBare].MedianUS

@@ -458,7 +458,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernancePolicyEvaluations, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_policy_evaluations",
-		metric.WithDescription("Advice policy evaluations, one per policy group (value-free, value-dependent) and sample; memo hits are not evaluations. [Alpha]"),
+		metric.WithDescription("Advice policy evaluations, one per policy group (value-free, value-dependent) and sample offered (a sample of a kind no loaded rule can fire on is not offered); memo hits are not evaluations. [Alpha]"),
 		metric.WithUnit("{evaluation}"),
 	)
 	errs = errors.Join(errs, err)

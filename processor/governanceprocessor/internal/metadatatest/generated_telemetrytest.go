@@ -196,7 +196,7 @@ func AssertEqualProcessorGovernancePolicyErrors(t *testing.T, tt *componenttest.
 func AssertEqualProcessorGovernancePolicyEvaluations(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_governance_policy_evaluations",
-		Description: "Advice policy evaluations, one per policy group (value-free, value-dependent) and sample; memo hits are not evaluations. [Alpha]",
+		Description: "Advice policy evaluations, one per policy group (value-free, value-dependent) and sample offered (a sample of a kind no loaded rule can fire on is not offered); memo hits are not evaluations. [Alpha]",
 		Unit:        "{evaluation}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

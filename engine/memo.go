@@ -453,7 +453,7 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 			for l := live; l != 0; l &= l - 1 {
 				j := bits.TrailingZeros(l)
 				e := cand[j]
-				if p := &e.pos[i]; e.keys[i] != k || (p.guard && !p.typ.holds(v)) {
+				if p := &e.pos[i]; e.keys[i] != k || (p.guard && !p.typ.holds(v.Type(), v)) {
 					live &^= 1 << j
 				} else if p.tail != tailDone {
 					keep = true
@@ -923,11 +923,17 @@ func memoGuard(v pcommon.Value) (g memoType, ok bool) {
 // memoType is a value's type for a guard.
 type memoType struct{ typ, elem pcommon.ValueType }
 
-// holds reports whether v has the guard's type.
-func (g memoType) holds(v pcommon.Value) bool {
-	if g.typ != pcommon.ValueTypeSlice {
-		return v.Type() == g.typ
-	}
+// holds reports whether v, of type t (v.Type(), taken by the caller so
+// that holds inlines into the memo walk), has the guard's type.
+func (g memoType) holds(t pcommon.ValueType, v pcommon.Value) bool {
+	return t == g.typ && (t != pcommon.ValueTypeSlice || g.holdsArray(v))
+}
+
+// holdsArray is holds for an array: every element has the guard's type.
+// Not inlined, so that holds is.
+//
+//go:noinline
+func (g memoType) holdsArray(v pcommon.Value) bool {
 	got, ok := memoGuard(v)
 	return ok && got == g
 }

@@ -136,6 +136,15 @@ type MemoStats struct {
 	Entries, Bytes int64
 }
 
+// Add adds o's counts to s: the memos of several engines as one.
+func (s *MemoStats) Add(o MemoStats) {
+	s.Hits += o.Hits
+	s.Misses += o.Misses
+	s.Evictions += o.Evictions
+	s.Entries += o.Entries
+	s.Bytes += o.Bytes
+}
+
 // memo is one engine's shape memo.
 type memo struct {
 	// sets come first: the memo is allocated page-aligned (a large

@@ -68,11 +68,12 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		opts.Sink = fl
 	}
 	e := engine.New(opts)
-	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings), e.MemoStats)
+	var g *governor // the memo counters are read once g exists: on collection
+	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings), func() engine.MemoStats { return g.memoStats() })
 	if err != nil {
 		return nil, err
 	}
-	g := &governor{
+	g = &governor{
 		cfg:        cfg,
 		sig:        sig,
 		tel:        tel,
@@ -95,6 +96,16 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		g.snap.Store(&snapshot{ix: ix, generation: staticGeneration})
 	}
 	return g, nil
+}
+
+// memoStats are the shape memo counters of both engines: a walk uses
+// polEngine while a policy set is in force, engine otherwise.
+func (g *governor) memoStats() engine.MemoStats {
+	st := g.engine.MemoStats()
+	if g.polEngine != nil {
+		st.Add(g.polEngine.MemoStats())
+	}
+	return st
 }
 
 func (g *governor) start(ctx context.Context, host component.Host) error {

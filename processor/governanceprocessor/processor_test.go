@@ -516,10 +516,26 @@ func TestConcurrentBatches(t *testing.T) {
 // TestMemoTelemetry: the engine's shape memo counters reach :8888. Ten
 // batches of one shape (a resource and a span map each): every map is a
 // hit or a miss, the two shapes end up in the memo, and later batches hit.
+// With policies in force the walk uses the policy engine's memo, which
+// counts the same.
 func TestMemoTelemetry(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		policies []string
+	}{
+		{"policies=none", nil},
+		{"policies=otel.rego", []string{"../../policy/testdata/weaver/default"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			testMemoTelemetry(t, withConfig(func(c *config) { c.Findings.Policies = tc.policies }))
+		})
+	}
+}
+
+func testMemoTelemetry(t *testing.T, cfg *config) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	tp, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(tel), withConfig(func(*config) {}), &consumertest.TracesSink{})
+	tp, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(tel), cfg, &consumertest.TracesSink{})
 	require.NoError(t, err)
 	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })

@@ -47,8 +47,8 @@ var _ engine.ShapeAdvisor = (*Advisor)(nil)
 // engine's shape memo keeps them in its entries and replays them at its
 // hits, and this memo is asked for the attributes of a new shape and for
 // the other samples (resource, span, metric, log...). A Set with a
-// value-dependent policy turns the shape memo off: every attribute is
-// offered with its value.
+// value-dependent policy that can fire on attributes (Module.FiresOn)
+// turns the shape memo off: every attribute is offered with its value.
 type Advisor struct {
 	s    *Set
 	opts AdvisorOptions
@@ -167,9 +167,9 @@ func (a *Advisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice 
 	return dst
 }
 
-// AttrsShapeFree implements engine.ShapeAdvisor: the Set's policies are
-// all value-free.
-func (a *Advisor) AttrsShapeFree() bool { return a.s.dep == nil }
+// AttrsShapeFree implements engine.ShapeAdvisor: no value-dependent policy
+// of the Set can fire on an attribute.
+func (a *Advisor) AttrsShapeFree() bool { return !a.s.depFires(KindAttribute) }
 
 // Kinds implements engine.ShapeAdvisor: the sample kinds some policy of
 // the Set can fire on (Set.FiresOn).
@@ -183,12 +183,13 @@ func (a *Advisor) AdviseKept(s *engine.Sample, dst []engine.Advice) ([]engine.Ad
 
 // SampleKey implements engine.ShapeAdvisor: the value-free policies'
 // memo key of the sample (the engine compares the signal type and name
-// itself); none while a value-dependent policy is loaded.
+// itself); none when a value-dependent policy can fire on the sample's
+// kind.
 func (a *Advisor) SampleKey(s *engine.Sample) (engine.AdviceKey, bool) {
-	if a.s.dep != nil {
+	k := sampleKey(s)
+	if a.s.depFires(k.kind) {
 		return engine.AdviceKey{}, false
 	}
-	k := sampleKey(s)
 	return engine.AdviceKey{Kind: s.Kind, Name: k.name, Detail: k.detail, Unit: k.unit, Attr: k.attr, Group: k.group}, true
 }
 
@@ -219,7 +220,7 @@ func (a *Advisor) advise(s *engine.Sample, dst []engine.Advice) (_ []engine.Advi
 	if err != nil {
 		a.keep(err)
 	}
-	return dst, err == nil && o.Skipped == 0 && a.s.dep == nil
+	return dst, err == nil && o.Skipped == 0 && !a.s.depFires(k.kind)
 }
 
 // append adds fs as the engine's findings on s.

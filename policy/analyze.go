@@ -217,6 +217,31 @@ var engineKinds = func() map[string]engine.SampleKind {
 	return m
 }()
 
+// engineKind is the engine's sample kind of a policy kind; ok is false
+// for the one the engine never offers (the scope).
+type engineKind struct {
+	k  engine.SampleKind
+	ok bool
+}
+
+// engineKindOf are the engine's kinds of the policy kinds.
+var engineKindOf = func() (t [NumKinds]engineKind) {
+	for k := range NumKinds {
+		t[k].k, t[k].ok = engineKinds[k.String()]
+	}
+	return t
+}()
+
+// fires reports whether deny rules that can fire on kinds can fire on a
+// sample of kind k; a kind the engine does not offer is never ruled out.
+func fires(kinds engine.SampleKinds, k Kind) bool {
+	if k >= NumKinds {
+		return true
+	}
+	ek := engineKindOf[k]
+	return !ek.ok || kinds.Has(ek.k)
+}
+
 // firesOn returns the sample kinds on which m's deny rules can fire.
 func firesOn(m *ast.Module) engine.SampleKinds {
 	var ks engine.SampleKinds

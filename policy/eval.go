@@ -132,8 +132,11 @@ func (s *Set) parseTerm(t *ast.Term) (Finding, error) {
 // value-free policies only and holds k: the one lookup of a memo hit,
 // without the Input (Advisor.Advise).
 func (s *Set) memoOnly(k *Key) ([]Finding, bool) {
-	if s.dep != nil || s.free == nil {
+	if s.depFires(k.kind) {
 		return nil, false
+	}
+	if !s.freeFires(k.kind) {
+		return nil, true // no policy can fire on the sample
 	}
 	fs, ok := s.memo.get(*k)
 	if ok {
@@ -163,7 +166,7 @@ func (s *Set) Advise(ctx context.Context, in *Input, b *Budget, found func([]Fin
 func (s *Set) advise(ctx context.Context, k Key, in *Input, b *Budget, found func([]Finding)) (Outcome, error) {
 	var o Outcome
 	var errFree, errDep error
-	if s.free != nil {
+	if s.freeFires(k.kind) {
 		if fs, ok := s.memo.get(k); ok {
 			s.n.memoHits.Add(1)
 			o.MemoHits++
@@ -179,7 +182,7 @@ func (s *Set) advise(ctx context.Context, k Key, in *Input, b *Budget, found fun
 			o.Skipped++
 		}
 	}
-	if s.dep != nil {
+	if s.depFires(k.kind) {
 		if b == nil || b.Allow() {
 			o.Evaluations++
 			var fs []Finding
@@ -197,3 +200,13 @@ func (s *Set) advise(ctx context.Context, k Key, in *Input, b *Budget, found fun
 	}
 	return o, nil
 }
+
+// freeFires and depFires report whether the free and the dep group are
+// evaluated on a sample of kind k: they exist, and some deny rule of the
+// group can fire on that kind (Module.FiresOn). On a sample of any other
+// kind every deny rule of the group is undefined, so skipping it gives the
+// same findings: a value-dependent policy on logs leaves the attributes'
+// findings value-free, and the engine's shape memo on.
+func (s *Set) freeFires(k Kind) bool { return s.free != nil && fires(s.freeOn, k) }
+
+func (s *Set) depFires(k Kind) bool { return s.dep != nil && fires(s.depOn, k) }

@@ -1,15 +1,20 @@
 package policy_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/policy"
+	"github.com/otelgov/otelcol-governance/registry"
 )
 
 const finding = `{"id": "f", "level": "violation", "message": "m", "context": {}}`
@@ -93,4 +98,84 @@ func kindNames(ks engine.SampleKinds) []string {
 		}
 	}
 	return out
+}
+
+// A group of policies is evaluated only on the kinds its deny rules can
+// fire on: with otel.rego (value-free, attributes and metrics) and a
+// value-dependent rule on logs, an attribute evaluates the value-free
+// group alone and its findings stay memoized, a log the value-dependent
+// group alone, a span neither; each gives Eval's findings (every policy
+// evaluated).
+func TestGroupsByKind(t *testing.T) {
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "logs.rego"), []byte(logValueRule), 0o600))
+	s := load(t, ix, policy.Options{}, weaverPolicies+"/default", dir)
+	require.True(t, s.HasValueDependent())
+	a := policy.NewAdvisor(s, policy.AdvisorOptions{})
+	assert.True(t, a.AttrsShapeFree(), "no value-dependent policy fires on attributes")
+
+	ctx := context.Background()
+	lr := plog.NewLogRecord()
+	for _, tc := range []struct {
+		name   string
+		in     policy.Input
+		want   policy.Outcome
+		id     string // a finding expected
+		keyed  bool   // the Advisor gives the sample a memo key
+		sample engine.Sample
+	}{
+		{
+			"attribute",
+			policy.Input{Sample: policy.Attribute("Bad-Key", pcommon.NewValueStr("v"))},
+			policy.Outcome{Evaluations: 1},
+			"invalid_format", true,
+			engine.Sample{Kind: engine.SampleAttribute, Key: "Bad-Key", Value: pcommon.NewValueStr("v")},
+		},
+		{
+			"log",
+			policy.Input{Sample: policy.Log(lr)},
+			policy.Outcome{Evaluations: 1},
+			"acme_log_severity", false,
+			engine.Sample{Kind: engine.SampleLog, Log: lr},
+		},
+		{
+			"span",
+			policy.Input{Sample: policy.Span(ptrace.NewSpan())},
+			policy.Outcome{},
+			"", true,
+			engine.Sample{Kind: engine.SampleSpan, Span: ptrace.NewSpan()},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, o, err := advise(ctx, s, &tc.in, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, o)
+			want, err := s.Eval(ctx, &tc.in)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			ids := []string{}
+			for _, f := range got {
+				ids = append(ids, f.ID)
+			}
+			if tc.id != "" {
+				assert.Contains(t, ids, tc.id)
+			} else {
+				assert.Empty(t, ids)
+			}
+			// Again: the value-free group's findings from the memo, the
+			// value-dependent group's evaluated again.
+			again, o, err := advise(ctx, s, &tc.in, nil)
+			require.NoError(t, err)
+			assert.Equal(t, got, again)
+			if tc.keyed && tc.want.Evaluations > 0 {
+				assert.Equal(t, policy.Outcome{MemoHits: 1}, o)
+			} else {
+				assert.Equal(t, tc.want, o)
+			}
+			_, keyed := a.SampleKey(&tc.sample)
+			assert.Equal(t, tc.keyed, keyed, "memo key")
+		})
+	}
 }

@@ -135,8 +135,10 @@ type Set struct {
 	ids       *IDs
 	memo      *memo
 	n         counters
-	// firesOn are the sample kinds some policy can fire on.
-	firesOn engine.SampleKinds
+	// firesOn are the sample kinds some policy can fire on; freeOn and
+	// depOn those of the free and of the dep group: a group is not
+	// evaluated on a sample of a kind it cannot fire on (groupFires).
+	firesOn, freeOn, depOn engine.SampleKinds
 }
 
 // Modules are the loaded policies in file order.
@@ -252,6 +254,11 @@ func Compile(ix *registry.Index, opts Options, srcs ...Source) (*Set, error) {
 	s.modules = mods
 	for _, m := range mods {
 		s.firesOn |= m.FiresOn
+		if m.ReadsValues {
+			s.depOn |= m.FiresOn
+		} else {
+			s.freeOn |= m.FiresOn
+		}
 	}
 	store := inmem.NewFromObject(data)
 	if len(freeSrc) > 0 {

@@ -177,6 +177,24 @@ deny contains {
 }
 `
 
+// logValueRule reports the logs without an event name that have no
+// severity: it reads a value, and fires on logs only (Set.FiresOn).
+const logValueRule = `package live_check_advice
+
+import rego.v1
+
+deny contains {
+	"id": "acme_log_severity",
+	"level": "information",
+	"message": "a log without severity",
+	"context": {},
+} if {
+	input.sample.log
+	input.sample.log.event_name == ""
+	input.sample.log.severity_number == 0
+}
+`
+
 // nameRuleDir is a directory holding the example's name rule alone
 // (testdata/example/names.rego), value-free.
 func nameRuleDir(t testing.TB) string {
@@ -229,18 +247,25 @@ func TestShapeMemoWithOtelRego(t *testing.T) {
 	// hold it.
 	typeDir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(typeDir, "types.rego"), []byte(typeRule), 0o600))
+	// A value-dependent rule that fires on logs only: the attributes'
+	// findings stay value-free, and the memo keeps them.
+	logDir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(logDir, "logs.rego"), []byte(logValueRule), 0o600))
 	for _, tc := range []struct {
 		name   string
 		budget int
 		dirs   []string
+		dep    bool // a value-dependent policy is loaded
 	}{
-		{"no_budget", 0, []string{dir}},
-		{"budget", 10, []string{dir}},
-		{"type_rule", 0, []string{dir, typeDir}},
+		{"no_budget", 0, []string{dir}, false},
+		{"budget", 10, []string{dir}, false},
+		{"type_rule", 0, []string{dir, typeDir}, false},
+		{"log_value_rule", 0, []string{dir, logDir}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := load(t, ix, policy.Options{}, append([]string{weaverPolicies + "/default"}, tc.dirs...)...)
-			require.False(t, s.HasValueDependent())
+			require.Equal(t, tc.dep, s.HasValueDependent())
+			require.True(t, policy.NewAdvisor(s, policy.AdvisorOptions{}).AttrsShapeFree())
 			// One Advisor per engine, each with its own budget: with a
 			// budget, the batches in which either skipped an evaluation
 			// are not compared (the budget's findings differ by design);

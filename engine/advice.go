@@ -145,6 +145,11 @@ type ShapeAdvisor interface {
 	// are shape-free now. It is asked once per Walker (per batch): false
 	// walks the batch's attribute maps in full, as with any other Advisor.
 	AttrsShapeFree() bool
+	// AttrsTypeFree reports whether those findings are moreover the same
+	// whatever the value's inferred type (no rule reads it): the shape
+	// memo then guards no position by its value's type for the Advisor's
+	// sake. Asked with AttrsShapeFree.
+	AttrsTypeFree() bool
 	// AdviseKept is Advise, and reports whether its findings may be kept
 	// for every sample of the same shape (an attribute's) or key
 	// (SampleKey's, any other sample's): false when
@@ -209,6 +214,9 @@ type adviceState struct {
 	// kinds are the sample kinds offered (ShapeAdvisor.Kinds; all with
 	// any other Advisor), set by Engine.Walker.
 	kinds SampleKinds
+	// typeFree: the ShapeAdvisor's attribute findings do not depend on
+	// the value's type (AttrsTypeFree), set by Engine.Walker.
+	typeFree bool
 }
 
 // adviceSlot is one sample's key and signal and the findings kept for it.

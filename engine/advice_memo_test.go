@@ -27,8 +27,9 @@ import (
 // replay wrong findings. It also reports findings on spans, metrics and
 // logs, which the memo never holds.
 type shapeAdvisor struct {
-	// free is AttrsShapeFree's answer.
-	free atomic.Bool
+	// free is AttrsShapeFree's answer, typeFree AttrsTypeFree's: then
+	// its findings on attributes ignore the value's type.
+	free, typeFree atomic.Bool
 	// calls counts the attribute samples offered.
 	calls atomic.Int64
 	// spans counts the span samples offered.
@@ -75,6 +76,8 @@ func newShapeAdvisor() *shapeAdvisor {
 
 func (a *shapeAdvisor) AttrsShapeFree() bool { return a.free.Load() }
 
+func (a *shapeAdvisor) AttrsTypeFree() bool { return a.typeFree.Load() }
+
 func (a *shapeAdvisor) Kinds() SampleKinds { return SampleKinds(a.kinds.Load()) } //nolint:gosec // holds a SampleKinds
 
 func (a *shapeAdvisor) Advise(s *Sample, dst []Advice) []Advice {
@@ -83,10 +86,14 @@ func (a *shapeAdvisor) Advise(s *Sample, dst []Advice) []Advice {
 }
 
 // unkeepable reports the samples whose evaluation the fake "skips": a
-// sixth of the keys, with a value of type double or a slice.
-func unkeepable(s *Sample) bool {
+// sixth of the keys, with a value of type double or a slice (of any type
+// when the fake is type-free: whether it keeps may not depend on it).
+func (a *shapeAdvisor) unkeepable(s *Sample) bool {
+	if fakeHash(s.Key)%6 != 0 {
+		return false
+	}
 	t := s.Value.Type()
-	return (t == pcommon.ValueTypeDouble || t == pcommon.ValueTypeSlice) && fakeHash(s.Key)%6 == 0
+	return a.typeFree.Load() || t == pcommon.ValueTypeDouble || t == pcommon.ValueTypeSlice
 }
 
 func (a *shapeAdvisor) AdviseKept(s *Sample, dst []Advice) ([]Advice, bool) {
@@ -104,6 +111,9 @@ func (a *shapeAdvisor) AdviseKept(s *Sample, dst []Advice) ([]Advice, bool) {
 	case SampleAttribute:
 		a.calls.Add(1)
 		typ := InferredType(s.Value)
+		if a.typeFree.Load() {
+			typ = "any" // fake_type on every key outside the registry, the other type findings never
+		}
 		if len(s.Key) > 14 && typ == "string" {
 			ad(fakeLong, vocab.LevelImprovement, vocab.SubjectKey, s.Key)
 		}
@@ -119,7 +129,7 @@ func (a *shapeAdvisor) AdviseKept(s *Sample, dst []Advice) ([]Advice, bool) {
 		if s.Attr != nil && s.Attr.Deprecation.Reason != registry.NotDeprecated && typ == "string[]" {
 			ad(vocab.FindingMissingNamespace, vocab.LevelImprovement, vocab.SubjectKey, s.Key)
 		}
-		if unkeepable(s) {
+		if a.unkeepable(s) {
 			if s.Value.Type() == pcommon.ValueTypeDouble && s.Value.Double() > 0.5 ||
 				s.Value.Type() == pcommon.ValueTypeSlice && s.Value.Slice().Len() > 1 {
 				ad(fakeSlow, vocab.LevelViolation, vocab.SubjectKey, s.Key)

@@ -300,9 +300,9 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	w.ix = ix
 	w.memoOn = e.memo != nil && (e.opts.Advisor == nil || e.shape.AttrsShapeFree())
 	w.adv.cacheOn = e.shape != nil && w.memoOn
-	w.adv.kinds = AllSampleKinds
+	w.adv.kinds, w.adv.typeFree = AllSampleKinds, false
 	if e.shape != nil {
-		w.adv.kinds = e.shape.Kinds()
+		w.adv.kinds, w.adv.typeFree = e.shape.Kinds(), e.shape.AttrsTypeFree()
 	}
 	if e.memo != nil {
 		e.memo.use(ix)

@@ -242,6 +242,10 @@ const (
 	// memoAdvised: the ShapeAdvisor is offered the attributes
 	// (ShapeAdvisor.Kinds).
 	memoAdvised
+	// memoTypeFree: its findings on them do not depend on the value's
+	// type (ShapeAdvisor.AttrsTypeFree): the positions are not guarded for
+	// its sake.
+	memoTypeFree
 )
 
 func (w *Walker) memoContext() memoCtx {
@@ -270,6 +274,9 @@ func (w *Walker) memoContext() memoCtx {
 		mc.group = w.adv.s.Group
 		if w.adv.kinds.Has(SampleAttribute) {
 			mc.flags |= memoAdvised
+			if w.adv.typeFree {
+				mc.flags |= memoTypeFree
+			}
 		}
 	}
 	return mc
@@ -554,7 +561,7 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 	w.setRec(nil)
 	w.memoDiff(mr)
 	mr.ops = append(mr.ops, w.ops[ops0:]...)
-	p := memoPos{ref: r, guard: advised || static && tl != tailDone}
+	p := memoPos{ref: r, guard: advised && !w.adv.typeFree || static && tl != tailDone}
 	if p.guard {
 		var ok bool
 		if p.typ, ok = memoGuard(v); !ok {
@@ -575,7 +582,8 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 // memoAdvise offers an attribute being recorded to the ShapeAdvisor (the
 // full walk's adviseAttr), and reports whether it was offered: its
 // position then holds for values of the recorded type only, since the
-// findings may depend on the inferred type. A finding that may not be
+// findings may depend on the inferred type, unless the ShapeAdvisor says
+// they do not (AttrsTypeFree). A finding that may not be
 // kept marks the recording so that it is not inserted.
 func (w *Walker) memoAdvise(mr *memoRec, k string, v pcommon.Value, r registry.Ref) bool {
 	advised, keep := w.adviseAttrKept(k, v, r)

@@ -285,6 +285,11 @@ func memoVariants() map[string]config {
 	})
 	// A ShapeAdvisor: its findings on attributes are kept in the entries.
 	add("advisor", func(c *config) { c.Advisor = newShapeAdvisor() })
+	add("advisor_type_free", func(c *config) {
+		a := newShapeAdvisor()
+		a.typeFree.Store(true)
+		c.Detail, c.Advisor = true, a
+	})
 	add("advisor_detail_sink", func(c *config) { c.Detail, c.Advisor = true, newShapeAdvisor() })
 	add("advisor_rules_scoped_detail", func(c *config) {
 		c.Detail, c.Advisor = true, newShapeAdvisor()

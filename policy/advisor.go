@@ -171,6 +171,11 @@ func (a *Advisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice 
 // of the Set can fire on an attribute.
 func (a *Advisor) AttrsShapeFree() bool { return !a.s.depFires(KindAttribute) }
 
+// AttrsTypeFree implements engine.ShapeAdvisor: no value-free policy
+// reads an attribute's inferred type (a value-dependent one that can fire
+// on attributes turns the shape memo off).
+func (a *Advisor) AttrsTypeFree() bool { return !a.s.readsType }
+
 // Kinds implements engine.ShapeAdvisor: the sample kinds some policy of
 // the Set can fire on (Set.FiresOn).
 func (a *Advisor) Kinds() engine.SampleKinds { return a.s.firesOn }

@@ -124,6 +124,26 @@ func loc(t *ast.Term) string {
 	return fmt.Sprintf("%s:%d:%d", t.Location.File, t.Location.Row, t.Location.Col)
 }
 
+// attrType is the inferred type of an attribute sample, under input.
+var attrType = []string{"sample", "attribute", "type"}
+
+// readsType reports whether m reads an attribute sample's inferred type:
+// a reference to input.sample.attribute.type, or one with a variable in
+// its path. Only a value-free policy's answer counts (Set.readsType): its
+// only ways to read the type are these, and a value-dependent policy is
+// either not evaluated on attributes (FiresOn) or turns the shape memo off.
+func readsType(m *ast.Module) bool {
+	found := false
+	ast.WalkRefs(m, func(r ast.Ref) bool {
+		if !found && r.HasPrefix(ast.InputRootRef) {
+			p, ok := path(r)
+			found = !ok || hasPrefix(p, attrType)
+		}
+		return found
+	})
+	return found
+}
+
 // packageRefs returns the rules of the package that m refers to, and
 // those it defines.
 func packageRefs(m *ast.Module) (refs, defs map[string]bool) {

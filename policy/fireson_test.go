@@ -179,3 +179,30 @@ func TestGroupsByKind(t *testing.T) {
 		})
 	}
 }
+
+// An attribute's findings depend on its value's type only when a
+// value-free policy reads input.sample.attribute.type, directly or in a
+// helper rule: otherwise the engine's shape memo guards no position by
+// type for the policies' sake (Advisor.AttrsTypeFree).
+func TestAttrsTypeFree(t *testing.T) {
+	ix := suiteRegistry(t, "comprehensive")
+	const head = "package live_check_advice\n\nimport rego.v1\n\n"
+	for _, tc := range []struct {
+		name, text string
+		typeFree   bool
+	}{
+		{"name", `deny contains ` + finding + ` if { startswith(input.sample.attribute.name, "tmp.") }`, true},
+		{"type", `deny contains ` + finding + ` if { input.sample.attribute.type == "int" }`, false},
+		{"helper", `is_int if input.sample.attribute.type == "int"
+deny contains ` + finding + ` if { input.sample.attribute; is_int }`, false},
+		{"value rule on logs", `deny contains ` + finding + ` if { input.sample.log; input.sample.log.severity_number == 0 }`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := source(t, ix, policy.Options{}, head+tc.text+"\n")
+			require.NoError(t, err)
+			assert.Equal(t, tc.typeFree, policy.NewAdvisor(s, policy.AdvisorOptions{}).AttrsTypeFree())
+		})
+	}
+	a := policy.NewAdvisor(load(t, ix, policy.Options{}, weaverPolicies+"/default", "testdata/example"), policy.AdvisorOptions{})
+	assert.True(t, a.AttrsTypeFree(), "otel.rego and the examples read no attribute type")
+}

@@ -122,6 +122,9 @@ type Module struct {
 	// FiresOn are the sample kinds on which the policy's deny rules can
 	// fire (analyze.go): the collector offers no sample of another kind.
 	FiresOn engine.SampleKinds
+	// ReadsType reports that the policy reads an attribute sample's
+	// inferred type (input.sample.attribute.type), or may (analyze.go).
+	ReadsType bool
 }
 
 // Set is a compiled set of policies against one registry. It is safe for
@@ -139,6 +142,9 @@ type Set struct {
 	// depOn those of the free and of the dep group: a group is not
 	// evaluated on a sample of a kind it cannot fire on (groupFires).
 	firesOn, freeOn, depOn engine.SampleKinds
+	// readsType: some value-free policy reads an attribute's inferred
+	// type (Module.ReadsType).
+	readsType bool
 }
 
 // Modules are the loaded policies in file order.
@@ -258,6 +264,7 @@ func Compile(ix *registry.Index, opts Options, srcs ...Source) (*Set, error) {
 			s.depOn |= m.FiresOn
 		} else {
 			s.freeOn |= m.FiresOn
+			s.readsType = s.readsType || m.ReadsType
 		}
 	}
 	store := inmem.NewFromObject(data)
@@ -308,7 +315,7 @@ func compileModules(srcs []Source) (parsed, compiled map[string]*ast.Module, mod
 	mods = make([]Module, 0, len(files))
 	for _, f := range files {
 		why := readsValues(c.Modules[f])
-		mods = append(mods, Module{File: f, ReadsValues: why != "", Why: why, FiresOn: firesOn(c.Modules[f])})
+		mods = append(mods, Module{File: f, ReadsValues: why != "", Why: why, FiresOn: firesOn(c.Modules[f]), ReadsType: readsType(c.Modules[f])})
 	}
 	return parsed, c.Modules, mods, nil
 }

@@ -83,6 +83,13 @@ func (p *policies) AttrsShapeFree() bool {
 	return a != nil && a.AttrsShapeFree()
 }
 
+// AttrsTypeFree implements engine.ShapeAdvisor: no policy of the set in
+// force reads an attribute's inferred type.
+func (p *policies) AttrsTypeFree() bool {
+	a := p.cur.Load()
+	return a != nil && a.AttrsTypeFree()
+}
+
 // Kinds implements engine.ShapeAdvisor: none without a set in force.
 func (p *policies) Kinds() engine.SampleKinds {
 	if a := p.cur.Load(); a != nil {

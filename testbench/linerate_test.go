@@ -345,10 +345,17 @@ func selectLine[T any](t *testing.T, env string, all []T, name func(T) string) [
 }
 
 // selectLineVariants is selectLine for LINERATE_VARIANTS, adding the bare
-// pipeline each chosen variant is paired with.
+// pipeline each chosen variant is paired with, and the variants a knob
+// added (LINERATE_BEFORE_BIN, LINERATE_POLICIES): setting the knob asks
+// for them, and a subset that left them out ran without them, silently.
 func selectLineVariants(t *testing.T, all []LineVariant) []LineVariant {
 	t.Helper()
 	chosen := selectLine(t, "LINERATE_VARIANTS", all, func(v LineVariant) string { return v.Name })
+	for _, v := range all {
+		if knobVariant(v.Name) {
+			chosen = append(chosen, v)
+		}
+	}
 	var out []LineVariant
 	for _, v := range all {
 		if slices.ContainsFunc(chosen, func(c LineVariant) bool { return c.Name == v.Name || c.Bare == v.Name }) {
@@ -356,6 +363,12 @@ func selectLineVariants(t *testing.T, all []LineVariant) []LineVariant {
 		}
 	}
 	return out
+}
+
+// knobVariant reports whether a variant is one a knob adds: present only
+// when its knob is set.
+func knobVariant(name string) bool {
+	return name == VariantBareBefore || name == VariantGovernanceBefore || name == VariantPolicies
 }
 
 // lineCommand is the command that reproduces this session.
@@ -409,4 +422,16 @@ func beforeBinary() string {
 		return d
 	}
 	return p
+}
+
+// The variants a knob adds run whatever LINERATE_VARIANTS says, each with
+// its bare pipeline; the others are the subset asked for.
+func TestSelectLineVariantsKnobs(t *testing.T) {
+	t.Setenv("LINERATE_VARIANTS", "governance")
+	all := append(append(LineVariants(nil), BeforeVariants()...), PoliciesVariant([]string{"p"}))
+	var names []string
+	for _, v := range selectLineVariants(t, all) {
+		names = append(names, v.Name)
+	}
+	assert.ElementsMatch(t, []string{VariantBare, VariantGovernance, VariantBareBefore, VariantGovernanceBefore, VariantPolicies}, names)
 }

@@ -59,21 +59,7 @@ func BenchmarkPolicies(b *testing.B) {
 			tel := componenttest.NewTelemetry()
 			defer func() { _ = tel.Shutdown(context.Background()) }()
 			g := newTestGovernor(b, withConfig(func(c *config) { c.Findings.Policies = tc.dirs }), vocab.KindTraces, tel.NewTelemetrySettings())
-			ctx := context.Background()
-			for range 20 { // the memos warm (a shape is admitted on a later sighting)
-				_, _ = g.processTraces(ctx, enginetest.UnmarshalTraces(wire))
-			}
-			clock := enginetest.NewThreadClock(b)
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				td := enginetest.UnmarshalTraces(wire)
-				b.StartTimer()
-				clock.Start()
-				_, _ = g.processTraces(ctx, td)
-				clock.Stop()
-			}
-			clock.Report(b, map[string]float64{"span": 100})
+			timeFreshBatches(b, g, wire, 100, false, 20) // 20 warm: a shape is admitted on a later sighting
 			if tc.dirs != nil && g.memoStats().Hits == 0 {
 				b.Fatalf("the shape memo is off with %v: %+v", tc.dirs, g.memoStats())
 			}

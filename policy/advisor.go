@@ -205,6 +205,9 @@ func (a *Advisor) advise(s *engine.Sample, dst []engine.Advice) (_ []engine.Advi
 		return dst, true
 	}
 	k := sampleKey(s)
+	if !a.s.freeFires(k.kind) && !a.s.depFires(k.kind) {
+		return dst, true // no policy can fire on the sample: nothing to ask
+	}
 	if fs, ok := a.s.memoOnly(&k); ok {
 		a.n.memoHits.Add(1)
 		return a.append(dst, s, fs), true

@@ -132,11 +132,8 @@ func (s *Set) parseTerm(t *ast.Term) (Finding, error) {
 // value-free policies only and holds k: the one lookup of a memo hit,
 // without the Input (Advisor.Advise).
 func (s *Set) memoOnly(k *Key) ([]Finding, bool) {
-	if s.depFires(k.kind) {
+	if s.depFires(k.kind) || !s.freeFires(k.kind) {
 		return nil, false
-	}
-	if !s.freeFires(k.kind) {
-		return nil, true // no policy can fire on the sample
 	}
 	fs, ok := s.memo.get(*k)
 	if ok {

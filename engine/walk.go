@@ -144,7 +144,9 @@ func (w *Walker) reset() {
 	w.grp.reset()
 	clear(w.memoVals[:])
 	w.memoDetail.reset()
-	w.adv.reset()
+	if w.e.opts.Advisor != nil {
+		w.adv.reset() // only an Advisor's walk fills it
+	}
 }
 
 // Batch returns the tally of the batch walked so far. It belongs to the

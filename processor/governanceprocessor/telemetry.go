@@ -191,6 +191,9 @@ func (t *telemetry) recordRegistry(ctx context.Context, ix *registry.Index, gene
 // record adds one batch's tally to the counters.
 func (t *telemetry) record(c *engine.Batch) {
 	for l := range c.Attrs {
+		if c.Attrs[l] == ([vocab.NumOutcomes]int64{}) {
+			continue // a location the batch has no attribute in
+		}
 		for o, n := range c.Attrs[l] {
 			t.attrs[l][o].add(n)
 		}

@@ -554,3 +554,37 @@ func TestMemoReloadAndConcurrency(t *testing.T) {
 	assert.Positive(t, st.Hits)
 	assert.LessOrEqual(t, st.Bytes, int64(memoMaxBytes))
 }
+
+// TestReleaseKeepsNoValues: a released walker holds no value of the batch
+// it walked (the values the memo kept for a hit's value checks are
+// cleared), so the pool keeps no batch alive.
+func TestReleaseKeepsNoValues(t *testing.T) {
+	opts := defaultOptions()
+	opts.Findings = true
+	e, ix := newTestEngine(t, opts)
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	for range 20 {
+		// http.request.method's enum check reads the value at every hit.
+		enginetest.PutConformantSpanAttrs(spans.AppendEmpty().Attributes(), 0)
+	}
+	wire := enginetest.TracesBytes(td)
+	for range 5 {
+		w := e.Walker(ix, false)
+		w.Traces(enginetest.UnmarshalTraces(wire))
+		kept, hits := 0, w.memoHits
+		for _, v := range w.memoVals {
+			if v != (pcommon.Value{}) {
+				kept++
+			}
+		}
+		e.Release(w)
+		for i, v := range w.memoVals {
+			require.Equal(t, pcommon.Value{}, v, "position %d", i)
+		}
+		if hits > 0 {
+			require.Positive(t, kept, "a hit kept values for its value checks")
+		}
+	}
+	require.Positive(t, e.MemoStats().Hits)
+}

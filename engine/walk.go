@@ -70,7 +70,10 @@ type Walker struct {
 	memoDet    *memoDetail
 	// memoVals are the values of the map being matched that a hit's value
 	// checks read (memoPos.tail), by position; the others are stale.
+	// memoValsLen bounds the positions the batch may have written: the
+	// longest map the memo walked (reset clears those only).
 	memoVals             [memoMaxKeys]pcommon.Value
+	memoValsLen          int
 	memoHits, memoMisses int64
 	// memoMissRun counts the misses since the last hit; memoSkip counts
 	// the maps walked past the memo while it is bypassed (memoTry).
@@ -142,7 +145,8 @@ func (w *Walker) reset() {
 	w.report.reset()
 	w.mig = migState{}
 	w.grp.reset()
-	clear(w.memoVals[:])
+	clear(w.memoVals[:w.memoValsLen])
+	w.memoValsLen = 0
 	w.memoDetail.reset()
 	if w.e.opts.Advisor != nil {
 		w.adv.reset() // only an Advisor's walk fills it
@@ -445,6 +449,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 	}
 	w.ops, w.nOps = w.ops[:0], opCounts{}
 	if w.memoOn && !w.grp.pending && n <= memoMaxKeys && w.memoTry() {
+		w.memoValsLen = max(w.memoValsLen, n)
 		w.memoWalk(m, n)
 	} else {
 		w.attrsFull(m)

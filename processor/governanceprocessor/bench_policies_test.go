@@ -39,9 +39,10 @@ deny contains {"id": "acme_log_severity", "level": "information", "message": "a 
 // The host's speed drifts between runs: interleave the variants, pinned,
 // and take per-round differences, e.g.
 //
-//	go test -c -o proc.test ./processor/governanceprocessor
+//	go test -c -o /tmp/proc.test ./processor/governanceprocessor
+//	cd processor/governanceprocessor # the policy directories are relative to it
 //	for r in 1 2 3 4 5 6 7; do for v in none otel_rego_names otel_rego_log_value_rule; do
-//	  taskset -c 1 ./proc.test -test.run '^$' -test.bench "Policies/policies=$v\$" -test.benchtime 4000x -test.cpu 1
+//	  taskset -c 1 /tmp/proc.test -test.run '^$' -test.bench "Policies/policies=$v\$" -test.benchtime 4000x -test.cpu 1
 //	done; done
 func BenchmarkPolicies(b *testing.B) {
 	logs := b.TempDir()

@@ -128,9 +128,9 @@ func (s *Set) parseTerm(t *ast.Term) (Finding, error) {
 	return s.ids.parseFinding(v)
 }
 
-// memoOnly answers a sample of key k from the memo when the Set has
-// value-free policies only and holds k: the one lookup of a memo hit,
-// without the Input (Advisor.Advise).
+// memoOnly answers a sample of key k from the memo when only the
+// value-free group can fire on its kind and the memo holds k: the one
+// lookup of a memo hit, without the Input (Advisor.Advise).
 func (s *Set) memoOnly(k *Key) ([]Finding, bool) {
 	if s.depFires(k.kind) || !s.freeFires(k.kind) {
 		return nil, false

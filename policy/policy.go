@@ -140,7 +140,8 @@ type Set struct {
 	n         counters
 	// firesOn are the sample kinds some policy can fire on; freeOn and
 	// depOn those of the free and of the dep group: a group is not
-	// evaluated on a sample of a kind it cannot fire on (groupFires).
+	// evaluated on a sample of a kind it cannot fire on (freeFires,
+	// depFires).
 	firesOn, freeOn, depOn engine.SampleKinds
 	// readsType: some value-free policy reads an attribute's inferred
 	// type (Module.ReadsType).

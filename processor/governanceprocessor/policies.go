@@ -48,7 +48,7 @@ type policies struct {
 
 	// findings count the policies' own IDs by (ID, level), bounded.
 	fmu      sync.Mutex
-	base     []attribute.KeyValue          // guarded by fmu (set once)
+	base     []attribute.KeyValue          // guarded by fmu (set once, by register)
 	findings map[policyFindingKey]*counter // guarded by fmu
 	ids      map[string]struct{}           // guarded by fmu: distinct IDs labelled
 }
@@ -60,9 +60,9 @@ type policyFindingKey struct {
 
 var _ engine.ShapeAdvisor = (*policies)(nil)
 
-func newPolicies(f *findingsConfig, logger *zap.Logger, base []attribute.KeyValue) *policies {
+func newPolicies(f *findingsConfig, logger *zap.Logger) *policies {
 	return &policies{
-		budget: f.PolicyBudgetPerSecond, logger: logger, base: base,
+		budget: f.PolicyBudgetPerSecond, logger: logger,
 		findings: map[policyFindingKey]*counter{}, ids: map[string]struct{}{},
 	}
 }
@@ -83,8 +83,8 @@ func (p *policies) AttrsShapeFree() bool {
 	return a != nil && a.AttrsShapeFree()
 }
 
-// AttrsTypeFree implements engine.ShapeAdvisor: no policy of the set in
-// force reads an attribute's inferred type.
+// AttrsTypeFree implements engine.ShapeAdvisor: no value-free policy of
+// the set in force reads an attribute's inferred type.
 func (p *policies) AttrsTypeFree() bool {
 	a := p.cur.Load()
 	return a != nil && a.AttrsTypeFree()
@@ -194,9 +194,13 @@ func (p *policies) counter(id string, lv vocab.Level) *counter {
 	return c
 }
 
-// register registers the policy counters' callbacks.
-func (p *policies) register(tb *metadata.TelemetryBuilder) error {
-	opts := observeOpts(p.base)
+// register labels the policy counters with base (the processor's
+// attributes) and registers their callbacks.
+func (p *policies) register(tb *metadata.TelemetryBuilder, base []attribute.KeyValue) error {
+	p.fmu.Lock()
+	p.base = base
+	p.fmu.Unlock()
+	opts := observeOpts(base)
 	obs := func(get func(*policy.AdvisorStats) int64) func(context.Context, metric.Int64Observer) error {
 		return func(_ context.Context, o metric.Int64Observer) error {
 			st := p.stats()

@@ -68,29 +68,36 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		opts.Sink = fl
 	}
 	e := engine.New(opts)
-	var g *governor // the memo counters are read once g exists: on collection
-	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings), func() engine.MemoStats { return g.memoStats() })
+	var pols *policies
+	var pe *engine.Engine
+	if opts.Findings && (pol != nil || cfg.Registry.Extension != nil) {
+		pols = newPolicies(&cfg.Findings, set.Logger)
+		po := opts
+		po.Advisor = pols
+		pe = engine.New(po)
+	}
+	// Both engines exist before the counters' callbacks, which the SDK may
+	// call at any time: a walk uses pe while a policy set is in force.
+	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings), func() engine.MemoStats { return memoStats(e, pe) })
 	if err != nil {
 		return nil, err
 	}
-	g = &governor{
+	g := &governor{
 		cfg:        cfg,
 		sig:        sig,
 		tel:        tel,
 		logger:     set.Logger,
 		engine:     e,
+		pol:        pols,
+		polEngine:  pe,
 		findingLog: fl,
 	}
-	if opts.Findings && (pol != nil || cfg.Registry.Extension != nil) {
-		g.pol = newPolicies(&cfg.Findings, set.Logger, tel.base)
-		if err := g.pol.register(tel.tb); err != nil {
+	if pols != nil {
+		if err := pols.register(tel.tb, tel.base); err != nil {
 			tel.shutdown()
 			return nil, fmt.Errorf("register policy telemetry: %w", err)
 		}
-		po := opts
-		po.Advisor = g.pol
-		g.polEngine = engine.New(po)
-		g.pol.use(pol)
+		pols.use(pol)
 	}
 	if ix != nil {
 		g.snap.Store(&snapshot{ix: ix, generation: staticGeneration})
@@ -98,12 +105,14 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 	return g, nil
 }
 
-// memoStats are the shape memo counters of both engines: a walk uses
-// polEngine while a policy set is in force, engine otherwise.
-func (g *governor) memoStats() engine.MemoStats {
-	st := g.engine.MemoStats()
-	if g.polEngine != nil {
-		st.Add(g.polEngine.MemoStats())
+// memoStats are the shape memo counters of the engines as one (a nil
+// engine counts nothing).
+func memoStats(engines ...*engine.Engine) engine.MemoStats {
+	var st engine.MemoStats
+	for _, e := range engines {
+		if e != nil {
+			st.Add(e.MemoStats())
+		}
 	}
 	return st
 }

@@ -205,12 +205,15 @@ func (a *Advisor) advise(s *engine.Sample, dst []engine.Advice) (_ []engine.Advi
 		return dst, true
 	}
 	k := sampleKey(s)
-	if !a.s.freeFires(k.kind) && !a.s.depFires(k.kind) {
+	free, dep := a.s.freeFires(k.kind), a.s.depFires(k.kind)
+	if !free && !dep {
 		return dst, true // no policy can fire on the sample: nothing to ask
 	}
-	if fs, ok := a.s.memoOnly(&k); ok {
-		a.n.memoHits.Add(1)
-		return a.append(dst, s, fs), true
+	if !dep {
+		if fs, ok := a.s.memoOnly(&k); ok {
+			a.n.memoHits.Add(1)
+			return a.append(dst, s, fs), true
+		}
 	}
 	in := Input{
 		Sample: sample(s), Resource: s.Resource, HasResource: true, Scope: s.Scope, HasScope: s.HasScope,
@@ -228,7 +231,7 @@ func (a *Advisor) advise(s *engine.Sample, dst []engine.Advice) (_ []engine.Advi
 	if err != nil {
 		a.keep(err)
 	}
-	return dst, err == nil && o.Skipped == 0 && !a.s.depFires(k.kind)
+	return dst, err == nil && o.Skipped == 0 && !dep
 }
 
 // append adds fs as the engine's findings on s.

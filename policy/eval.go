@@ -128,13 +128,10 @@ func (s *Set) parseTerm(t *ast.Term) (Finding, error) {
 	return s.ids.parseFinding(v)
 }
 
-// memoOnly answers a sample of key k from the memo when only the
-// value-free group can fire on its kind and the memo holds k: the one
-// lookup of a memo hit, without the Input (Advisor.Advise).
+// memoOnly answers a sample of key k from the memo when it holds k: the
+// one lookup of a memo hit, without the Input (Advisor.Advise, which asks
+// only when the value-free group alone can fire on k's kind).
 func (s *Set) memoOnly(k *Key) ([]Finding, bool) {
-	if s.depFires(k.kind) || !s.freeFires(k.kind) {
-		return nil, false
-	}
 	fs, ok := s.memo.get(*k)
 	if ok {
 		s.n.memoHits.Add(1)

@@ -129,7 +129,11 @@ type LineVariant struct {
 	// Over, when set, is a variant whose cost this one adds to: the row
 	// also holds this one's difference to it, paired per round
 	// (LineRow.Over): what policies add to governance.
-	Over   string `json:"over,omitempty"`
+	Over string `json:"over,omitempty"`
+	// Knob is the environment variable that added this variant
+	// (BeforeVariants, PoliciesVariant): setting it asks for the variant,
+	// which then runs whatever LINERATE_VARIANTS says.
+	Knob   string `json:"-"`
 	Config Config `json:"-"`
 }
 
@@ -166,7 +170,7 @@ const VariantPolicies = "governance-policies"
 // directories dirs (absolute paths) loaded, paired with the bare pipeline
 // and, for what policies cost on top of it, with VariantGovernance.
 func PoliciesVariant(dirs []string) LineVariant {
-	return LineVariant{Name: VariantPolicies, Bare: VariantBare, Over: VariantGovernance, Config: Config{
+	return LineVariant{Name: VariantPolicies, Bare: VariantBare, Over: VariantGovernance, Knob: PoliciesEnv, Config: Config{
 		Name: VariantPolicies, Distribution: "governance",
 		Processors: fmt.Sprintf("  governance:\n    findings:\n      policies: [%s]\n", strings.Join(dirs, ", ")),
 		Pipeline:   []string{"governance"},
@@ -178,8 +182,8 @@ func PoliciesVariant(dirs []string) LineVariant {
 // paired with each other.
 func BeforeVariants() []LineVariant {
 	return []LineVariant{
-		{Name: VariantBareBefore, Config: Config{Name: VariantBareBefore, Distribution: "before"}},
-		{Name: VariantGovernanceBefore, Bare: VariantBareBefore, Config: Config{
+		{Name: VariantBareBefore, Knob: BeforeBinaryEnv, Config: Config{Name: VariantBareBefore, Distribution: "before"}},
+		{Name: VariantGovernanceBefore, Bare: VariantBareBefore, Knob: BeforeBinaryEnv, Config: Config{
 			Name: VariantGovernanceBefore, Distribution: "before",
 			Processors: "  governance: {}\n", Pipeline: []string{"governance"},
 		}},

@@ -352,7 +352,7 @@ func selectLineVariants(t *testing.T, all []LineVariant) []LineVariant {
 	t.Helper()
 	chosen := selectLine(t, "LINERATE_VARIANTS", all, func(v LineVariant) string { return v.Name })
 	for _, v := range all {
-		if knobVariant(v.Name) {
+		if v.Knob != "" {
 			chosen = append(chosen, v)
 		}
 	}
@@ -363,12 +363,6 @@ func selectLineVariants(t *testing.T, all []LineVariant) []LineVariant {
 		}
 	}
 	return out
-}
-
-// knobVariant reports whether a variant is one a knob adds: present only
-// when its knob is set.
-func knobVariant(name string) bool {
-	return name == VariantBareBefore || name == VariantGovernanceBefore || name == VariantPolicies
 }
 
 // lineCommand is the command that reproduces this session.

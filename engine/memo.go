@@ -308,9 +308,11 @@ type memoEntry struct {
 	// hit (Batch.Advice); their detail is in events.
 	advice []AdviceTally
 	// work lists the positions a hit has work for: a tail, an op or an
-	// event.
-	work  []uint16
-	bytes int
+	// event; tails those with a tail, all the work of a hit that replays
+	// no event (memoDetailAgain): memoWork queues the ops of the positions
+	// between two tails before the second.
+	work, tails []uint16
+	bytes       int
 }
 
 // memoPos is one position of a shape.
@@ -707,14 +709,18 @@ func (w *Walker) memoWork(e *memoEntry, replay bool) {
 	// both go into w.ops in the walk's order (merged), the entry's ops of
 	// each position before its value check's.
 	eop, merged := 0, len(e.ops) == 0
-	for _, i := range e.work {
+	work := e.tails
+	if replay {
+		work = e.work
+	}
+	for _, i := range work {
 		p := &e.pos[i]
-		ev := 0
-		if i > 0 {
-			ev = int(e.pos[i-1].events)
-		}
 		k := e.keys[i]
 		if replay {
+			ev := 0
+			if i > 0 {
+				ev = int(e.pos[i-1].events)
+			}
 			for ; ev < int(p.events); ev++ {
 				idx := w.memoReplay(&e.events[ev], k)
 				if w.memoDet != nil {
@@ -1038,12 +1044,15 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 		if p.tail != tailDone || p.ops > nop || p.events > nev {
 			e.work = append(e.work, uint16(i)) //nolint:gosec // < memoMaxKeys
 		}
+		if p.tail != tailDone {
+			e.tails = append(e.tails, uint16(i)) //nolint:gosec // < memoMaxKeys
+		}
 		nop, nev = p.ops, p.events
 	}
 	e.bytes = int(unsafe.Sizeof(*e)) + len(all) + len(mc.ctx.MetricName) + len(mc.ctx.SpanName) + len(mc.sample[0]) + len(mc.sample[1]) + len(e.name) +
 		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
 		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) + len(e.relevels)*int(unsafe.Sizeof(memoRelevel{})) +
-		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work) + 2*len(e.renameAt) +
+		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work) + 2*len(e.tails) + 2*len(e.renameAt) +
 		len(e.advice)*int(unsafe.Sizeof(AdviceTally{})) + idBytes
 	for i := range e.ops {
 		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)

@@ -95,7 +95,10 @@ type ServiceID struct {
 }
 
 // ServiceSlots bounds the services a front-end tallies separately (the
-// processor's service_limit). Slot is called once per governed resource.
+// processor's service_limit). Slot is called once per governed resource,
+// except that a walker remembers the last name whose identity is a slot of
+// its own (Name equal to the name as received, Overflow unset) and reuses
+// it without calling Slot: such an identity must never change.
 // Without ServiceSlots, the engine files each resource under its bounded
 // service.name, one entry per distinct name in the batch, unbounded in
 // number (a front-end that keeps them bounds them itself, as the

@@ -223,7 +223,7 @@ func (w *Walker) refresh(ix *registry.Index) {
 	s := &w.grp
 	if s.ix != ix {
 		s.ix = ix
-		s.service = ix.EntityGroup("service")
+		s.service = ix.ServiceEntity()
 		s.rules = w.e.nameRules(ix)
 	}
 }

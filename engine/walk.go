@@ -32,6 +32,13 @@ type Walker struct {
 	// With neither, nothing reads per-service counts, and one entry
 	// (wholeBatch) holds the batch.
 	services map[string]int
+	// lastSlot is the identity ServiceSlots gave the last name that got a
+	// slot of its own (its Name is the table's copy, and that name as
+	// received); ok is false until one did. A slot never changes hands,
+	// so it outlives the batch: consecutive batches of one service skip
+	// ServiceSlots.Slot (a lock and a map).
+	lastSlot   ServiceID
+	lastSlotOK bool
 
 	// ops are the changes found in the current map, applied after the scan:
 	// pdata has no stable iteration under mutation.
@@ -174,7 +181,14 @@ func (w *Walker) serviceID(name string, hasName bool) ServiceID {
 	slots := w.e.opts.Services
 	switch {
 	case slots != nil && hasName:
-		return slots.Slot(name)
+		if w.lastSlotOK && w.lastSlot.Name == name {
+			return w.lastSlot
+		}
+		id := slots.Slot(name)
+		if !id.Overflow && id.Name == name {
+			w.lastSlot, w.lastSlotOK = id, true
+		}
+		return id
 	case slots != nil:
 		return slots.Missing()
 	case hasName:

@@ -92,6 +92,12 @@ func (ix *Index) SpanGroup(id string) *Group { return ix.groups.spans[id] }
 // EntityGroup returns the entity definition with the given name, or nil.
 func (ix *Index) EntityGroup(name string) *Group { return ix.groups.entities[name] }
 
+// ServiceEntityName names the entity every resource is checked against.
+const ServiceEntityName = "service"
+
+// ServiceEntity is EntityGroup(ServiceEntityName), without the lookup.
+func (ix *Index) ServiceEntity() *Group { return ix.groups.service }
+
 // Groups lists every group definition, sorted by kind, then ID.
 func (ix *Index) Groups() []*Group { return append([]*Group(nil), ix.groups.list...) }
 

@@ -13,6 +13,9 @@ type groupIndex struct {
 	events   groupTable // by event name
 	spans    map[string]*Group
 	entities map[string]*Group
+	// service is entities["service"], which every resource is checked
+	// against (ServiceEntity): read once per batch, not looked up.
+	service  *Group
 	list     []*Group // every definition, sorted by kind then ID
 	matchers []SpanMatcher
 	// namespaces holds every '.'-bounded proper prefix of a registry key

@@ -65,6 +65,7 @@ func TestGroupsEmbedded(t *testing.T) {
 
 	svc := ix.EntityGroup("service")
 	require.NotNil(t, svc)
+	assert.Same(t, svc, ix.ServiceEntity())
 	assert.Equal(t, RequirementRequired, levelOf(t, svc, "service.name"))
 
 	for _, sig := range ix.Groups() {

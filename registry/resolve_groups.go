@@ -179,6 +179,7 @@ func (r *resolver) buildGroups(ix *Index) error {
 		si.list = append(si.list, s)
 	}
 	si.metrics = newGroupTable(metrics)
+	si.service = si.entities[ServiceEntityName]
 	sort.SliceStable(si.list, func(i, j int) bool {
 		if si.list[i].Kind != si.list[j].Kind {
 			return si.list[i].Kind < si.list[j].Kind

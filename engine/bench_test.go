@@ -212,7 +212,8 @@ func (t tdBytes) attrs() int {
 // registry extension is used): the cost per conforming attribute of a
 // 100-span batch, per renamed attribute (every key deprecated), and the
 // cost of a 1-span and a 10-span batch, whose difference gives the fixed
-// cost per batch; and the realistic mix (3 deprecated, 3 unknown, 1
+// cost per batch; the line rate's deprecated workload (10 static renames
+// of 13 keys); and the realistic mix (3 deprecated, 3 unknown, 1
 // template of 13) per span. memo=off is the full walk of every map.
 //
 // Run: go test ./engine -run '^$' -bench Memo -benchtime 1000x
@@ -232,6 +233,7 @@ func BenchmarkMemo(b *testing.B) {
 			}{
 				{"conformant", enginetest.MixConformant, 100},
 				{"renames", enginetest.MixDeprecatedAll, 100},
+				{"deprecated", enginetest.MixLineDeprecated, 100},
 				{"realistic", enginetest.MixRealistic, 100},
 				{"batch", enginetest.MixConformant, 1},
 				{"batch", enginetest.MixConformant, 10},

@@ -31,7 +31,11 @@ var (
 	MixConformant    = Mix{}
 	MixDeprecated    = Mix{Deprecated: 4}  // ~30%
 	MixDeprecatedAll = Mix{Deprecated: 13} // 100%: 13 renames per item
-	MixUnknown       = Mix{Unknown: 4}     // ~30%
+	// MixLineDeprecated is the line rate's deprecated workload
+	// (testbench.LineWorkloads): 10 of 13 keys deprecated, each renamed
+	// without a value check.
+	MixLineDeprecated = Mix{Deprecated: 10}
+	MixUnknown        = Mix{Unknown: 4} // ~30%
 	// MixRealistic is the testbench's workload as near as 13 attributes
 	// allow: 3 deprecated (23%), 3 unknown app keys on no allow list (23%),
 	// 1 template instance, http.request.header.content-type (8%), and 6

@@ -303,7 +303,10 @@ type memoEntry struct {
 	nOps                      opCounts // ops by kind
 	// renameAt are the positions of the opRename ops' keys in the map.
 	renameAt []uint16
-	events   []memoEvent
+	// plan lays the map out again in one pass when the entry's ops are
+	// renames only (renamePlan); nil otherwise.
+	plan   *renamePlan
+	events []memoEvent
 	// advice are the ShapeAdvisor's findings on the map, counted at each
 	// hit (Batch.Advice); their detail is in events.
 	advice []AdviceTally
@@ -1029,6 +1032,7 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 			}
 		}
 	}
+	e.plan = newRenamePlan(e.keys, e.ops, &e.nOps, e.renameAt)
 	if w.report.enabled || w.e.opts.Sink != nil {
 		e.events = append([]memoEvent(nil), rec.events...)
 	}
@@ -1053,7 +1057,7 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
 		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) + len(e.relevels)*int(unsafe.Sizeof(memoRelevel{})) +
 		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work) + 2*len(e.tails) + 2*len(e.renameAt) +
-		len(e.advice)*int(unsafe.Sizeof(AdviceTally{})) + idBytes
+		len(e.advice)*int(unsafe.Sizeof(AdviceTally{})) + idBytes + e.plan.size()
 	for i := range e.ops {
 		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)
 	}

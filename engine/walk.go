@@ -471,6 +471,8 @@ func (w *Walker) attrs(m pcommon.Map) {
 	switch {
 	case len(w.ops) > 0:
 		w.apply(m, w.ops, &w.nOps, nil)
+	case w.hitOps != nil && w.hitOps.plan != nil:
+		w.applyPlan(m, w.hitOps.plan)
 	case w.hitOps != nil:
 		w.apply(m, w.hitOps.ops, &w.hitOps.nOps, w.hitOps.renameAt)
 	}

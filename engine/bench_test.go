@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -16,6 +17,8 @@ import (
 // BenchmarkRename measures the renames of one map: with 4 renames, four
 // deprecated keys of a 13-attribute map are renamed and renamed back, eight
 // renames per op; with 13, every key is. No allocation, no timer juggling.
+// path=scan is apply's renameAll (a scan per rename), path=plan a memo
+// hit's renamePlan of the same renames.
 func BenchmarkRename(b *testing.B) {
 	for _, bm := range []struct {
 		name string
@@ -24,45 +27,110 @@ func BenchmarkRename(b *testing.B) {
 		{name: "renames=4", mix: enginetest.MixDeprecated},
 		{name: "renames=13", mix: enginetest.MixDeprecatedAll},
 	} {
-		b.Run(bm.name, func(b *testing.B) {
-			e, ix := newTestEngine(b, defaultOptions())
-			w := e.Walker(ix, false)
-			defer e.Release(w)
-			td := enginetest.WireTraces(enginetest.GenTraces(1, bm.mix))
-			m := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
-			// The renames in map order, as the walk queues them.
-			var forward, back []op
-			for k := range m.All() {
-				if a := ix.Lookup(k); a != nil {
-					if t := a.Target(registry.Context{Location: registry.LocationSpan, SpanKind: registry.SpanKindServer}); t != nil {
-						forward = append(forward, op{kind: opRename, key: k, target: t.Key})
-						back = append(back, op{kind: opRename, key: t.Key, target: k})
-					}
-				}
-			}
-			if len(forward) != bm.mix.Deprecated {
-				b.Fatalf("%d renames, want %d", len(forward), bm.mix.Deprecated)
-			}
-			renames := float64(2 * len(forward))
-			run := func(ops []op) {
-				w.apply(m, ops, &opCounts{move: len(ops), rename: len(ops)}, nil)
-			}
-			b.ReportAllocs()
-			clock := enginetest.StartCPU()
-			for b.Loop() {
-				run(forward)
-				run(back)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/renames, "ns/rename")
-			b.ReportMetric(float64(clock.Since().Nanoseconds())/float64(b.N)/renames, "cpu-ns/rename")
-			if m.Len() != enginetest.AttrsPerItem {
-				b.Fatalf("map has %d entries", m.Len())
-			}
-			if _, ok := m.Get(forward[0].key); !ok {
-				b.Fatalf("%s not renamed back", forward[0].key)
-			}
-		})
+		for _, path := range []string{"scan", "plan"} {
+			b.Run(bm.name+"/path="+path, func(b *testing.B) { benchRename(b, bm.mix, path == "plan") })
+		}
 	}
+}
+
+func benchRename(b *testing.B, mix enginetest.Mix, plan bool) {
+	e, ix := newTestEngine(b, defaultOptions())
+	w := e.Walker(ix, false)
+	defer e.Release(w)
+	td := enginetest.WireTraces(enginetest.GenTraces(1, mix))
+	m := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+	// The renames in map order, as the walk queues them.
+	var forward, back []op
+	var keys, kept []string
+	for k := range m.All() {
+		keys = append(keys, k)
+		if a := ix.Lookup(k); a != nil {
+			if t := a.Target(registry.Context{Location: registry.LocationSpan, SpanKind: registry.SpanKindServer}); t != nil {
+				forward = append(forward, op{kind: opRename, key: k, target: t.Key})
+				back = append(back, op{kind: opRename, key: t.Key, target: k})
+				continue
+			}
+		}
+		kept = append(kept, k)
+	}
+	if len(forward) != mix.Deprecated {
+		b.Fatalf("%d renames, want %d", len(forward), mix.Deprecated)
+	}
+	renames := float64(2 * len(forward))
+	run := func(ops []op) {
+		w.apply(m, ops, &opCounts{move: len(ops), rename: len(ops)}, nil)
+	}
+	if plan {
+		// A plan holds for one layout: the one that renaming forward and
+		// back leaves (renameAll puts the targets after the kept keys, in
+		// the ops' order), and after the forward renames the kept keys,
+		// then the targets.
+		run(forward)
+		run(back)
+		keys, kept = keys[:0], kept[:0]
+		for k := range m.All() {
+			keys = append(keys, k)
+			if !slices.ContainsFunc(forward, func(o op) bool { return o.key == k }) {
+				kept = append(kept, k)
+			}
+		}
+		renamed := append([]string(nil), kept...)
+		for _, o := range forward {
+			renamed = append(renamed, o.target)
+		}
+		fwd, bck := renamePlanOf(b, keys, forward), renamePlanOf(b, renamed, back)
+		run = func(ops []op) {
+			if &ops[0] == &forward[0] {
+				w.applyPlan(m, fwd)
+			} else {
+				w.applyPlan(m, bck)
+			}
+		}
+	}
+	first, _ := m.Get(forward[0].key)
+	want := first.AsString()
+	b.ReportAllocs()
+	clock := enginetest.StartCPU()
+	for b.Loop() {
+		run(forward)
+		run(back)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/renames, "ns/rename")
+	b.ReportMetric(float64(clock.Since().Nanoseconds())/float64(b.N)/renames, "cpu-ns/rename")
+	if m.Len() != enginetest.AttrsPerItem {
+		b.Fatalf("map has %d entries", m.Len())
+	}
+	if v, ok := m.Get(forward[0].key); !ok || v.AsString() != want {
+		b.Fatalf("%s not renamed back to %q", forward[0].key, want)
+	}
+	if plan {
+		i := 0
+		for k := range m.All() {
+			if k != keys[i] {
+				b.Fatalf("position %d is %s, want %s", i, k, keys[i])
+			}
+			i++
+		}
+	}
+}
+
+// renamePlanOf is the renamePlan of ops (renames, in map order) on a map
+// of keys.
+func renamePlanOf(tb testing.TB, keys []string, ops []op) *renamePlan {
+	tb.Helper()
+	var at []uint16
+	for _, o := range ops {
+		i := slices.Index(keys, o.key)
+		if i < 0 {
+			tb.Fatalf("%s not in %v", o.key, keys)
+		}
+		at = append(at, uint16(i)) //nolint:gosec // a 13-key map
+	}
+	p := newRenamePlan(keys, ops, &opCounts{move: len(ops), rename: len(ops)}, at)
+	if p == nil {
+		tb.Fatalf("no plan for %d renames of %d keys", len(ops), len(keys))
+	}
+	return p
 }
 
 // BenchmarkLookupOnly is the registry's share of the conforming walk: the

@@ -304,7 +304,8 @@ type memoEntry struct {
 	// renameAt are the positions of the opRename ops' keys in the map.
 	renameAt []uint16
 	// plan lays the map out again in one pass when the entry's ops are
-	// renames only (renamePlan); nil otherwise.
+	// renames only, enough of them to pay (planWorth), none colliding
+	// (renamePlan); nil otherwise.
 	plan   *renamePlan
 	events []memoEvent
 	// advice are the ShapeAdvisor's findings on the map, counted at each
@@ -1032,7 +1033,9 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 			}
 		}
 	}
-	e.plan = newRenamePlan(e.keys, e.ops, &e.nOps, e.renameAt)
+	if planWorth(e.nOps.rename, len(e.keys)) {
+		e.plan = newRenamePlan(e.keys, e.ops, &e.nOps, e.renameAt)
+	}
 	if w.report.enabled || w.e.opts.Sink != nil {
 		e.events = append([]memoEvent(nil), rec.events...)
 	}

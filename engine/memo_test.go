@@ -588,3 +588,58 @@ func TestReleaseKeepsNoValues(t *testing.T) {
 	}
 	require.Positive(t, e.MemoStats().Hits)
 }
+
+// TestRenamePlanMade: a memo entry lays its renames out by a plan when they
+// are more than a third of its keys (the line rate's 10 of 13), not for a
+// few (4 of 13: renameAll's scans cost less), and a hit by plan leaves the
+// map as the full walk does.
+func TestRenamePlanMade(t *testing.T) {
+	for _, tc := range []struct {
+		mix  enginetest.Mix
+		plan bool
+	}{
+		{enginetest.MixLineDeprecated, true},
+		{enginetest.MixDeprecated, false},
+	} {
+		opts := defaultOptions()
+		opts.Findings = true
+		e, ix := newTestEngine(t, opts)
+		wire := enginetest.TracesBytes(enginetest.GenTraces(4, tc.mix))
+		var td ptrace.Traces
+		for range 4 { // a shape is admitted on a later sighting
+			td = enginetest.UnmarshalTraces(wire)
+			w := e.Walker(ix, false)
+			w.Traces(td)
+			e.Release(w)
+		}
+		planned := 0
+		for i := range e.memo.sets {
+			for j := range e.memo.sets[i].ways {
+				if en := e.memo.sets[i].ways[j].Load(); en != nil && en.plan != nil {
+					planned++
+				}
+			}
+		}
+		assert.Equal(t, tc.plan, planned > 0, "%d renames of %d", tc.mix.Deprecated, enginetest.AttrsPerItem)
+		require.Positive(t, e.MemoStats().Hits)
+		full, fix := newTestEngine(t, opts)
+		full.memo = nil
+		want := enginetest.UnmarshalTraces(wire)
+		w := full.Walker(fix, false)
+		w.Traces(want)
+		full.Release(w)
+		for i := range 4 {
+			got := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(i).Attributes()
+			exp := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(i).Attributes()
+			var gk, ek []string
+			for k := range got.All() {
+				gk = append(gk, k)
+			}
+			for k := range exp.All() {
+				ek = append(ek, k)
+			}
+			assert.Equal(t, ek, gk)
+			assert.Equal(t, exp.AsRaw(), got.AsRaw())
+		}
+	}
+}

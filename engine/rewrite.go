@@ -372,19 +372,23 @@ type renamePlan struct {
 	renames int
 }
 
-// planShare: a plan is made when at least one key in planShare is
+// planShare: a plan is made when more than one key in planShare is
 // renamed. applyPlan moves every value of the map twice, renameAll only
-// the renamed ones, and a few renames cost less than that in scans. In
-// BenchmarkMemo (13 keys a map, pinned, 7 pairs against renameAll), 10
-// renames cost 15% less a span with the plan, 3 renames (the realistic
-// mix) the same within 1%.
-const planShare = 4
+// the renamed ones, and a few renames cost less than that in scans.
+// BenchmarkRename, pinned, 5 runs: 13 renames of 13 keys cost 10.4–10.8
+// cpu-ns each by plan, 23.8–25.5 by scan; 4 of 13 cost 32.0–32.8 by plan,
+// 29.5–31.1 by scan. In BenchmarkMemo, 10 renames of 13 cost 15% less a
+// span by plan.
+const planShare = 3
+
+// planWorth reports whether a plan pays for renames of a map of keys.
+func planWorth(renames, keys int) bool { return renames*planShare > keys }
 
 // newRenamePlan returns the plan of an entry's ops on a map of keys, the
 // positions of the renamed keys at, or nil when the ops are not renames
 // alone or a target would collide.
 func newRenamePlan(keys []string, ops []op, c *opCounts, at []uint16) *renamePlan {
-	if c.rename == 0 || c.rename*planShare < len(keys) || c.move != c.rename || c.drop > 0 || c.coerce > 0 || len(at) != c.rename {
+	if c.rename == 0 || c.move != c.rename || c.drop > 0 || c.coerce > 0 || len(at) != c.rename {
 		return nil
 	}
 	renamed := make([]bool, len(keys))

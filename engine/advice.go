@@ -35,6 +35,10 @@ const (
 	SampleExponentialHistogramDataPoint
 	SampleExemplar
 	SampleLog
+	// SampleScope is an instrumentation scope: a sample of package
+	// policy's walk (otelgov check, input.instrumentation_scope); the
+	// engine's walk offers none.
+	SampleScope
 	NumSampleKinds
 )
 
@@ -50,6 +54,7 @@ var sampleKindNames = [NumSampleKinds]string{
 	SampleExponentialHistogramDataPoint: "exponential_histogram_data_point",
 	SampleExemplar:                      "exemplar",
 	SampleLog:                           "log",
+	SampleScope:                         "instrumentation_scope",
 }
 
 // String is Weaver's name of the sample kind.

@@ -155,7 +155,7 @@ func (a *shapeAdvisor) AdviseKept(s *Sample, dst []Advice) ([]Advice, bool) {
 			return dst, false
 		}
 	case SampleResource, SampleSpanEvent, SampleSpanLink, SampleNumberDataPoint, SampleHistogramDataPoint,
-		SampleExponentialHistogramDataPoint, SampleExemplar, SampleLog, NumSampleKinds:
+		SampleExponentialHistogramDataPoint, SampleExemplar, SampleLog, SampleScope, NumSampleKinds:
 	}
 	return dst, true
 }

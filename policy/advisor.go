@@ -156,6 +156,8 @@ func sample(s *engine.Sample) Sample {
 		return Exemplar(s.Exemplar)
 	case engine.SampleLog:
 		return Log(s.Log)
+	case engine.SampleScope:
+		return Scope(s.Scope)
 	case engine.SampleResource, engine.NumSampleKinds:
 	}
 	return Resource(s.Resource)
@@ -169,7 +171,7 @@ func (a *Advisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice 
 
 // AttrsShapeFree implements engine.ShapeAdvisor: no value-dependent policy
 // of the Set can fire on an attribute.
-func (a *Advisor) AttrsShapeFree() bool { return !a.s.depFires(KindAttribute) }
+func (a *Advisor) AttrsShapeFree() bool { return !a.s.depFires(engine.SampleAttribute) }
 
 // AttrsTypeFree implements engine.ShapeAdvisor: no value-free policy
 // reads an attribute's inferred type (a value-dependent one that can fire
@@ -247,7 +249,7 @@ func (a *Advisor) append(dst []engine.Advice, s *engine.Sample, fs []Finding) []
 			ad.Subject, ad.Name = vocab.SubjectMetric, s.SignalName
 		case engine.SampleLog:
 			ad.Subject, ad.Name = vocab.SubjectEvent, s.SignalName
-		case engine.SampleResource:
+		case engine.SampleResource, engine.SampleScope:
 			ad.Subject, ad.Name = vocab.SubjectKey, ""
 		case engine.SampleSpan, engine.SampleSpanEvent, engine.SampleSpanLink, engine.NumSampleKinds:
 			ad.Subject, ad.Name = vocab.SubjectSpan, s.SignalName

@@ -228,8 +228,8 @@ func split(parsed, compiled map[string]*ast.Module, mods []Module) (free, dep ma
 // one only inside a comprehension, a negation, every or a helper rule) may
 // fire on every kind.
 
-// engineKinds are the engine's sample kinds by Weaver's names.
-var engineKinds = func() map[string]engine.SampleKind {
+// sampleKinds are the sample kinds by Weaver's names.
+var sampleKinds = func() map[string]engine.SampleKind {
 	m := make(map[string]engine.SampleKind, engine.NumSampleKinds)
 	for k := range engine.NumSampleKinds {
 		m[k.String()] = k
@@ -237,29 +237,10 @@ var engineKinds = func() map[string]engine.SampleKind {
 	return m
 }()
 
-// engineKind is the engine's sample kind of a policy kind; ok is false
-// for the one the engine never offers (the scope).
-type engineKind struct {
-	k  engine.SampleKind
-	ok bool
-}
-
-// engineKindOf are the engine's kinds of the policy kinds.
-var engineKindOf = func() (t [NumKinds]engineKind) {
-	for k := range NumKinds {
-		t[k].k, t[k].ok = engineKinds[k.String()]
-	}
-	return t
-}()
-
 // fires reports whether deny rules that can fire on kinds can fire on a
-// sample of kind k; a kind the engine does not offer is never ruled out.
-func fires(kinds engine.SampleKinds, k Kind) bool {
-	if k >= NumKinds {
-		return true
-	}
-	ek := engineKindOf[k]
-	return !ek.ok || kinds.Has(ek.k)
+// sample of kind k.
+func fires(kinds engine.SampleKinds, k engine.SampleKind) bool {
+	return k >= engine.NumSampleKinds || kinds.Has(k)
 }
 
 // firesOn returns the sample kinds on which m's deny rules can fire.
@@ -311,6 +292,6 @@ func sampleKindOf(t *ast.Term) (engine.SampleKind, bool) {
 	if !ok {
 		return 0, false
 	}
-	k, ok := engineKinds[string(s)]
+	k, ok := sampleKinds[string(s)]
 	return k, ok
 }

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/otelgov/otelcol-governance/engine"
 )
 
 // Stats are a Set's counters since it was compiled.
@@ -201,6 +203,6 @@ func (s *Set) advise(ctx context.Context, k Key, in *Input, b *Budget, found fun
 // kind every deny rule of the group is undefined, so skipping it gives the
 // same findings: a value-dependent policy on logs leaves the attributes'
 // findings value-free, and the engine's shape memo on.
-func (s *Set) freeFires(k Kind) bool { return s.free != nil && fires(s.freeOn, k) }
+func (s *Set) freeFires(k engine.SampleKind) bool { return s.free != nil && fires(s.freeOn, k) }
 
-func (s *Set) depFires(k Kind) bool { return s.dep != nil && fires(s.depOn, k) }
+func (s *Set) depFires(k engine.SampleKind) bool { return s.dep != nil && fires(s.depOn, k) }

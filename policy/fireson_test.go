@@ -55,7 +55,13 @@ func TestFiresOn(t *testing.T) {
 			assert.Equal(t, tc.want, s.FiresOn(), "got %s", kindNames(s.FiresOn()))
 		})
 	}
-	s := load(t, ix, policy.Options{}, weaverPolicies+"/default")
+	// A rule on the instrumentation scope, which neither walk offers as a
+	// sample (the suite has none to fire on, so not in firesOnCases), fires
+	// on that kind alone: it is one of the sample kinds.
+	s, err := source(t, ix, policy.Options{}, "package live_check_advice\n\nimport rego.v1\n\ndeny contains "+finding+" if { input.sample.instrumentation_scope }\n")
+	require.NoError(t, err)
+	assert.Equal(t, engine.SampleKinds(1<<engine.SampleScope), s.FiresOn(), "got %s", kindNames(s.FiresOn()))
+	s = load(t, ix, policy.Options{}, weaverPolicies+"/default")
 	assert.Equal(t, engine.SampleKinds(1<<engine.SampleAttribute|1<<engine.SampleMetric), s.FiresOn(), "otel.rego: %s", kindNames(s.FiresOn()))
 	s = load(t, ix, policy.Options{}, weaverPolicies+"/default", "testdata/example")
 	assert.Equal(t, engine.SampleKinds(1<<engine.SampleAttribute|1<<engine.SampleMetric), s.FiresOn(), "otel.rego and the examples")

@@ -16,56 +16,13 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-// Kind is the kind of a sample: the member of input.sample that is set,
-// as Weaver's SampleRef serializes it.
-type Kind uint8
-
-// The sample kinds.
-const (
-	KindAttribute Kind = iota
-	KindSpan
-	KindSpanEvent
-	KindSpanLink
-	KindResource
-	KindScope
-	KindMetric
-	KindNumberDataPoint
-	KindHistogramDataPoint
-	KindExponentialHistogramDataPoint
-	KindExemplar
-	KindLog
-	NumKinds
-)
-
-// kindNames are Weaver's names, the engine's (engine.SampleKind) for every
-// kind it offers; the scope is a sample here only (input.instrumentation_scope).
-var kindNames = [NumKinds]string{
-	KindAttribute:                     engine.SampleAttribute.String(),
-	KindSpan:                          engine.SampleSpan.String(),
-	KindSpanEvent:                     engine.SampleSpanEvent.String(),
-	KindSpanLink:                      engine.SampleSpanLink.String(),
-	KindResource:                      engine.SampleResource.String(),
-	KindScope:                         "instrumentation_scope",
-	KindMetric:                        engine.SampleMetric.String(),
-	KindNumberDataPoint:               engine.SampleNumberDataPoint.String(),
-	KindHistogramDataPoint:            engine.SampleHistogramDataPoint.String(),
-	KindExponentialHistogramDataPoint: engine.SampleExponentialHistogramDataPoint.String(),
-	KindExemplar:                      engine.SampleExemplar.String(),
-	KindLog:                           engine.SampleLog.String(),
-}
-
-// String returns Weaver's name of the sample kind ("number_data_point").
-func (k Kind) String() string {
-	if k < NumKinds {
-		return kindNames[k]
-	}
-	return "invalid"
-}
-
 // Sample is one sample as Weaver's live check sees it, over pdata: built
 // into Weaver's JSON form only when a policy is evaluated on it.
 type Sample struct {
-	Kind Kind
+	// Kind is the member of input.sample that is set, named as Weaver's
+	// SampleRef serializes it: the engine's sample kinds, one vocabulary
+	// for the processor's walk and this package's.
+	Kind engine.SampleKind
 	// name is the attribute key, or the span, event or metric name;
 	// detail the attribute's inferred type, the span kind or the metric's
 	// instrument, unit the metric's unit: with Kind, the memo key.
@@ -91,56 +48,56 @@ func (s *Sample) Name() string { return s.name }
 
 // Attribute is an attribute sample: key k with value v.
 func Attribute(k string, v pcommon.Value) Sample {
-	return Sample{Kind: KindAttribute, name: k, detail: valueType(v), val: v}
+	return Sample{Kind: engine.SampleAttribute, name: k, detail: valueType(v), val: v}
 }
 
 // Span is a span sample.
 func Span(s ptrace.Span) Sample {
-	return Sample{Kind: KindSpan, name: s.Name(), detail: spanKind(s.Kind()), span: s}
+	return Sample{Kind: engine.SampleSpan, name: s.Name(), detail: spanKind(s.Kind()), span: s}
 }
 
 // SpanEvent is a span event sample.
 func SpanEvent(e ptrace.SpanEvent) Sample {
-	return Sample{Kind: KindSpanEvent, name: e.Name(), event: e}
+	return Sample{Kind: engine.SampleSpanEvent, name: e.Name(), event: e}
 }
 
 // SpanLink is a span link sample.
-func SpanLink(l ptrace.SpanLink) Sample { return Sample{Kind: KindSpanLink, link: l} }
+func SpanLink(l ptrace.SpanLink) Sample { return Sample{Kind: engine.SampleSpanLink, link: l} }
 
 // Resource is a resource sample.
-func Resource(r pcommon.Resource) Sample { return Sample{Kind: KindResource, res: r} }
+func Resource(r pcommon.Resource) Sample { return Sample{Kind: engine.SampleResource, res: r} }
 
 // Scope is an instrumentation scope sample.
 func Scope(s pcommon.InstrumentationScope) Sample {
-	return Sample{Kind: KindScope, name: s.Name(), scope: s}
+	return Sample{Kind: engine.SampleScope, name: s.Name(), scope: s}
 }
 
 // Metric is a metric sample.
 func Metric(m pmetric.Metric) Sample {
-	return Sample{Kind: KindMetric, name: m.Name(), detail: instrument(m), unit: m.Unit(), metric: m}
+	return Sample{Kind: engine.SampleMetric, name: m.Name(), detail: instrument(m), unit: m.Unit(), metric: m}
 }
 
 // NumberDataPoint is a gauge or sum data point sample.
 func NumberDataPoint(p pmetric.NumberDataPoint) Sample {
-	return Sample{Kind: KindNumberDataPoint, ndp: p}
+	return Sample{Kind: engine.SampleNumberDataPoint, ndp: p}
 }
 
 // HistogramDataPoint is a histogram data point sample.
 func HistogramDataPoint(p pmetric.HistogramDataPoint) Sample {
-	return Sample{Kind: KindHistogramDataPoint, hdp: p}
+	return Sample{Kind: engine.SampleHistogramDataPoint, hdp: p}
 }
 
 // ExponentialHistogramDataPoint is an exponential histogram data point
 // sample.
 func ExponentialHistogramDataPoint(p pmetric.ExponentialHistogramDataPoint) Sample {
-	return Sample{Kind: KindExponentialHistogramDataPoint, edp: p}
+	return Sample{Kind: engine.SampleExponentialHistogramDataPoint, edp: p}
 }
 
 // Exemplar is an exemplar sample.
-func Exemplar(e pmetric.Exemplar) Sample { return Sample{Kind: KindExemplar, ex: e} }
+func Exemplar(e pmetric.Exemplar) Sample { return Sample{Kind: engine.SampleExemplar, ex: e} }
 
 // Log is a log record sample; its name is the event name.
-func Log(l plog.LogRecord) Sample { return Sample{Kind: KindLog, name: l.EventName(), log: l} }
+func Log(l plog.LogRecord) Sample { return Sample{Kind: engine.SampleLog, name: l.EventName(), log: l} }
 
 // Input is Weaver's input document of one evaluation: the sample, the
 // resource and scope of the signal it belongs to, and the registry's
@@ -160,7 +117,7 @@ type Input struct {
 
 // Key is what a value-free policy's findings depend on: the memo key.
 type Key struct {
-	kind               Kind
+	kind               engine.SampleKind
 	name, detail, unit string
 	attr               *registry.Attribute
 	group              *registry.Group
@@ -179,27 +136,29 @@ func sampleKey(s *engine.Sample) Key {
 	k := Key{attr: s.Attr, group: s.Group}
 	switch s.Kind {
 	case engine.SampleAttribute:
-		k.kind, k.name, k.detail = KindAttribute, s.Key, valueType(s.Value)
+		k.kind, k.name, k.detail = engine.SampleAttribute, s.Key, valueType(s.Value)
 	case engine.SampleSpan:
-		k.kind, k.name, k.detail = KindSpan, s.Span.Name(), spanKind(s.Span.Kind())
+		k.kind, k.name, k.detail = engine.SampleSpan, s.Span.Name(), spanKind(s.Span.Kind())
 	case engine.SampleSpanEvent:
-		k.kind, k.name = KindSpanEvent, s.SpanEvent.Name()
+		k.kind, k.name = engine.SampleSpanEvent, s.SpanEvent.Name()
 	case engine.SampleSpanLink:
-		k.kind = KindSpanLink
+		k.kind = engine.SampleSpanLink
 	case engine.SampleMetric:
-		k.kind, k.name, k.detail, k.unit = KindMetric, s.Metric.Name(), instrument(s.Metric), s.Metric.Unit()
+		k.kind, k.name, k.detail, k.unit = engine.SampleMetric, s.Metric.Name(), instrument(s.Metric), s.Metric.Unit()
 	case engine.SampleNumberDataPoint:
-		k.kind = KindNumberDataPoint
+		k.kind = engine.SampleNumberDataPoint
 	case engine.SampleHistogramDataPoint:
-		k.kind = KindHistogramDataPoint
+		k.kind = engine.SampleHistogramDataPoint
 	case engine.SampleExponentialHistogramDataPoint:
-		k.kind = KindExponentialHistogramDataPoint
+		k.kind = engine.SampleExponentialHistogramDataPoint
 	case engine.SampleExemplar:
-		k.kind = KindExemplar
+		k.kind = engine.SampleExemplar
 	case engine.SampleLog:
-		k.kind, k.name = KindLog, s.Log.EventName()
+		k.kind, k.name = engine.SampleLog, s.Log.EventName()
+	case engine.SampleScope:
+		k.kind, k.name = engine.SampleScope, s.Scope.Name()
 	case engine.SampleResource, engine.NumSampleKinds:
-		k.kind = KindResource
+		k.kind = engine.SampleResource
 	}
 	return k
 }
@@ -249,31 +208,31 @@ func optStr(s string) *ast.Term {
 
 func (s *Sample) term() *ast.Term {
 	switch s.Kind {
-	case KindAttribute:
+	case engine.SampleAttribute:
 		return attributeTerm(s.name, s.val)
-	case KindSpan:
+	case engine.SampleSpan:
 		return spanTerm(s.span)
-	case KindSpanEvent:
+	case engine.SampleSpanEvent:
 		return obj("name", str(s.event.Name()), "attributes", attributesTerm(s.event.Attributes()))
-	case KindSpanLink:
+	case engine.SampleSpanLink:
 		return obj("attributes", attributesTerm(s.link.Attributes()))
-	case KindResource:
+	case engine.SampleResource:
 		return resourceTerm(s.res)
-	case KindScope:
+	case engine.SampleScope:
 		return scopeTerm(s.scope)
-	case KindMetric:
+	case engine.SampleMetric:
 		return metricTerm(s.metric)
-	case KindNumberDataPoint:
+	case engine.SampleNumberDataPoint:
 		return numberPointTerm(s.ndp)
-	case KindHistogramDataPoint:
+	case engine.SampleHistogramDataPoint:
 		return histogramPointTerm(s.hdp)
-	case KindExponentialHistogramDataPoint:
+	case engine.SampleExponentialHistogramDataPoint:
 		return expPointTerm(s.edp)
-	case KindExemplar:
+	case engine.SampleExemplar:
 		return exemplarTerm(s.ex)
-	case KindLog:
+	case engine.SampleLog:
 		return logTerm(s.log)
-	case NumKinds:
+	case engine.NumSampleKinds:
 	}
 	return ast.NullTerm()
 }

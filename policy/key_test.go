@@ -27,6 +27,8 @@ func TestSampleKeyIsInputKey(t *testing.T) {
 	m.SetEmptySum().SetIsMonotonic(true)
 	lr := plog.NewLogRecord()
 	lr.SetEventName("session.start")
+	scope := pcommon.NewInstrumentationScope()
+	scope.SetName("io.opentelemetry.http")
 	g, a := &registry.Group{ID: "g"}, &registry.Attribute{Key: "k"}
 	for k := range engine.NumSampleKinds {
 		s := engine.Sample{
@@ -34,6 +36,7 @@ func TestSampleKeyIsInputKey(t *testing.T) {
 			SpanLink: sp.Links().AppendEmpty(), Metric: m, Log: lr, Group: g,
 			NumberPoint: pmetric.NewNumberDataPoint(), HistogramPoint: pmetric.NewHistogramDataPoint(),
 			ExpPoint: pmetric.NewExponentialHistogramDataPoint(), Exemplar: pmetric.NewExemplar(),
+			Scope: scope, HasScope: true,
 		}
 		if k == engine.SampleAttribute {
 			s.Attr = a

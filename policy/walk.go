@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -18,7 +19,7 @@ import (
 type Event struct {
 	Finding
 	// Sample is the kind of sample the policy saw; Name its name.
-	Sample Kind
+	Sample engine.SampleKind
 	Name   string
 	// Resource is the sample's resource (its service.name is the report's
 	// service).

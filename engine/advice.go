@@ -182,7 +182,9 @@ type ShapeAdvisor interface {
 // AdviceKey is what a ShapeAdvisor's findings on a sample other than an
 // attribute depend on, besides the sample's signal type and name: the
 // members of the sample it reads (a span's kind, a metric's unit and
-// instrument...) and the registry's definitions. Comparable.
+// instrument...) and the registry's definitions. Comparable. Package
+// policy keys its memo of every sample, attributes included, with it
+// (policy.Key).
 type AdviceKey struct {
 	Kind               SampleKind
 	Name, Detail, Unit string

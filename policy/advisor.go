@@ -194,10 +194,10 @@ func (a *Advisor) AdviseKept(s *engine.Sample, dst []engine.Advice) ([]engine.Ad
 // kind.
 func (a *Advisor) SampleKey(s *engine.Sample) (engine.AdviceKey, bool) {
 	k := sampleKey(s)
-	if a.s.depFires(k.kind) {
+	if a.s.depFires(k.Kind) {
 		return engine.AdviceKey{}, false
 	}
-	return engine.AdviceKey{Kind: s.Kind, Name: k.name, Detail: k.detail, Unit: k.unit, Attr: k.attr, Group: k.group}, true
+	return k, true
 }
 
 // advise is Advise; kept reports that the findings are the value-free
@@ -207,7 +207,7 @@ func (a *Advisor) advise(s *engine.Sample, dst []engine.Advice) (_ []engine.Advi
 		return dst, true
 	}
 	k := sampleKey(s)
-	free, dep := a.s.freeFires(k.kind), a.s.depFires(k.kind)
+	free, dep := a.s.freeFires(k.Kind), a.s.depFires(k.Kind)
 	if !free && !dep {
 		return dst, true // no policy can fire on the sample: nothing to ask
 	}

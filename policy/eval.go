@@ -162,7 +162,7 @@ func (s *Set) Advise(ctx context.Context, in *Input, b *Budget, found func([]Fin
 func (s *Set) advise(ctx context.Context, k Key, in *Input, b *Budget, found func([]Finding)) (Outcome, error) {
 	var o Outcome
 	var errFree, errDep error
-	if s.freeFires(k.kind) {
+	if s.freeFires(k.Kind) {
 		if fs, ok := s.memo.get(k); ok {
 			s.n.memoHits.Add(1)
 			o.MemoHits++
@@ -178,7 +178,7 @@ func (s *Set) advise(ctx context.Context, k Key, in *Input, b *Budget, found fun
 			o.Skipped++
 		}
 	}
-	if s.depFires(k.kind) {
+	if s.depFires(k.Kind) {
 		if b == nil || b.Allow() {
 			o.Evaluations++
 			var fs []Finding

@@ -115,50 +115,50 @@ type Input struct {
 	Group *registry.Group
 }
 
-// Key is what a value-free policy's findings depend on: the memo key.
-type Key struct {
-	kind               engine.SampleKind
-	name, detail, unit string
-	attr               *registry.Attribute
-	group              *registry.Group
-}
+// Key is what a value-free policy's findings depend on: the memo key. It
+// is the engine's AdviceKey, which the shape memo keys a ShapeAdvisor's
+// findings with: Name is an attribute's key or the span, event or metric
+// name; Detail an attribute's inferred type, the span kind or the metric's
+// instrument; Unit the metric's unit.
+type Key = engine.AdviceKey
 
 // Key returns in's memo key.
 func (in *Input) Key() Key {
-	return Key{kind: in.Sample.Kind, name: in.Sample.name, detail: in.Sample.detail, unit: in.Sample.unit, attr: in.Attribute, group: in.Group}
+	return Key{Kind: in.Sample.Kind, Name: in.Sample.name, Detail: in.Sample.detail, Unit: in.Sample.unit, Attr: in.Attribute, Group: in.Group}
 }
 
-func (k *Key) size() int { return len(k.name) + len(k.detail) + len(k.unit) + 64 }
+// keySize is what the memo counts for k, in bytes.
+func keySize(k *Key) int { return len(k.Name) + len(k.Detail) + len(k.Unit) + 64 }
 
 // sampleKey is the Key of the Input that Advisor.Advise builds for s
 // (input(s).Key()), without building it: the memo is asked first.
 func sampleKey(s *engine.Sample) Key {
-	k := Key{attr: s.Attr, group: s.Group}
+	k := Key{Attr: s.Attr, Group: s.Group}
 	switch s.Kind {
 	case engine.SampleAttribute:
-		k.kind, k.name, k.detail = engine.SampleAttribute, s.Key, valueType(s.Value)
+		k.Kind, k.Name, k.Detail = engine.SampleAttribute, s.Key, valueType(s.Value)
 	case engine.SampleSpan:
-		k.kind, k.name, k.detail = engine.SampleSpan, s.Span.Name(), spanKind(s.Span.Kind())
+		k.Kind, k.Name, k.Detail = engine.SampleSpan, s.Span.Name(), spanKind(s.Span.Kind())
 	case engine.SampleSpanEvent:
-		k.kind, k.name = engine.SampleSpanEvent, s.SpanEvent.Name()
+		k.Kind, k.Name = engine.SampleSpanEvent, s.SpanEvent.Name()
 	case engine.SampleSpanLink:
-		k.kind = engine.SampleSpanLink
+		k.Kind = engine.SampleSpanLink
 	case engine.SampleMetric:
-		k.kind, k.name, k.detail, k.unit = engine.SampleMetric, s.Metric.Name(), instrument(s.Metric), s.Metric.Unit()
+		k.Kind, k.Name, k.Detail, k.Unit = engine.SampleMetric, s.Metric.Name(), instrument(s.Metric), s.Metric.Unit()
 	case engine.SampleNumberDataPoint:
-		k.kind = engine.SampleNumberDataPoint
+		k.Kind = engine.SampleNumberDataPoint
 	case engine.SampleHistogramDataPoint:
-		k.kind = engine.SampleHistogramDataPoint
+		k.Kind = engine.SampleHistogramDataPoint
 	case engine.SampleExponentialHistogramDataPoint:
-		k.kind = engine.SampleExponentialHistogramDataPoint
+		k.Kind = engine.SampleExponentialHistogramDataPoint
 	case engine.SampleExemplar:
-		k.kind = engine.SampleExemplar
+		k.Kind = engine.SampleExemplar
 	case engine.SampleLog:
-		k.kind, k.name = engine.SampleLog, s.Log.EventName()
+		k.Kind, k.Name = engine.SampleLog, s.Log.EventName()
 	case engine.SampleScope:
-		k.kind, k.name = engine.SampleScope, s.Scope.Name()
+		k.Kind, k.Name = engine.SampleScope, s.Scope.Name()
 	case engine.SampleResource, engine.NumSampleKinds:
-		k.kind = engine.SampleResource
+		k.Kind = engine.SampleResource
 	}
 	return k
 }

@@ -88,7 +88,7 @@ func (m *memo) publish() {
 }
 
 func (m *memo) put(k Key, fs []Finding) {
-	n := k.size()
+	n := keySize(&k)
 	for i := range fs {
 		n += len(fs[i].ID) + len(fs[i].Message) + len(fs[i].Context) + len(fs[i].SignalType) + len(fs[i].SignalName) + 32
 	}

@@ -449,7 +449,5 @@ func (w *Walker) applyPlan(m pcommon.Map, p *renamePlan) {
 		w.moved[p.from[i]].MoveTo(v)
 		i++
 	}
-	for range p.renames {
-		w.count(vocab.OutcomeRenamed)
-	}
+	w.countN(vocab.OutcomeRenamed, p.renames)
 }

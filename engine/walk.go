@@ -169,10 +169,13 @@ func (w *Walker) Batch() *Batch {
 }
 
 // count counts one attribute's outcome, by location and for its service.
-func (w *Walker) count(o vocab.Outcome) {
-	w.tally.Attrs[w.ctx.Location][o]++
-	w.svc.Outcomes[o]++
-	w.mig.rewrites += rewriteOutcome[o]
+func (w *Walker) count(o vocab.Outcome) { w.countN(o, 1) }
+
+// countN counts n attributes of outcome o, as count does one.
+func (w *Walker) countN(o vocab.Outcome, n int) {
+	w.tally.Attrs[w.ctx.Location][o] += int64(n)
+	w.svc.Outcomes[o] += int64(n)
+	w.mig.rewrites += n * rewriteOutcome[o]
 }
 
 // serviceID is the service identity of a resource: the front-end's

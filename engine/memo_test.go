@@ -599,7 +599,8 @@ func TestRenamePlanMade(t *testing.T) {
 		plan bool
 	}{
 		{enginetest.MixLineDeprecated, true},
-		{enginetest.MixDeprecated, false},
+		{enginetest.MixDeprecated, true}, // 4 renames of 13
+		{enginetest.MixRealistic, false}, // 3 of 13
 	} {
 		opts := defaultOptions()
 		opts.Findings = true
@@ -640,6 +641,77 @@ func TestRenamePlanMade(t *testing.T) {
 			}
 			assert.Equal(t, ek, gk)
 			assert.Equal(t, exp.AsRaw(), got.AsRaw())
+		}
+	}
+}
+
+// TestRenamePlanSpares: applyPlan lays a map out in the walker's spare
+// array of the map's length and keeps the map's former array as the next
+// spare, so maps of several lengths, in turn, each find a spare of their
+// own: the same answers as the full walk, and no allocation once each
+// length has been seen.
+func TestRenamePlanSpares(t *testing.T) {
+	opts := defaultOptions()
+	opts.Findings = true
+	var wires [][]byte
+	for _, extra := range []int{0, 4, 2} { // 13, 17 and 15 keys
+		td := enginetest.GenTraces(4, enginetest.MixLineDeprecated)
+		for _, s := range td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().All() {
+			for i := range extra {
+				s.Attributes().PutStr(fmt.Sprintf("acme.custom_%d", i), "value")
+			}
+		}
+		wires = append(wires, enginetest.TracesBytes(td))
+	}
+	e, ix := newTestEngine(t, opts)
+	walk := func(td ptrace.Traces) {
+		w := e.Walker(ix, false)
+		w.Traces(td)
+		e.Release(w)
+	}
+	for range 4 { // shapes are admitted on a later sighting
+		for _, wire := range wires {
+			walk(enginetest.UnmarshalTraces(wire))
+		}
+	}
+	const runs = 20
+	batches := make([]ptrace.Traces, 0, (runs+1)*len(wires))
+	for range runs + 1 {
+		for _, wire := range wires {
+			batches = append(batches, enginetest.UnmarshalTraces(wire))
+		}
+	}
+	before := e.MemoStats()
+	next := 0
+	allocs := testing.AllocsPerRun(runs, func() {
+		for range wires {
+			walk(batches[next])
+			next++
+		}
+	})
+	assert.Zero(t, allocs)
+	after := e.MemoStats()
+	assert.Equal(t, before.Misses, after.Misses, "every map a hit")
+	assert.GreaterOrEqual(t, after.Hits-before.Hits, int64((runs+1)*len(wires)*4))
+	full, fix := newTestEngine(t, opts)
+	full.memo = nil
+	for i, got := range batches {
+		want := enginetest.UnmarshalTraces(wires[i%len(wires)])
+		w := full.Walker(fix, false)
+		w.Traces(want)
+		full.Release(w)
+		for j := range 4 {
+			g := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(j).Attributes()
+			x := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(j).Attributes()
+			var gk, xk []string
+			for k := range g.All() {
+				gk = append(gk, k)
+			}
+			for k := range x.All() {
+				xk = append(xk, k)
+			}
+			require.Equal(t, xk, gk, "batch %d span %d", i, j)
+			require.Equal(t, x.AsRaw(), g.AsRaw(), "batch %d span %d", i, j)
 		}
 	}
 }

@@ -373,22 +373,23 @@ type renamePlan struct {
 }
 
 // planShare: a plan is made when more than one key in planShare is
-// renamed. applyPlan moves every value of the map twice, renameAll only
-// the renamed ones, and a few renames cost less than that in scans.
-// BenchmarkRename, pinned, 5 runs: 13 renames of 13 keys cost 10.4–10.8
-// cpu-ns each by plan, 23.8–25.5 by scan; 4 of 13 cost 32.0–32.8 by plan,
-// 29.5–31.1 by scan. In BenchmarkMemo, 10 renames of 13 cost 15% less a
-// span by plan.
-const planShare = 3
+// renamed. applyPlan moves every value of the map, renameAll only the
+// renamed ones, and a few renames cost less than that in scans.
+// BenchmarkRename, pinned, 3 runs: 13 renames of 13 keys cost 7.9–8.1
+// cpu-ns each by plan, 22.8–23.3 by scan; 4 of 13 cost 24.7–26.0 by plan,
+// 29.4–30.1 by scan. A plan costs about 8 ns a key and a scan about 30 a
+// rename, so the plan pays from a quarter of the keys.
+const planShare = 4
 
 // planWorth reports whether a plan pays for renames of a map of keys.
 func planWorth(renames, keys int) bool { return renames*planShare > keys }
 
 // newRenamePlan returns the plan of an entry's ops on a map of keys, the
 // positions of the renamed keys at, or nil when the ops are not renames
-// alone or a target would collide.
+// alone, a target would collide, or the map has more than memoMaxKeys keys
+// (applyPlan's bound; the memo walks no longer map).
 func newRenamePlan(keys []string, ops []op, c *opCounts, at []uint16) *renamePlan {
-	if c.rename == 0 || c.move != c.rename || c.drop > 0 || c.coerce > 0 || len(at) != c.rename {
+	if c.rename == 0 || c.move != c.rename || c.drop > 0 || c.coerce > 0 || len(at) != c.rename || len(keys) > memoMaxKeys {
 		return nil
 	}
 	renamed := make([]bool, len(keys))
@@ -432,22 +433,38 @@ func (p *renamePlan) size() int {
 }
 
 // applyPlan applies a renamePlan to a map of the plan's shape, counting
-// each rename as renameAll's place does.
+// each rename as renameAll's place does. The map's backing array moves to
+// the walker (Map.MoveTo, no copy), the plan's keys are copied into the
+// walker's spare array of the same length (Map.CopyTo reuses its storage:
+// no scan, no allocation), each value moves from its old position to its
+// new one, and the spare array moves into the map; the map's former array,
+// its values all moved out, is the next spare for that length. Every
+// value moves once, and the values are reached through Value handles kept
+// on the stack, which costs no write barrier while the collector's GC
+// marks (the earlier way, moving every value out into the walker's
+// scratch values and back, stored each value twice on the heap).
 func (w *Walker) applyPlan(m pcommon.Map, p *renamePlan) {
 	n := len(p.from)
-	for len(w.moved) < n {
-		w.moved = append(w.moved, pcommon.NewValueEmpty())
+	var vals [memoMaxKeys]pcommon.Value // newRenamePlan: n <= memoMaxKeys
+	if !w.planMade[n] {
+		w.planSpare[n] = pcommon.NewMap()
+		w.planSpare[n].EnsureCapacity(n)
+		w.planMade[n] = true
 	}
+	old, spare := w.planOld, w.planSpare[n]
+	m.MoveTo(old)
 	i := 0
-	for _, v := range m.All() {
-		v.MoveTo(w.moved[i])
+	for _, v := range old.All() {
+		vals[i] = v
 		i++
 	}
-	p.keys.CopyTo(m)
+	p.keys.CopyTo(spare)
 	i = 0
-	for _, v := range m.All() {
-		w.moved[p.from[i]].MoveTo(v)
+	for _, v := range spare.All() {
+		vals[p.from[i]].MoveTo(v)
 		i++
 	}
+	spare.MoveTo(m)
+	w.planSpare[n], w.planOld = old, spare
 	w.countN(vocab.OutcomeRenamed, p.renames)
 }

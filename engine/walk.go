@@ -57,6 +57,14 @@ type Walker struct {
 	// new keys without a copy; it grows to the most renames of one map.
 	moved []pcommon.Value
 	empty pcommon.Value // always empty; clears a moved value without allocating
+	// planSpare holds, per map length n, a spare backing array that
+	// applyPlan lays a map of n keys out in before giving it to the map,
+	// and it takes the map's former one back as the next spare: a key
+	// slice whose values are all empty, len n, cap >= n (made lazily, once
+	// per length). planOld is the empty Map that receives the map's array.
+	planSpare [memoMaxKeys + 1]pcommon.Map
+	planMade  [memoMaxKeys + 1]bool
+	planOld   pcommon.Map
 	// report fills the tally's detail (Options.Detail).
 	report reportTally
 	// mig is the value-migration state (values.go).
@@ -95,10 +103,11 @@ type Walker struct {
 
 func newWalker(e *Engine) *Walker {
 	w := &Walker{
-		e:      e,
-		ops:    make([]op, 0, 16),
-		empty:  pcommon.NewValueEmpty(),
-		report: newReportTally(e.opts.Detail),
+		e:       e,
+		ops:     make([]op, 0, 16),
+		empty:   pcommon.NewValueEmpty(),
+		planOld: pcommon.NewMap(),
+		report:  newReportTally(e.opts.Detail),
 	}
 	w.report.batch = &w.tally
 	w.svc = &w.noService

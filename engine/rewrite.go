@@ -444,8 +444,27 @@ func (p *renamePlan) size() int {
 // marks (the earlier way, moving every value out into the walker's
 // scratch values and back, stored each value twice on the heap).
 func (w *Walker) applyPlan(m pcommon.Map, p *renamePlan) {
-	n := len(p.from)
-	var vals [memoMaxKeys]pcommon.Value // newRenamePlan: n <= memoMaxKeys
+	// The handles live in the caller's frame, which zeroes them at each
+	// call: a map of up to planSmall keys zeroes a quarter as much.
+	if n := len(p.from); n <= planSmall {
+		var vals [planSmall]pcommon.Value
+		w.layOut(m, p, vals[:n])
+	} else {
+		var vals [memoMaxKeys]pcommon.Value // newRenamePlan: n <= memoMaxKeys
+		w.layOut(m, p, vals[:n])
+	}
+	w.countN(vocab.OutcomeRenamed, p.renames)
+}
+
+// planSmall is the length of the smaller array of value handles
+// applyPlan keeps on the stack (BenchmarkRename: zeroing 64 handles at
+// each call cost about 5% of a 13-key plan).
+const planSmall = 16
+
+// layOut is applyPlan's work, with vals, len(p.from) value handles on the
+// caller's stack.
+func (w *Walker) layOut(m pcommon.Map, p *renamePlan, vals []pcommon.Value) {
+	n := len(vals)
 	if !w.planMade[n] {
 		w.planSpare[n] = pcommon.NewMap()
 		w.planSpare[n].EnsureCapacity(n)
@@ -466,5 +485,4 @@ func (w *Walker) applyPlan(m pcommon.Map, p *renamePlan) {
 	}
 	spare.MoveTo(m)
 	w.planSpare[n], w.planOld = old, spare
-	w.countN(vocab.OutcomeRenamed, p.renames)
 }

@@ -35,9 +35,12 @@ const (
 	SampleExponentialHistogramDataPoint
 	SampleExemplar
 	SampleLog
-	// SampleScope is an instrumentation scope: a sample of package
-	// policy's walk (otelgov check, input.instrumentation_scope); the
-	// engine's walk offers none.
+	// SampleScope is an instrumentation scope (Weaver's
+	// input.sample.instrumentation_scope). Neither this walk nor package
+	// policy's offers one yet: a known difference from Weaver, whose OTLP
+	// ingester offers a sample per scope, its attributes under it
+	// (afa9700c, src/registry/otlp/otlp_ingester.rs). Rules that name the
+	// kind compile and are analysed with it.
 	SampleScope
 	NumSampleKinds
 )
@@ -382,8 +385,8 @@ func (w *Walker) adviseAttr(k string, v pcommon.Value, r registry.Ref) {
 }
 
 // offersAttrs reports whether the current map's attributes are offered:
-// Weaver's samples hold no scope attributes (the scope is
-// input.instrumentation_scope), and attributes must be among the kinds.
+// not a scope's (Weaver offers them under its scope sample, which is not
+// offered here: see SampleScope), and attributes must be among the kinds.
 func (w *Walker) offersAttrs() bool {
 	return w.ctx.Location != registry.LocationScope && w.adv.kinds.Has(SampleAttribute)
 }

@@ -625,23 +625,7 @@ func TestRenamePlanMade(t *testing.T) {
 		require.Positive(t, e.MemoStats().Hits)
 		full, fix := newTestEngine(t, opts)
 		full.memo = nil
-		want := enginetest.UnmarshalTraces(wire)
-		w := full.Walker(fix, false)
-		w.Traces(want)
-		full.Release(w)
-		for i := range 4 {
-			got := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(i).Attributes()
-			exp := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(i).Attributes()
-			var gk, ek []string
-			for k := range got.All() {
-				gk = append(gk, k)
-			}
-			for k := range exp.All() {
-				ek = append(ek, k)
-			}
-			assert.Equal(t, ek, gk)
-			assert.Equal(t, exp.AsRaw(), got.AsRaw())
-		}
+		requireFullWalkSpans(t, full, fix, wire, td)
 	}
 }
 
@@ -696,22 +680,31 @@ func TestRenamePlanSpares(t *testing.T) {
 	full, fix := newTestEngine(t, opts)
 	full.memo = nil
 	for i, got := range batches {
-		want := enginetest.UnmarshalTraces(wires[i%len(wires)])
-		w := full.Walker(fix, false)
-		w.Traces(want)
-		full.Release(w)
-		for j := range 4 {
-			g := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(j).Attributes()
-			x := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(j).Attributes()
-			var gk, xk []string
-			for k := range g.All() {
-				gk = append(gk, k)
-			}
-			for k := range x.All() {
-				xk = append(xk, k)
-			}
-			require.Equal(t, xk, gk, "batch %d span %d", i, j)
-			require.Equal(t, x.AsRaw(), g.AsRaw(), "batch %d span %d", i, j)
+		requireFullWalkSpans(t, full, fix, wires[i%len(wires)], got)
+	}
+}
+
+// requireFullWalkSpans requires that the spans of got, walked through the
+// memo, have the keys, in order, and the values that the full walk (full,
+// an engine without a memo) gives the same batch, wire.
+func requireFullWalkSpans(t *testing.T, full *Engine, ix *registry.Index, wire []byte, got ptrace.Traces) {
+	t.Helper()
+	want := enginetest.UnmarshalTraces(wire)
+	w := full.Walker(ix, false)
+	w.Traces(want)
+	full.Release(w)
+	ws, gs := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans(), got.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	require.Equal(t, ws.Len(), gs.Len())
+	for j := range ws.Len() {
+		x, g := ws.At(j).Attributes(), gs.At(j).Attributes()
+		var xk, gk []string
+		for k := range x.All() {
+			xk = append(xk, k)
 		}
+		for k := range g.All() {
+			gk = append(gk, k)
+		}
+		require.Equal(t, xk, gk, "span %d", j)
+		require.Equal(t, x.AsRaw(), g.AsRaw(), "span %d", j)
 	}
 }

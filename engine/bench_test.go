@@ -41,17 +41,13 @@ func benchRename(b *testing.B, mix enginetest.Mix, plan bool) {
 	m := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
 	// The renames in map order, as the walk queues them.
 	var forward, back []op
-	var keys, kept []string
 	for k := range m.All() {
-		keys = append(keys, k)
 		if a := ix.Lookup(k); a != nil {
 			if t := a.Target(registry.Context{Location: registry.LocationSpan, SpanKind: registry.SpanKindServer}); t != nil {
 				forward = append(forward, op{kind: opRename, key: k, target: t.Key})
 				back = append(back, op{kind: opRename, key: t.Key, target: k})
-				continue
 			}
 		}
-		kept = append(kept, k)
 	}
 	if len(forward) != mix.Deprecated {
 		b.Fatalf("%d renames, want %d", len(forward), mix.Deprecated)
@@ -60,6 +56,7 @@ func benchRename(b *testing.B, mix enginetest.Mix, plan bool) {
 	run := func(ops []op) {
 		w.apply(m, ops, &opCounts{move: len(ops), rename: len(ops)}, nil)
 	}
+	var keys []string
 	if plan {
 		// A plan holds for one layout: the one that renaming forward and
 		// back leaves (renameAll puts the targets after the kept keys, in
@@ -67,14 +64,13 @@ func benchRename(b *testing.B, mix enginetest.Mix, plan bool) {
 		// then the targets.
 		run(forward)
 		run(back)
-		keys, kept = keys[:0], kept[:0]
+		var renamed []string
 		for k := range m.All() {
 			keys = append(keys, k)
 			if !slices.ContainsFunc(forward, func(o op) bool { return o.key == k }) {
-				kept = append(kept, k)
+				renamed = append(renamed, k)
 			}
 		}
-		renamed := append([]string(nil), kept...)
 		for _, o := range forward {
 			renamed = append(renamed, o.target)
 		}

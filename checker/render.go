@@ -91,7 +91,11 @@ func (e Example) String() string {
 	var b strings.Builder
 	b.WriteString(e.Signal)
 	b.WriteByte(' ')
-	b.WriteString(e.SignalType)
+	if e.SignalType == "" {
+		b.WriteString("scope") // a scope and its attributes have no signal type
+	} else {
+		b.WriteString(e.SignalType)
+	}
 	if e.SignalName != "" {
 		fmt.Fprintf(&b, " %q", e.SignalName)
 	}

@@ -321,14 +321,16 @@ func (ww *WeaverWriter) Traces(td ptrace.Traces) {
 	for _, rs := range td.ResourceSpans().All() {
 		ww.resource(rs.Resource(), func(one ptrace.Traces) { rs.Resource().CopyTo(one.ResourceSpans().AppendEmpty().Resource()) })
 		for _, ss := range rs.ScopeSpans().All() {
-			ww.scope(ss.Scope(), ss.SchemaUrl())
+			// one is the resource and the scope alone, then with each span.
+			one := ptrace.NewTraces()
+			r := one.ResourceSpans().AppendEmpty()
+			rs.Resource().CopyTo(r.Resource())
+			s := r.ScopeSpans().AppendEmpty()
+			ss.Scope().CopyTo(s.Scope())
+			s.SetSchemaUrl(ss.SchemaUrl())
+			ww.scope(ss.Scope(), ss.SchemaUrl(), func(w *engine.Walker) { w.Traces(one) })
 			for _, sp := range ss.Spans().All() {
-				one := ptrace.NewTraces()
-				r := one.ResourceSpans().AppendEmpty()
-				rs.Resource().CopyTo(r.Resource())
-				s := r.ScopeSpans().AppendEmpty()
-				ss.Scope().CopyTo(s.Scope())
-				s.SetSchemaUrl(ss.SchemaUrl())
+				s.Spans().RemoveIf(func(ptrace.Span) bool { return true })
 				sp.CopyTo(s.Spans().AppendEmpty())
 				events := ww.walk(func(w *engine.Walker) { w.Traces(one) })
 				sample := ww.span(sp)
@@ -344,14 +346,15 @@ func (ww *WeaverWriter) Metrics(md pmetric.Metrics) {
 	for _, rm := range md.ResourceMetrics().All() {
 		ww.resource(rm.Resource(), func(one pmetric.Metrics) { rm.Resource().CopyTo(one.ResourceMetrics().AppendEmpty().Resource()) })
 		for _, sm := range rm.ScopeMetrics().All() {
-			ww.scope(sm.Scope(), sm.SchemaUrl())
+			one := pmetric.NewMetrics()
+			r := one.ResourceMetrics().AppendEmpty()
+			rm.Resource().CopyTo(r.Resource())
+			s := r.ScopeMetrics().AppendEmpty()
+			sm.Scope().CopyTo(s.Scope())
+			s.SetSchemaUrl(sm.SchemaUrl())
+			ww.scope(sm.Scope(), sm.SchemaUrl(), func(w *engine.Walker) { w.Metrics(one) })
 			for _, m := range sm.Metrics().All() {
-				one := pmetric.NewMetrics()
-				r := one.ResourceMetrics().AppendEmpty()
-				rm.Resource().CopyTo(r.Resource())
-				s := r.ScopeMetrics().AppendEmpty()
-				sm.Scope().CopyTo(s.Scope())
-				s.SetSchemaUrl(sm.SchemaUrl())
+				s.Metrics().RemoveIf(func(pmetric.Metric) bool { return true })
 				m.CopyTo(s.Metrics().AppendEmpty())
 				events := ww.walk(func(w *engine.Walker) { w.Metrics(one) })
 				sample := ww.metric(m)
@@ -367,14 +370,15 @@ func (ww *WeaverWriter) Logs(ld plog.Logs) {
 	for _, rl := range ld.ResourceLogs().All() {
 		ww.resource(rl.Resource(), func(one plog.Logs) { rl.Resource().CopyTo(one.ResourceLogs().AppendEmpty().Resource()) })
 		for _, sl := range rl.ScopeLogs().All() {
-			ww.scope(sl.Scope(), sl.SchemaUrl())
+			one := plog.NewLogs()
+			r := one.ResourceLogs().AppendEmpty()
+			rl.Resource().CopyTo(r.Resource())
+			s := r.ScopeLogs().AppendEmpty()
+			sl.Scope().CopyTo(s.Scope())
+			s.SetSchemaUrl(sl.SchemaUrl())
+			ww.scope(sl.Scope(), sl.SchemaUrl(), func(w *engine.Walker) { w.Logs(one) })
 			for _, lr := range sl.LogRecords().All() {
-				one := plog.NewLogs()
-				r := one.ResourceLogs().AppendEmpty()
-				rl.Resource().CopyTo(r.Resource())
-				s := r.ScopeLogs().AppendEmpty()
-				sl.Scope().CopyTo(s.Scope())
-				s.SetSchemaUrl(sl.SchemaUrl())
+				s.LogRecords().RemoveIf(func(plog.LogRecord) bool { return true })
 				lr.CopyTo(s.LogRecords().AppendEmpty())
 				events := ww.walk(func(w *engine.Walker) { w.Logs(one) })
 				sample := ww.log(lr)
@@ -416,14 +420,28 @@ func (ww *WeaverWriter) resource(r pcommon.Resource, only any) {
 	ww.emit(&WeaverSample{Resource: res})
 }
 
-func (ww *WeaverWriter) scope(s pcommon.InstrumentationScope, schemaURL string) {
+// scope writes the scope sample. Its findings are those the engine
+// reports with no signal type (a scope and its attributes, engine.
+// FindingEvent) when walk walks the resource and the scope without items;
+// the items' walks report them again and attach skips them there.
+func (ww *WeaverWriter) scope(s pcommon.InstrumentationScope, schemaURL string, walk func(*engine.Walker)) {
 	// Weaver writes a scope sample when the OTLP scope is present or a
 	// schema URL set; pdata cannot tell an absent scope from an empty one,
 	// and SDKs always send it: always written.
-	ww.emit(&WeaverSample{InstrumentationScope: &WeaverScope{
+	sc := &WeaverScope{
 		Name: clone(s.Name()), Version: clone(s.Version()), SchemaURL: clone(schemaURL),
 		Attributes: attributes(s.Attributes()), DroppedAttributesCount: s.DroppedAttributesCount(),
-	}})
+	}
+	events := ww.walk(walk)
+	t := &tree{}
+	t.add("instrumentation_scope", sc.Name, &sc.LiveCheckResult)
+	t.attrs(sc.Attributes)
+	for i := range events {
+		if events[i].SignalType == "" {
+			ww.place(t, &events[i])
+		}
+	}
+	ww.emit(&WeaverSample{InstrumentationScope: sc})
 }
 
 func (ww *WeaverWriter) walk(run func(*engine.Walker)) []engine.FindingEvent {
@@ -839,8 +857,8 @@ func (t *tree) attrs(as []*WeaverAttribute) {
 // attach places the engine's findings of one item walk in the sample: each
 // on the first slot of its sample type (and key, for attributes) that does
 // not hold that finding ID for that name yet; one without such a slot goes on the item
-// itself, so that no finding is lost. Resource findings were placed on the
-// resource sample.
+// itself, so that no finding is lost. Resource and scope findings were
+// placed on the resource and scope samples.
 func (ww *WeaverWriter) attach(s *WeaverSample, events []engine.FindingEvent) {
 	t := &tree{}
 	switch {
@@ -865,7 +883,7 @@ func (ww *WeaverWriter) attach(s *WeaverSample, events []engine.FindingEvent) {
 		t.attrs(s.Log.Attributes)
 	}
 	for i := range events {
-		if events[i].SignalType != "resource" {
+		if events[i].SignalType != "resource" && events[i].SignalType != "" {
 			ww.place(t, &events[i])
 		}
 	}

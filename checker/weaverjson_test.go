@@ -317,3 +317,65 @@ func TestWeaverStatisticsRegistryItems(t *testing.T) {
 		}
 	}
 }
+
+// scopeAdvisor reports one finding on every instrumentation scope sample.
+type scopeAdvisor struct{}
+
+func (scopeAdvisor) Advise(s *engine.Sample, dst []engine.Advice) []engine.Advice {
+	if s.Kind == engine.SampleScope {
+		dst = append(dst, engine.Advice{Finding: vocab.NumFindings, ID: "scope_rule", Level: vocab.LevelInformation, Subject: vocab.SubjectKey})
+	}
+	return dst
+}
+
+// TestWeaverScopeFindings: the findings on a scope's attributes, and an
+// advisor's on the scope itself, are on the scope sample, with no signal
+// type (Weaver's parent signal is the scope sample, which has none); the
+// spans under it do not repeat them, and each is counted once.
+func TestWeaverScopeFindings(t *testing.T) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "cart")
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName("library")
+	ss.Scope().Attributes().PutStr("http.method", "GET") // deprecated
+	for _, n := range []string{"GET /cart", "GET /shop"} {
+		ss.Spans().AppendEmpty().SetName(n)
+	}
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	var out bytes.Buffer
+	ww := NewWeaverWriter(&out, ix, WeaverOptions{Report: true, Engine: engine.Options{Findings: true, Advisor: scopeAdvisor{}}})
+	ww.Traces(td)
+	require.NoError(t, ww.Close())
+
+	var rep struct {
+		Samples    []WeaverSample `json:"samples"`
+		Statistics struct {
+			TotalAdvisories int            `json:"total_advisories"`
+			Types           map[string]int `json:"advice_type_counts"`
+		} `json:"statistics"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	require.Len(t, rep.Samples, 4) // resource, scope, two spans
+	sc := rep.Samples[1].InstrumentationScope
+	require.NotNil(t, sc)
+	require.NotNil(t, sc.LiveCheckResult, "the advisor's finding on the scope")
+	require.Len(t, sc.LiveCheckResult.AllAdvice, 1)
+	assert.Equal(t, "scope_rule", sc.LiveCheckResult.AllAdvice[0].ID)
+	require.Len(t, sc.Attributes, 1)
+	r := sc.Attributes[0].LiveCheckResult
+	require.NotNil(t, r, "the scope attribute's findings")
+	var ids []string
+	for _, f := range append(r.AllAdvice, sc.LiveCheckResult.AllAdvice...) {
+		ids = append(ids, f.ID)
+		assert.Nil(t, f.SignalType, "%s: a scope's finding has no signal type", f.ID)
+	}
+	assert.ElementsMatch(t, []string{"deprecated", "not_stable", "scope_rule"}, ids)
+	for _, s := range rep.Samples[2:] {
+		require.NotNil(t, s.Span)
+		assert.Nil(t, s.Span.LiveCheckResult, "the scope's findings are not repeated on %s", s.Span.Name)
+	}
+	assert.Equal(t, 3, rep.Statistics.TotalAdvisories)
+	assert.Equal(t, 1, rep.Statistics.Types["deprecated"])
+}

@@ -36,11 +36,9 @@ const (
 	SampleExemplar
 	SampleLog
 	// SampleScope is an instrumentation scope (Weaver's
-	// input.sample.instrumentation_scope). Neither this walk nor package
-	// policy's offers one yet: a known difference from Weaver, whose OTLP
-	// ingester offers a sample per scope, its attributes under it
-	// (afa9700c, src/registry/otlp/otlp_ingester.rs). Rules that name the
-	// kind compile and are analysed with it.
+	// input.sample.instrumentation_scope), offered once per scope before
+	// the scope's attributes and signals, as Weaver's OTLP ingester does
+	// (afa9700c, src/registry/otlp/otlp_ingester.rs).
 	SampleScope
 	NumSampleKinds
 )
@@ -82,11 +80,21 @@ func (s SampleKinds) Has(k SampleKind) bool { return s&(1<<k) != 0 }
 // valid during the call only.
 type Sample struct {
 	Kind SampleKind
-	// Resource and Scope are the signal's (Scope is unset, HasScope false,
-	// for the resource and its attributes).
-	Resource pcommon.Resource
-	Scope    pcommon.InstrumentationScope
-	HasScope bool
+	// Resource and Scope are the resource and scope being walked; Scope
+	// is unset for the resource and its attributes. SchemaURL is the
+	// scope's container's (ScopeSpans, ScopeMetrics, ScopeLogs) schema URL
+	// as received.
+	Resource  pcommon.Resource
+	Scope     pcommon.InstrumentationScope
+	SchemaURL string
+	// HasResource and HasScope say whether they are the sample's signal's
+	// context (Weaver's input.resource and input.instrumentation_scope):
+	// only for a span, metric or log and what belongs to it. A resource,
+	// a scope and their attributes are samples of their own, with neither
+	// (Weaver's Sample::resource and instrumentation_scope are None for
+	// them). pdata cannot tell an absent resource or scope from an empty
+	// one: both are offered, and are the context, as if present.
+	HasResource, HasScope bool
 	// Group is the registry's definition of the signal (a metric's, a log
 	// event's); nil when none.
 	Group *registry.Group
@@ -360,6 +368,8 @@ func addAdvice(t []AdviceTally, f vocab.Finding, lv vocab.Level, id string, n in
 // and the sample's kind is offered, fills the sample's members and offers
 // it.
 
+// adviseResource offers the resource sample; the walk sets the sink's
+// context (the service) first, as it does for every sample.
 func (w *Walker) adviseResource(r pcommon.Resource) {
 	if w.e.opts.Advisor == nil {
 		return
@@ -368,13 +378,26 @@ func (w *Walker) adviseResource(r pcommon.Resource) {
 	if w.adv.kinds.Has(SampleResource) {
 		w.advise(SampleResource)
 	}
+	w.adv.s.Kind = SampleAttribute // not SampleResource's any more: see sampleType
 }
 
-func (w *Walker) adviseScope(s pcommon.InstrumentationScope) {
+// adviseScope starts a scope: it offers the scope sample, and its
+// attributes follow in its context (no signal, resource or scope).
+func (w *Walker) adviseScope(s pcommon.InstrumentationScope, schemaURL string) {
 	if w.e.opts.Advisor == nil {
 		return
 	}
-	w.adv.s.Scope, w.adv.s.HasScope = s, true
+	w.adv.s = Sample{Resource: w.adv.s.Resource, Scope: s, SchemaURL: schemaURL}
+	if w.adv.kinds.Has(SampleScope) {
+		w.advise(SampleScope)
+	}
+	w.adv.s.Kind = SampleAttribute // not SampleScope's any more: see sampleType
+}
+
+// adviseScopeEnd ends the scope's own samples: the signals that follow
+// have the resource and the scope as their context.
+func (w *Walker) adviseScopeEnd() {
+	w.adv.s.HasResource, w.adv.s.HasScope = true, true
 }
 
 func (w *Walker) adviseAttr(k string, v pcommon.Value, r registry.Ref) {
@@ -385,10 +408,9 @@ func (w *Walker) adviseAttr(k string, v pcommon.Value, r registry.Ref) {
 }
 
 // offersAttrs reports whether the current map's attributes are offered:
-// not a scope's (Weaver offers them under its scope sample, which is not
-// offered here: see SampleScope), and attributes must be among the kinds.
+// attributes must be among the kinds.
 func (w *Walker) offersAttrs() bool {
-	return w.ctx.Location != registry.LocationScope && w.adv.kinds.Has(SampleAttribute)
+	return w.adv.kinds.Has(SampleAttribute)
 }
 
 func (w *Walker) adviseAttrOn(k string, v pcommon.Value, r registry.Ref) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -410,4 +411,98 @@ func TestShapeAdvisorHitAllocates0(t *testing.T) {
 		assert.Equal(t, before.Misses, e.MemoStats().Misses, "all hits")
 		assert.Positive(t, advice, "the hits replay the advisor's findings")
 	}
+}
+
+// recordingAdvisor records each sample offered: kind, name and context.
+type recordingAdvisor struct{ seen []string }
+
+func (r *recordingAdvisor) Advise(s *Sample, dst []Advice) []Advice {
+	name := s.Key
+	if s.Kind == SampleScope {
+		name = s.Scope.Name() + " " + s.SchemaURL
+	}
+	r.seen = append(r.seen, fmt.Sprintf("%s %s signal=%q resource=%v scope=%v", s.Kind, name, s.SignalType, s.HasResource, s.HasScope))
+	switch s.Kind {
+	case SampleResource, SampleScope:
+		// A finding on the sample itself, named as the policy Advisor
+		// names those on a resource or scope: a key, with no name.
+		dst = append(dst, Advice{Finding: vocab.NumFindings, ID: "on_" + s.Kind.String(), Level: vocab.LevelInformation, Subject: vocab.SubjectKey})
+	case SampleSpan:
+		dst = append(dst, Advice{Finding: vocab.NumFindings, ID: "on_span", Level: vocab.LevelInformation, Subject: vocab.SubjectSpan, Name: s.SignalName})
+	case SampleMetric:
+		dst = append(dst, Advice{Finding: vocab.NumFindings, ID: "on_metric", Level: vocab.LevelInformation, Subject: vocab.SubjectMetric, Name: s.SignalName})
+	case SampleLog:
+		dst = append(dst, Advice{Finding: vocab.NumFindings, ID: "on_log", Level: vocab.LevelInformation, Subject: vocab.SubjectEvent, Name: s.SignalName})
+	default:
+	}
+	return dst
+}
+
+// The walk offers a scope sample per scope, after the resource and its
+// attributes and before the scope's attributes and signals (Weaver's OTLP
+// ingester), with its container's schema URL. A resource, a scope and
+// their attributes have no resource or scope as their context and a
+// scope no signal type; a signal's samples have both.
+func TestAdviseScopeOrder(t *testing.T) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "checkout")
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.SetSchemaUrl("https://opentelemetry.io/schemas/1.32.0")
+	ss.Scope().SetName("library")
+	ss.Scope().Attributes().PutStr("scope.environment", "test")
+	ss.Spans().AppendEmpty().Attributes().PutStr("http.request.method", "GET")
+	rs.ScopeSpans().AppendEmpty()
+	r := &recordingAdvisor{}
+	sink := &recordingSink{limit: 100}
+	e, ix := newTestEngine(t, Options{Advisor: r, Findings: true, Sink: sink})
+	w := e.Walker(ix, true)
+	w.Traces(td)
+	e.Release(w)
+	offered := slices.Clone(r.seen)
+	// The sink sees each sample's finding on its sample type and in its
+	// own context (its service, the scope's with no signal type), as
+	// Weaver reports them.
+	var onSamples []string
+	for _, ev := range sink.got {
+		if ev.ID != "" {
+			onSamples = append(onSamples, ev.ID+" "+ev.SampleType+" "+ev.SignalType)
+			assert.Equal(t, "checkout", ev.Service, ev.ID)
+		}
+	}
+	assert.Equal(t, []string{
+		"on_resource resource resource", "on_instrumentation_scope instrumentation_scope ",
+		"on_span span span", "on_instrumentation_scope instrumentation_scope ",
+	}, onSamples)
+
+	// A metric's and a log record's, after a scope.
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "checkout")
+	rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty().SetName("requests")
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "checkout")
+	rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().SetEventName("done")
+	sink.got = nil
+	w = e.Walker(ix, true)
+	w.Metrics(md)
+	w.Logs(ld)
+	e.Release(w)
+	onSamples = onSamples[:0]
+	for _, ev := range sink.got {
+		if ev.ID == "on_metric" || ev.ID == "on_log" {
+			onSamples = append(onSamples, ev.ID+" "+ev.SampleType+" "+ev.SignalType+" "+ev.SignalName)
+		}
+	}
+	assert.Equal(t, []string{"on_metric metric metric requests", "on_log log log done"}, onSamples)
+	assert.Equal(t, []string{
+		`resource  signal="resource" resource=false scope=false`,
+		`attribute service.name signal="resource" resource=false scope=false`,
+		`instrumentation_scope library https://opentelemetry.io/schemas/1.32.0 signal="" resource=false scope=false`,
+		`attribute scope.environment signal="" resource=false scope=false`,
+		`span  signal="span" resource=true scope=true`,
+		`attribute http.request.method signal="span" resource=true scope=true`,
+		`instrumentation_scope   signal="" resource=false scope=false`,
+	}, offered)
 }

@@ -260,7 +260,6 @@ func (w *Walker) spanAttrs(span ptrace.Span, kind registry.SpanKind) {
 		w.attrs(span.Attributes())
 		return
 	}
-	w.sinkItem("span", span.Name(), "")
 	if !w.e.extended {
 		// Weaver matches no span to a v1 definition.
 		w.attrs(span.Attributes())
@@ -323,6 +322,7 @@ func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
 // its definition.
 func (w *Walker) logRecord(lr plog.LogRecord) {
 	w.mig.rec = lr // a move to EventName needs the record (values.go)
+	w.sinkItem("log", lr.EventName(), "")
 	w.adviseLog(lr)
 	s := &w.grp
 	if !w.e.opts.Findings {
@@ -330,7 +330,6 @@ func (w *Walker) logRecord(lr plog.LogRecord) {
 		return
 	}
 	s.def = nil
-	w.sinkItem("log", lr.EventName(), "")
 	if name := lr.EventName(); name != "" {
 		s.def = w.ix.EventGroup(name)
 		if s.def == nil {
@@ -364,7 +363,6 @@ func (w *Walker) groupMetric(m pmetric.Metric) {
 		return
 	}
 	name := m.Name()
-	w.sinkItem("metric", name, pointType(m.Type()))
 	// otel.rego checks every metric name's format, and nothing else of it.
 	if !vocab.ValidName(name) {
 		w.finding(vocab.FindingInvalidFormat, vocab.SubjectMetric, name)

@@ -560,7 +560,8 @@ func TestFindingSink(t *testing.T) {
 }
 
 // A scope after a span: its attributes are not reported in that span's
-// context.
+// context, nor in the resource's: with no signal type, as Weaver reports
+// a scope's (its sample has none).
 func TestFindingSinkScopeContext(t *testing.T) {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
@@ -578,7 +579,7 @@ func TestFindingSinkScopeContext(t *testing.T) {
 		}
 	}
 	require.Len(t, dep, 1)
-	assert.Equal(t, "resource", dep[0].SignalType)
+	assert.Empty(t, dep[0].SignalType)
 	assert.Empty(t, dep[0].SignalName)
 	assert.Equal(t, "checkout", dep[0].Service)
 }

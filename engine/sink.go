@@ -20,11 +20,11 @@ type FindingEvent struct {
 	// id the finding is about.
 	Name string
 	// SampleType is Weaver's weaver.finding.sample.type: attribute, span,
-	// resource, metric, number_data_point, histogram_data_point,
-	// exponential_histogram_data_point, log.
+	// resource, instrumentation_scope, metric, number_data_point,
+	// histogram_data_point, exponential_histogram_data_point, log.
 	SampleType string
 	// SignalType is Weaver's weaver.finding.signal.type: span, metric, log
-	// or resource.
+	// or resource; "" for a scope and its attributes.
 	SignalType string
 	// SignalName is the metric name, event name or span name ("" when none).
 	SignalName string
@@ -74,6 +74,11 @@ func (w *Walker) emit(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name,
 func (w *Walker) sampleType(f vocab.Finding, subj vocab.Subject) string {
 	ss := &w.grp.sink
 	switch {
+	case f >= vocab.NumFindings && (w.adv.s.Kind == SampleResource || w.adv.s.Kind == SampleScope):
+		// An Advisor's finding on the resource or scope sample itself (its
+		// subject is a key, with no name): the kind is reset once the
+		// sample's findings are counted (adviseResource, adviseScope).
+		return w.adv.s.Kind.String()
 	case subj == vocab.SubjectKey && (f >= vocab.FindingRequiredAttributeNotPresent && f <= vocab.FindingUnexpectedAttribute ||
 		f >= vocab.FindingEntityRequiredAttributeNotPresent && f <= vocab.FindingEntityConditionallyRequiredAttributeNotPresent):
 		if ss.pointType != "" {

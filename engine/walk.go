@@ -263,20 +263,24 @@ func (w *Walker) resource(res pcommon.Resource) bool {
 		w.service(w.serviceID(name, hasName))
 	}
 	w.setCtx(registry.LocationResource, 0, "")
+	w.groupResource(name, attrs) // the sink's context first: see adviseResource
 	w.adviseResource(res)
-	w.groupResource(name, attrs)
 	w.attrs(attrs)
 	w.groupResourceEnd()
 	return true
 }
 
-func (w *Walker) scope(s pcommon.InstrumentationScope) {
+// scope starts a scope: the scope sample, then its attributes; schemaURL
+// is its container's.
+func (w *Walker) scope(s pcommon.InstrumentationScope, schemaURL string) {
 	w.setCtx(registry.LocationScope, 0, "")
-	// The sink sees scope attributes in the resource's context (Weaver has
-	// no scope signal type), not in that of the previous scope's last item.
-	w.sinkItem("resource", "", "")
+	// The sink sees a scope and its attributes with no signal type or
+	// name, as Weaver reports them (the scope sample is their signal, and
+	// it has none), not in the context of the previous scope's last item.
+	w.sinkItem("", "", "")
+	w.adviseScope(s, schemaURL)
 	w.attrs(s.Attributes())
-	w.adviseScope(s)
+	w.adviseScopeEnd()
 }
 
 // Traces walks a traces batch.
@@ -292,7 +296,7 @@ func (w *Walker) Traces(td ptrace.Traces) {
 		for j := 0; j < sss.Len(); j++ {
 			ss := sss.At(j)
 			s0 := w.mig.rewrites
-			w.scope(ss.Scope())
+			w.scope(ss.Scope(), ss.SchemaUrl())
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				w.span(spans.At(k))
@@ -307,6 +311,7 @@ func (w *Walker) span(span ptrace.Span) {
 	kind := spanKind(span.Kind())
 	w.setCtx(registry.LocationSpan, kind, "")
 	w.mig.span = span
+	w.sinkItem("span", span.Name(), "")
 	w.adviseSpan(span)
 	w.spanAttrs(span, kind)
 	events := span.Events()
@@ -373,7 +378,7 @@ func (w *Walker) Logs(ld plog.Logs) {
 		for j := 0; j < sls.Len(); j++ {
 			sl := sls.At(j)
 			s0 := w.mig.rewrites
-			w.scope(sl.Scope())
+			w.scope(sl.Scope(), sl.SchemaUrl())
 			w.setCtx(registry.LocationLog, 0, "")
 			records := sl.LogRecords()
 			for k := 0; k < records.Len(); k++ {
@@ -398,12 +403,15 @@ func (w *Walker) Metrics(md pmetric.Metrics) {
 		for j := 0; j < sms.Len(); j++ {
 			sm := sms.At(j)
 			s0 := w.mig.rewrites
-			w.scope(sm.Scope())
+			w.scope(sm.Scope(), sm.SchemaUrl())
 			ms := sm.Metrics()
 			// Copies of renamed metrics are appended; do not walk them again.
 			n := ms.Len()
 			for k := range n {
 				m := ms.At(k)
+				// The sink's context is set before the advisor's findings
+				// on the metric, as for every sample.
+				w.sinkItem("metric", m.Name(), pointType(m.Type()))
 				w.adviseMetric(m)
 				w.groupMetric(m)
 				w.dataPoints(m)

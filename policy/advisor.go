@@ -157,7 +157,7 @@ func sample(s *engine.Sample) Sample {
 	case engine.SampleLog:
 		return Log(s.Log)
 	case engine.SampleScope:
-		return Scope(s.Scope)
+		return Scope(s.Scope, s.SchemaURL)
 	case engine.SampleResource, engine.NumSampleKinds:
 	}
 	return Resource(s.Resource)
@@ -218,8 +218,8 @@ func (a *Advisor) advise(s *engine.Sample, dst []engine.Advice) (_ []engine.Advi
 		}
 	}
 	in := Input{
-		Sample: sample(s), Resource: s.Resource, HasResource: true, Scope: s.Scope, HasScope: s.HasScope,
-		Attribute: s.Attr, Group: s.Group,
+		Sample: sample(s), Resource: s.Resource, HasResource: s.HasResource, Scope: s.Scope, HasScope: s.HasScope,
+		ScopeSchemaURL: s.SchemaURL, Attribute: s.Attr, Group: s.Group,
 	}
 	o, err := a.s.advise(context.Background(), k, &in, a.budget, func(fs []Finding) { dst = a.append(dst, s, fs) })
 	for _, c := range [...]struct {

@@ -90,8 +90,8 @@ func walkSuite(t testing.TB, s *policy.Set, ix *registry.Index, name string, emi
 }
 
 // firedKinds runs s over a suite OTLP file and returns, by finding ID, the
-// engine's sample kinds it fired on (a scope sample, which the engine does
-// not offer, as every kind).
+// engine's sample kinds it fired on (a kind the engine does not name as
+// every kind).
 func firedKinds(t testing.TB, s *policy.Set, ix *registry.Index, name string) map[string]engine.SampleKinds {
 	t.Helper()
 	out := map[string]engine.SampleKinds{}

@@ -28,18 +28,20 @@ type Sample struct {
 	// instrument, unit the metric's unit: with Kind, the memo key.
 	name, detail, unit string
 
-	val    pcommon.Value
-	span   ptrace.Span
-	event  ptrace.SpanEvent
-	link   ptrace.SpanLink
-	res    pcommon.Resource
-	scope  pcommon.InstrumentationScope
-	metric pmetric.Metric
-	ndp    pmetric.NumberDataPoint
-	hdp    pmetric.HistogramDataPoint
-	edp    pmetric.ExponentialHistogramDataPoint
-	ex     pmetric.Exemplar
-	log    plog.LogRecord
+	val   pcommon.Value
+	span  ptrace.Span
+	event ptrace.SpanEvent
+	link  ptrace.SpanLink
+	res   pcommon.Resource
+	scope pcommon.InstrumentationScope
+	// schemaURL is a scope sample's container's schema URL.
+	schemaURL string
+	metric    pmetric.Metric
+	ndp       pmetric.NumberDataPoint
+	hdp       pmetric.HistogramDataPoint
+	edp       pmetric.ExponentialHistogramDataPoint
+	ex        pmetric.Exemplar
+	log       plog.LogRecord
 }
 
 // Name is the sample's name: attribute key, span, span event, metric or
@@ -67,9 +69,10 @@ func SpanLink(l ptrace.SpanLink) Sample { return Sample{Kind: engine.SampleSpanL
 // Resource is a resource sample.
 func Resource(r pcommon.Resource) Sample { return Sample{Kind: engine.SampleResource, res: r} }
 
-// Scope is an instrumentation scope sample.
-func Scope(s pcommon.InstrumentationScope) Sample {
-	return Sample{Kind: engine.SampleScope, name: s.Name(), scope: s}
+// Scope is an instrumentation scope sample; schemaURL is its container's
+// (ScopeSpans, ScopeMetrics, ScopeLogs) schema URL.
+func Scope(s pcommon.InstrumentationScope, schemaURL string) Sample {
+	return Sample{Kind: engine.SampleScope, name: s.Name(), scope: s, schemaURL: schemaURL}
 }
 
 // Metric is a metric sample.
@@ -104,11 +107,15 @@ func Log(l plog.LogRecord) Sample { return Sample{Kind: engine.SampleLog, name: 
 // definitions of the attribute and of the signal (nil when none).
 type Input struct {
 	Sample Sample
-	// Resource and Scope are the signal's; zero values are absent.
-	Resource    pcommon.Resource
-	HasResource bool
-	Scope       pcommon.InstrumentationScope
-	HasScope    bool
+	// Resource and Scope are the signal's: a span's, metric's or log's,
+	// and of what belongs to it (null for a resource, a scope and their
+	// attributes, as in Weaver); without Has*, null. ScopeSchemaURL is the
+	// scope's container's schema URL.
+	Resource       pcommon.Resource
+	HasResource    bool
+	Scope          pcommon.InstrumentationScope
+	HasScope       bool
+	ScopeSchemaURL string
 	// Attribute is the registry's entry of an attribute sample's key.
 	Attribute *registry.Attribute
 	// Group is the registry's definition of the signal.
@@ -172,7 +179,7 @@ func (in *Input) document() ast.Value {
 		res = resourceTerm(in.Resource)
 	}
 	if in.HasScope {
-		scope = scopeTerm(in.Scope)
+		scope = scopeTerm(in.Scope, in.ScopeSchemaURL)
 	}
 	if in.Attribute != nil {
 		ra = registryAttribute(in.Attribute)
@@ -219,7 +226,7 @@ func (s *Sample) term() *ast.Term {
 	case engine.SampleResource:
 		return resourceTerm(s.res)
 	case engine.SampleScope:
-		return scopeTerm(s.scope)
+		return scopeTerm(s.scope, s.schemaURL)
 	case engine.SampleMetric:
 		return metricTerm(s.metric)
 	case engine.SampleNumberDataPoint:
@@ -335,8 +342,10 @@ func resourceTerm(r pcommon.Resource) *ast.Term {
 	return obj("attributes", attributesTerm(r.Attributes()))
 }
 
-func scopeTerm(s pcommon.InstrumentationScope) *ast.Term {
-	return obj("name", str(s.Name()), "version", str(s.Version()), "schema_url", str(""),
+// scopeTerm is Weaver's SampleInstrumentationScope, with its container's
+// schema URL.
+func scopeTerm(s pcommon.InstrumentationScope, schemaURL string) *ast.Term {
+	return obj("name", str(s.Name()), "version", str(s.Version()), "schema_url", str(schemaURL),
 		"attributes", attributesTerm(s.Attributes()), "dropped_attributes_count", ast.IntNumberTerm(int(s.DroppedAttributesCount())))
 }
 

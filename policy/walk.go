@@ -41,17 +41,22 @@ type walk struct {
 	emit Emit
 	errs []error
 	ev   Event
-	// the current signal
+	// the current resource, scope and signal; inSignal says that the
+	// resource and scope are the samples' context (Input.HasResource).
 	res        pcommon.Resource
-	scope      pcommon.InstrumentationScope
-	hasScope   bool
+	scp        pcommon.InstrumentationScope
+	schemaURL  string
+	inSignal   bool
 	group      *registry.Group
 	signalType string
 	signalName string
 }
 
 func (w *walk) eval(smp Sample, attr *registry.Attribute) {
-	in := Input{Sample: smp, Resource: w.res, HasResource: true, Scope: w.scope, HasScope: w.hasScope, Attribute: attr, Group: w.group}
+	in := Input{
+		Sample: smp, Resource: w.res, HasResource: w.inSignal, Scope: w.scp, HasScope: w.inSignal,
+		ScopeSchemaURL: w.schemaURL, Attribute: attr, Group: w.group,
+	}
 	fs, err := w.s.Eval(w.ctx, &in)
 	if err != nil && len(w.errs) < maxWalkErrors {
 		w.errs = append(w.errs, err)
@@ -74,28 +79,43 @@ func (w *walk) attributes(m pcommon.Map) {
 	}
 }
 
+// resource evaluates a resource and its attributes: samples of their
+// own, with no resource or scope as their context.
 func (w *walk) resource(r pcommon.Resource) {
-	w.res, w.hasScope, w.group, w.signalType, w.signalName = r, false, nil, "resource", ""
+	w.res, w.inSignal, w.group, w.signalType, w.signalName = r, false, nil, "resource", ""
 	w.eval(Resource(r), nil)
 	w.attributes(r.Attributes())
 }
 
-func (w *walk) signal(scope pcommon.InstrumentationScope, typ, name string, g *registry.Group) {
-	w.scope, w.hasScope, w.group, w.signalType, w.signalName = scope, true, g, typ, name
+// scope evaluates a scope and its attributes, like a resource: Weaver's
+// OTLP ingester offers a sample per scope, before the scope's signals,
+// with no signal type or name. schemaURL is its container's.
+func (w *walk) scope(s pcommon.InstrumentationScope, schemaURL string) {
+	w.scp, w.schemaURL, w.inSignal, w.group, w.signalType, w.signalName = s, schemaURL, false, nil, "", ""
+	w.eval(Scope(s, schemaURL), nil)
+	w.attributes(s.Attributes())
+}
+
+// signal starts a span, metric or log: the resource and the scope are
+// its samples' context.
+func (w *walk) signal(typ, name string, g *registry.Group) {
+	w.inSignal, w.group, w.signalType, w.signalName = true, g, typ, name
 }
 
 func (w *walk) err() error { return errors.Join(w.errs...) }
 
 // Traces evaluates the policies on every sample of td: each resource and
-// its attributes, each span, its attributes, events and links. Spans have
+// its attributes, each scope and its attributes, each span, its
+// attributes, events and links. Spans have
 // no registry definition here (Weaver's span matching is the engine's).
 func (s *Set) Traces(ctx context.Context, ix *registry.Index, td ptrace.Traces, emit Emit) error {
 	w := &walk{ctx: ctx, s: s, ix: ix, emit: emit}
 	for _, rs := range td.ResourceSpans().All() {
 		w.resource(rs.Resource())
 		for _, ss := range rs.ScopeSpans().All() {
+			w.scope(ss.Scope(), ss.SchemaUrl())
 			for _, sp := range ss.Spans().All() {
-				w.signal(ss.Scope(), "span", sp.Name(), nil)
+				w.signal("span", sp.Name(), nil)
 				w.eval(Span(sp), nil)
 				w.attributes(sp.Attributes())
 				for _, e := range sp.Events().All() {
@@ -113,15 +133,16 @@ func (s *Set) Traces(ctx context.Context, ix *registry.Index, td ptrace.Traces, 
 }
 
 // Metrics evaluates the policies on every sample of md: each resource and
-// its attributes, each metric (with its registry definition), its data
-// points, their attributes and exemplars.
+// its attributes, each scope and its attributes, each metric (with its
+// registry definition), its data points, their attributes and exemplars.
 func (s *Set) Metrics(ctx context.Context, ix *registry.Index, md pmetric.Metrics, emit Emit) error {
 	w := &walk{ctx: ctx, s: s, ix: ix, emit: emit}
 	for _, rm := range md.ResourceMetrics().All() {
 		w.resource(rm.Resource())
 		for _, sm := range rm.ScopeMetrics().All() {
+			w.scope(sm.Scope(), sm.SchemaUrl())
 			for _, m := range sm.Metrics().All() {
-				w.signal(sm.Scope(), "metric", m.Name(), ix.MetricGroup(m.Name()))
+				w.signal("metric", m.Name(), ix.MetricGroup(m.Name()))
 				w.eval(Metric(m), nil)
 				w.points(m)
 			}
@@ -171,19 +192,20 @@ func (w *walk) points(m pmetric.Metric) {
 }
 
 // Logs evaluates the policies on every sample of ld: each resource and its
-// attributes, each log record (with its event's registry definition) and
-// its attributes.
+// attributes, each scope and its attributes, each log record (with its
+// event's registry definition) and its attributes.
 func (s *Set) Logs(ctx context.Context, ix *registry.Index, ld plog.Logs, emit Emit) error {
 	w := &walk{ctx: ctx, s: s, ix: ix, emit: emit}
 	for _, rl := range ld.ResourceLogs().All() {
 		w.resource(rl.Resource())
 		for _, sl := range rl.ScopeLogs().All() {
+			w.scope(sl.Scope(), sl.SchemaUrl())
 			for _, lr := range sl.LogRecords().All() {
 				var g *registry.Group
 				if lr.EventName() != "" {
 					g = ix.EventGroup(lr.EventName())
 				}
-				w.signal(sl.Scope(), "log", lr.EventName(), g)
+				w.signal("log", lr.EventName(), g)
 				w.eval(Log(lr), nil)
 				w.attributes(lr.Attributes())
 			}

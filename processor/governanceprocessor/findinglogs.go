@@ -91,7 +91,9 @@ func (f *findingLog) Emit(ev *engine.FindingEvent) bool {
 	a.PutStr("weaver.finding.id", id)
 	a.PutStr("weaver.finding.level", ev.Level.String())
 	a.PutStr("weaver.finding.sample.type", ev.SampleType)
-	a.PutStr("weaver.finding.signal.type", ev.SignalType)
+	if ev.SignalType != "" { // none for a scope and its attributes, as in Weaver
+		a.PutStr("weaver.finding.signal.type", ev.SignalType)
+	}
 	if ev.SignalName != "" {
 		a.PutStr("weaver.finding.signal.name", strings.Clone(ev.SignalName))
 	}

@@ -319,7 +319,11 @@ func clone(s string) string { b, _ := vocab.Bound(s); return string([]byte(b)) }
 // resource, then per scope the scope and its spans.
 func (ww *WeaverWriter) Traces(td ptrace.Traces) {
 	for _, rs := range td.ResourceSpans().All() {
-		ww.resource(rs.Resource(), func(one ptrace.Traces) { rs.Resource().CopyTo(one.ResourceSpans().AppendEmpty().Resource()) })
+		ww.resource(rs.Resource(), func(w *engine.Walker) {
+			one := ptrace.NewTraces()
+			rs.Resource().CopyTo(one.ResourceSpans().AppendEmpty().Resource())
+			w.Traces(one)
+		})
 		for _, ss := range rs.ScopeSpans().All() {
 			// one is the resource and the scope alone, then with each span.
 			one := ptrace.NewTraces()
@@ -344,7 +348,11 @@ func (ww *WeaverWriter) Traces(td ptrace.Traces) {
 // Metrics writes the samples of a metrics request.
 func (ww *WeaverWriter) Metrics(md pmetric.Metrics) {
 	for _, rm := range md.ResourceMetrics().All() {
-		ww.resource(rm.Resource(), func(one pmetric.Metrics) { rm.Resource().CopyTo(one.ResourceMetrics().AppendEmpty().Resource()) })
+		ww.resource(rm.Resource(), func(w *engine.Walker) {
+			one := pmetric.NewMetrics()
+			rm.Resource().CopyTo(one.ResourceMetrics().AppendEmpty().Resource())
+			w.Metrics(one)
+		})
 		for _, sm := range rm.ScopeMetrics().All() {
 			one := pmetric.NewMetrics()
 			r := one.ResourceMetrics().AppendEmpty()
@@ -368,7 +376,11 @@ func (ww *WeaverWriter) Metrics(md pmetric.Metrics) {
 // Logs writes the samples of a logs request.
 func (ww *WeaverWriter) Logs(ld plog.Logs) {
 	for _, rl := range ld.ResourceLogs().All() {
-		ww.resource(rl.Resource(), func(one plog.Logs) { rl.Resource().CopyTo(one.ResourceLogs().AppendEmpty().Resource()) })
+		ww.resource(rl.Resource(), func(w *engine.Walker) {
+			one := plog.NewLogs()
+			rl.Resource().CopyTo(one.ResourceLogs().AppendEmpty().Resource())
+			w.Logs(one)
+		})
 		for _, sl := range rl.ScopeLogs().All() {
 			one := plog.NewLogs()
 			r := one.ResourceLogs().AppendEmpty()
@@ -390,33 +402,11 @@ func (ww *WeaverWriter) Logs(ld plog.Logs) {
 }
 
 // resource writes the resource sample. Its findings are those the engine
-// reports for the resource walked without items; the items' walks report
-// them again and attach skips them there.
-func (ww *WeaverWriter) resource(r pcommon.Resource, only any) {
+// reports for the resource when walk walks it without scopes or items;
+// the later walks report them again and attach skips them there.
+func (ww *WeaverWriter) resource(r pcommon.Resource, walk func(*engine.Walker)) {
 	res := &WeaverResource{Attributes: attributes(r.Attributes())}
-	var events []engine.FindingEvent
-	switch fill := only.(type) {
-	case func(ptrace.Traces):
-		one := ptrace.NewTraces()
-		fill(one)
-		events = ww.walk(func(w *engine.Walker) { w.Traces(one) })
-	case func(pmetric.Metrics):
-		one := pmetric.NewMetrics()
-		fill(one)
-		events = ww.walk(func(w *engine.Walker) { w.Metrics(one) })
-	case func(plog.Logs):
-		one := plog.NewLogs()
-		fill(one)
-		events = ww.walk(func(w *engine.Walker) { w.Logs(one) })
-	}
-	t := &tree{}
-	t.add("resource", "", &res.LiveCheckResult)
-	t.attrs(res.Attributes)
-	for i := range events {
-		if events[i].SignalType == "resource" {
-			ww.place(t, &events[i])
-		}
-	}
+	ww.own("resource", "", &res.LiveCheckResult, res.Attributes, "resource", walk)
 	ww.emit(&WeaverSample{Resource: res})
 }
 
@@ -432,16 +422,22 @@ func (ww *WeaverWriter) scope(s pcommon.InstrumentationScope, schemaURL string, 
 		Name: clone(s.Name()), Version: clone(s.Version()), SchemaURL: clone(schemaURL),
 		Attributes: attributes(s.Attributes()), DroppedAttributesCount: s.DroppedAttributesCount(),
 	}
+	ww.own("instrumentation_scope", sc.Name, &sc.LiveCheckResult, sc.Attributes, "", walk)
+	ww.emit(&WeaverSample{InstrumentationScope: sc})
+}
+
+// own places on a resource or scope sample (its result r and its
+// attributes) the findings of walk with the sample's signal type.
+func (ww *WeaverWriter) own(sampleType, name string, r **WeaverResult, attrs []*WeaverAttribute, signalType string, walk func(*engine.Walker)) {
 	events := ww.walk(walk)
 	t := &tree{}
-	t.add("instrumentation_scope", sc.Name, &sc.LiveCheckResult)
-	t.attrs(sc.Attributes)
+	t.add(sampleType, name, r)
+	t.attrs(attrs)
 	for i := range events {
-		if events[i].SignalType == "" {
+		if events[i].SignalType == signalType {
 			ww.place(t, &events[i])
 		}
 	}
-	ww.emit(&WeaverSample{InstrumentationScope: sc})
 }
 
 func (ww *WeaverWriter) walk(run func(*engine.Walker)) []engine.FindingEvent {

@@ -211,6 +211,9 @@ type Engine struct {
 	// memo is the shape memo (memo.go); nil turns it off (tests compare
 	// the walk without it).
 	memo *memo
+	// noted is the set of registry entries listed in Batch.Keys for the
+	// last Index a walker was asked for (Options.Detail; report.go).
+	noted atomic.Pointer[notedKeys]
 	// shape is Options.Advisor when it is a ShapeAdvisor.
 	shape ShapeAdvisor
 }
@@ -310,7 +313,25 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	if e.memo != nil {
 		e.memo.use(ix)
 	}
+	if e.opts.Detail {
+		w.report.noted = e.notedFor(ix)
+	}
 	return w
+}
+
+// notedFor returns the set of registry entries listed for ix, a new one
+// when ix is not the last Index asked for (a reload: the report then sees
+// every entry met again, which its set of names absorbs).
+func (e *Engine) notedFor(ix *registry.Index) *notedKeys {
+	for {
+		n := e.noted.Load()
+		if n != nil && n.ix == ix {
+			return n
+		}
+		if m := newNotedKeys(ix); e.noted.CompareAndSwap(n, m) {
+			return m
+		}
+	}
 }
 
 // Release returns a walker to the pool; the walker and its tallies must not

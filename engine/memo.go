@@ -762,16 +762,7 @@ func (w *Walker) memoWork(e *memoEntry, replay bool) {
 	} else {
 		w.hitOps = e
 	}
-	if d := w.memoDet; d != nil {
-		// An entry whose own registry keys evicted one another (or
-		// others) in the report's cache of noted keys calls registryKey
-		// at every hit, as the full walk does.
-		d.last.seen = w.report.seenEvictions
-		if d.last.seen != d.seen0 {
-			d.last.seen = -1
-		}
-		w.memoDet = nil
-	}
+	w.memoDet = nil
 }
 
 // memoDetail caches, per batch, where the report's detail (Options.Detail)
@@ -786,22 +777,16 @@ type memoDetail struct {
 	slots [memoDetailSlots]memoDetailSlot
 	used  []uint16
 	idx   []int32
-	// last is the slot being filled; seen0 the report's seenEvictions
-	// before its replay.
-	last  *memoDetailSlot
-	seen0 int
 }
 
 type memoDetailSlot struct {
 	e   *memoEntry
 	svc int
 	lo  int32
-	// pending counts the hits not yet added to the report's counts.
+	// pending counts the hits not yet added to the report's counts. A
+	// registry key needs nothing at later hits: the first noted it for
+	// the engine's life on the Index (notedKeys).
 	pending int64
-	// seen is the report's seenEvictions after the last hit that called
-	// registryKey: while it is unchanged the entry's registry keys are
-	// still noted. -1: always call.
-	seen int
 }
 
 const (
@@ -813,7 +798,7 @@ func (d *memoDetail) reset() {
 	for _, i := range d.used {
 		d.slots[i] = memoDetailSlot{}
 	}
-	d.used, d.idx, d.last = d.used[:0], d.idx[:0], nil
+	d.used, d.idx = d.used[:0], d.idx[:0]
 }
 
 // memoDetailAgain reports whether the events of e were filed earlier in
@@ -826,18 +811,6 @@ func (w *Walker) memoDetailAgain(e *memoEntry) bool {
 	i := uint16(h & (memoDetailSlots - 1))          //nolint:gosec // masked
 	s := &d.slots[i]
 	if s.e == e && s.svc == svc {
-		if s.seen != w.report.seenEvictions {
-			// Another key took the place of one of the entry's in the
-			// report's noted keys: note them again, as the full walk does.
-			for j := range e.events {
-				if ev := &e.events[j]; ev.kind == memoRegistryKey {
-					w.report.registryKey(ev.ref, w.ix)
-				}
-			}
-			if s.seen >= 0 {
-				s.seen = w.report.seenEvictions
-			}
-		}
 		// The counts are added when the slot is flushed.
 		s.pending++
 		return true
@@ -851,7 +824,6 @@ func (w *Walker) memoDetailAgain(e *memoEntry) bool {
 		w.memoDetailFlush(s)
 	}
 	*s = memoDetailSlot{e: e, svc: svc, lo: int32(len(d.idx))} //nolint:gosec // < memoDetailMax
-	d.last, d.seen0 = s, w.report.seenEvictions
 	w.memoDet = d
 	return false
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"sync/atomic"
+
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -19,23 +21,42 @@ type reportTally struct {
 	// recent is a direct-mapped cache in front of keys: a key repeated from
 	// item to item costs a string comparison instead of a map lookup.
 	recent [recentSize]recentKey
-	// seen deduplicates the registry entries met in the batch by Ref
-	// (a direct-mapped cache: a collision only adds a duplicate, which the
-	// extension ignores); known lists them until finish adds them to Keys.
-	seen  [recentSize]registry.Ref
+	// noted is the set of registry entries the engine has handed to the
+	// report for the walker's Index (notedKeys); known lists those this
+	// batch noted first, until flush adds them to Keys.
+	noted *notedKeys
 	known []*registry.Attribute
-	// seenEvictions counts the entries of seen replaced by another in the
-	// batch: while it stays the same, every entry noted since is still
-	// there (the shape memo skips their registryKey calls).
-	seenEvictions int
 	// findings feeds Batch.Findings and Batch.Signals (report_findings.go).
 	findings findingTally
 	// rec is the shape memo's recording under way, or nil (memo.go).
 	rec *memoRec
-	// recentUsed and seenUsed list the slots set since the last reset, so
-	// that reset clears only those: clearing both arrays in full cost more
+	// recentUsed lists the slots of recent set since the last reset, so
+	// that reset clears only those: clearing the array in full cost more
 	// than walking a small batch.
-	recentUsed, seenUsed []uint16
+	recentUsed []uint16
+}
+
+// notedKeys is the set of registry entries an Engine has listed in its
+// Batches' Keys (KeyRegistry) for one Index, by Ref.Slot. Registry
+// coverage is a set: an entry is listed in the first batch that meets it,
+// not in every batch, which spared a string hash per registry key and
+// batch in the walk and in the report. The walkers of one Index share it
+// (atomic words); a walker keeps the set it started with, so that a walk
+// on an older Index during a reload never marks the newer one's entries.
+type notedKeys struct {
+	ix   *registry.Index
+	bits []atomic.Uint64
+}
+
+func newNotedKeys(ix *registry.Index) *notedKeys {
+	return &notedKeys{ix: ix, bits: make([]atomic.Uint64, (ix.Slots()+63)/64)}
+}
+
+// first marks the entry of slot s and reports whether it was not marked
+// before.
+func (n *notedKeys) first(s int) bool {
+	w, bit := &n.bits[s>>6], uint64(1)<<(s&63)
+	return w.Load()&bit == 0 && w.Or(bit)&bit == 0
 }
 
 const recentSize = 256
@@ -102,9 +123,9 @@ func (r *reportTally) key(k string, kind KeyKind) int {
 	return i
 }
 
-// registryKey notes a registry entry seen in the batch, for the report's
-// registry coverage: one comparison when the entry was just seen. The
-// *Attribute is read only for an entry not just seen.
+// registryKey notes a registry entry met in the batch, for the report's
+// registry coverage: listed in Keys if the engine has not listed it
+// before for this Index (notedKeys), one bit test otherwise.
 func (r *reportTally) registryKey(ref registry.Ref, ix *registry.Index) {
 	if !r.enabled {
 		return
@@ -112,26 +133,15 @@ func (r *reportTally) registryKey(ref registry.Ref, ix *registry.Index) {
 	if r.rec != nil {
 		r.rec.event(memoEvent{kind: memoRegistryKey, ref: ref})
 	}
-	i := ref.Slot() & (recentSize - 1)
-	slot := &r.seen[i]
-	if *slot == ref {
-		return
+	if r.noted.first(ref.Slot()) {
+		if a := ix.Attr(ref); a.Key != "" {
+			r.known = append(r.known, a)
+		}
 	}
-	a := ix.Attr(ref)
-	if a.Key == "" {
-		return
-	}
-	if *slot == 0 {
-		r.seenUsed = append(r.seenUsed, uint16(i)) //nolint:gosec // i < recentSize
-	} else {
-		r.seenEvictions++
-	}
-	*slot = ref
-	r.known = append(r.known, a)
 }
 
-// flush adds the registry entries seen since the last flush to the batch's
-// keys.
+// flush adds the registry entries noted first since the last flush to the
+// batch's keys.
 func (r *reportTally) flush() {
 	for _, a := range r.known {
 		r.batch.Keys = append(r.batch.Keys, KeyTally{Key: a.Key, Kind: KeyRegistry, Count: 1})
@@ -148,11 +158,8 @@ func (r *reportTally) reset() {
 	for _, i := range r.recentUsed {
 		r.recent[i] = recentKey{}
 	}
-	for _, i := range r.seenUsed {
-		r.seen[i] = 0
-	}
-	r.recentUsed, r.seenUsed = r.recentUsed[:0], r.seenUsed[:0]
-	r.seenEvictions = 0
+	r.recentUsed = r.recentUsed[:0]
+	r.noted = nil
 	clear(r.known)
 	r.known = r.known[:0]
 	r.svcIdx = 0

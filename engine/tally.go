@@ -19,7 +19,9 @@ const (
 	// KeyDeprecated is a deprecated key, renamed, copied or kept.
 	KeyDeprecated
 	// KeyRegistry is a key the registry defines (for a template, the
-	// template's key). It feeds registry coverage; its Service is ignored.
+	// template's key). It feeds registry coverage, a set: an Engine lists
+	// each registry key once per registry Index, in the first batch that
+	// meets it (Count 1), and again after a reload. Its Service is ignored.
 	KeyRegistry
 	numKeyKinds
 )

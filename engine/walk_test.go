@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -673,4 +674,51 @@ func TestWalkerReuse(t *testing.T) {
 		c := walkBatch(g, enginetest.GenTraces(2, enginetest.MixDeprecated))
 		assert.Equal(t, map[string]int64{"conformant": 2*9 + 6, "renamed": 2 * 4}, allOutcomes(c))
 	}
+}
+
+// TestRegistryKeysOncePerIndex: a registry key is listed in Batch.Keys by
+// the first batch that meets it, once per engine and Index; a key met for
+// the first time later is listed then; another Index (a reload) lists
+// them again; a walker that started on the old Index does not mark the
+// new one's. Unknown and deprecated keys are listed in every batch.
+func TestRegistryKeysOncePerIndex(t *testing.T) {
+	opts := defaultOptions()
+	opts.Detail = true
+	e, ix1 := newTestEngine(t, opts)
+	ix2, err := registry.Load(registry.Sources{Embedded: true})
+	require.NoError(t, err)
+	require.NotSame(t, ix1, ix2)
+	batch := func(keys ...string) ptrace.Traces {
+		td := ptrace.NewTraces()
+		s := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		for _, k := range keys {
+			s.Attributes().PutStr(k, "v")
+		}
+		return td
+	}
+	walk := func(ix *registry.Index, td ptrace.Traces) (other []KeyTally, reg []string) {
+		w := e.Walker(ix, false)
+		defer e.Release(w)
+		w.Traces(td)
+		return splitRegistryKeys(slices.Clone(w.Batch().Keys))
+	}
+	other, reg := walk(ix1, batch("server.address", "http.method", "acme.x"))
+	assert.ElementsMatch(t, []string{"server.address", "http.method"}, reg)
+	assert.Len(t, other, 2, "http.method deprecated, acme.x unknown")
+	other, reg = walk(ix1, batch("server.address", "http.method", "acme.x"))
+	assert.Empty(t, reg, "listed by the first batch")
+	assert.Len(t, other, 2, "listed in every batch")
+	_, reg = walk(ix1, batch("server.address", "server.port"))
+	assert.Equal(t, []string{"server.port"}, reg)
+
+	// A walker on the old Index, still walking when another Index comes.
+	old := e.Walker(ix1, false)
+	_, reg = walk(ix2, batch("server.address", "url.path"))
+	assert.ElementsMatch(t, []string{"server.address", "url.path"}, reg, "a reload lists them again")
+	old.Traces(batch("client.address"))
+	_, reg = splitRegistryKeys(old.Batch().Keys)
+	assert.Equal(t, []string{"client.address"}, reg)
+	e.Release(old)
+	_, reg = walk(ix2, batch("client.address", "url.path"))
+	assert.Equal(t, []string{"client.address"}, reg, "the old Index's walker marked only its own set")
 }

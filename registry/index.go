@@ -97,6 +97,10 @@ func (ix *Index) Attr(r Ref) *Attribute {
 	return ix.table.attrs[r.Slot()]
 }
 
+// Slots bounds the Refs of this Index: every Ref's Slot is below it. A
+// front-end keeps a dense set of entries in a bitset of this size.
+func (ix *Index) Slots() int { return len(ix.table.attrs) }
+
 // Metric returns the metric definition for name, or nil if unknown. It
 // probes the metric group table, which holds every metric, and does not
 // allocate.

@@ -40,8 +40,11 @@ import (
 // registry.Ref, the type guard, the value check still to run at each hit
 // (tail: enums, value migrations, arrays, coercions), the ops the key
 // queues (renames, drops) and, with Options.Detail or a Sink, the ordered
-// events of the report and the sink (registry keys, deprecated and unknown
-// keys, findings by name). For the whole map it stores the outcome, finding
+// events of the report and the sink (deprecated and unknown keys, findings
+// by name); with Options.Detail, the registry entries of its keys, which
+// the report lists once per engine and Index (notedKeys): the entry
+// remembers the set in which they are all noted (memoEntry.noted), and
+// hits after that note nothing. For the whole map it stores the outcome, finding
 // and drop counts and the group check's seen bits, added as one vector.
 // A hit writes as little as it can: it keeps only the values its value
 // checks read, and applies the entry's ops from the entry (renames matched
@@ -101,8 +104,10 @@ import (
 // entry is used only with the Index it was recorded against.
 //
 // Concurrency: walkers run concurrently and share the engine's memo. The
-// ways are atomic pointers to immutable entries: a hit is lock-free, an
-// insert swaps one pointer; the doorkeeper and the tickets are atomic
+// ways are atomic pointers to entries that are immutable once inserted,
+// but for memoEntry.noted, an atomic pointer that a hit sets once the
+// entry's registry keys are noted: a hit is lock-free, an insert swaps
+// one pointer; the doorkeeper and the tickets are atomic
 // words (a lost update costs an admission, never an answer). mu serializes
 // reset (use); the counters are atomic. A walker's own state (its counts
 // of hits and misses, added at Release, the recording, memoDetail, the
@@ -282,7 +287,8 @@ func (w *Walker) memoContext() memoCtx {
 	return mc
 }
 
-// memoEntry is one shape's recorded walk. Immutable once inserted.
+// memoEntry is one shape's recorded walk. Immutable once inserted, but
+// for noted.
 type memoEntry struct {
 	ix *registry.Index
 	mc memoCtx
@@ -308,6 +314,12 @@ type memoEntry struct {
 	// (renamePlan); nil otherwise.
 	plan   *renamePlan
 	events []memoEvent
+	// refs are the registry entries of the map's keys (Options.Detail),
+	// for the report's registry coverage; noted is the engine's set of
+	// listed entries (notedKeys) that has them all, once a hit has noted
+	// them: the one field of an entry written after its insert.
+	refs  []registry.Ref
+	noted atomic.Pointer[notedKeys]
 	// advice are the ShapeAdvisor's findings on the map, counted at each
 	// hit (Batch.Advice); their detail is in events.
 	advice []AdviceTally
@@ -341,8 +353,7 @@ type memoCount struct {
 type memoEventKind uint8
 
 const (
-	memoRegistryKey memoEventKind = iota
-	memoKey
+	memoKey memoEventKind = iota
 	memoFinding
 )
 
@@ -352,7 +363,6 @@ type memoEvent struct {
 	subj vocab.Subject
 	f    vocab.Finding
 	lv   vocab.Level // the finding's level after the finding rules
-	ref  registry.Ref
 	// id names an Advisor's defined finding (copied on insert).
 	id string
 }
@@ -361,6 +371,7 @@ type memoEvent struct {
 // report's key tallies) append events to it while w.rec points at it.
 type memoRec struct {
 	events   []memoEvent
+	refs     []registry.Ref // the registry entries noted (memoEntry.refs)
 	ops      []op
 	keys     []string
 	pos      []memoPos
@@ -394,7 +405,7 @@ func (r *memoRec) reset() {
 	r.clearAdvice()
 	clear(r.ops)
 	clear(r.keys)
-	r.events, r.ops, r.keys, r.pos, r.relevels = r.events[:0], r.ops[:0], r.keys[:0], r.pos[:0], r.relevels[:0]
+	r.events, r.refs, r.ops, r.keys, r.pos, r.relevels = r.events[:0], r.refs[:0], r.ops[:0], r.keys[:0], r.pos[:0], r.relevels[:0]
 	r.outcomes, r.findings, r.drops, r.seen = [vocab.NumOutcomes]int64{}, [vocab.NumFindings]int64{}, [vocab.NumReasons]int64{}, registry.AttrBits{}
 	r.keyBytes, r.needName = 0, false
 }
@@ -684,6 +695,9 @@ func (w *Walker) memoHit(e *memoEntry) {
 	if e.hasSeen {
 		w.grp.seen = w.grp.seen.Or(e.seen)
 	}
+	if len(e.refs) > 0 {
+		w.memoNoteRefs(e)
+	}
 	w.memoHitAdvice(e)
 	if len(e.events) > 0 && w.e.opts.Sink == nil && w.memoDetailAgain(e) {
 		// The report's detail of this entry was resolved earlier in the
@@ -692,6 +706,19 @@ func (w *Walker) memoHit(e *memoEntry) {
 		return
 	}
 	w.memoWork(e, true)
+}
+
+// memoNoteRefs notes the registry entries of entry e for the report,
+// unless a hit has noted them all in the walker's set already.
+func (w *Walker) memoNoteRefs(e *memoEntry) {
+	n := w.report.noted
+	if e.noted.Load() == n {
+		return
+	}
+	for _, r := range e.refs {
+		w.report.registryKey(r, w.ix)
+	}
+	e.noted.Store(n)
 }
 
 // memoHitAdvice counts the Advisor's findings of entry e (their detail,
@@ -767,7 +794,7 @@ func (w *Walker) memoWork(e *memoEntry, replay bool) {
 
 // memoDetail caches, per batch, where the report's detail (Options.Detail)
 // filed the events of an entry for a service: indices in Batch.Keys and
-// Batch.Findings, -1 for a registry key. The first hit of an entry for a
+// Batch.Findings. The first hit of an entry for a
 // service in a batch replays its events through the report and notes the
 // indices; later hits count in the slot (pending), added to each count when
 // the slot is reused or Walker.Batch is read. A direct-mapped table of
@@ -783,9 +810,7 @@ type memoDetailSlot struct {
 	e   *memoEntry
 	svc int
 	lo  int32
-	// pending counts the hits not yet added to the report's counts. A
-	// registry key needs nothing at later hits: the first noted it for
-	// the engine's life on the Index (notedKeys).
+	// pending counts the hits not yet added to the report's counts.
 	pending int64
 }
 
@@ -838,7 +863,6 @@ func (w *Walker) memoDetailFlush(s *memoDetailSlot) {
 	keys, findings := w.tally.Keys, w.tally.Findings
 	for j, idx := range w.memoDetail.idx[s.lo : int(s.lo)+len(s.e.events)] {
 		switch s.e.events[j].kind {
-		case memoRegistryKey:
 		case memoKey:
 			keys[idx].Count += n
 		case memoFinding:
@@ -857,11 +881,9 @@ func (w *Walker) flushMemoDetail() {
 }
 
 // memoReplay replays one recorded event of key k, and returns where the
-// report filed it (-1 for a registry key).
+// report filed it.
 func (w *Walker) memoReplay(ev *memoEvent, k string) int {
 	switch ev.kind {
-	case memoRegistryKey:
-		w.report.registryKey(ev.ref, w.ix)
 	case memoKey:
 		return w.report.key(k, ev.kk)
 	case memoFinding:
@@ -1011,6 +1033,9 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	if w.report.enabled || w.e.opts.Sink != nil {
 		e.events = append([]memoEvent(nil), rec.events...)
 	}
+	if w.report.enabled && len(rec.refs) > 0 {
+		e.refs = slices.Clone(rec.refs)
+	}
 	idBytes := e.copyAdvice(rec)
 	if len(e.events) == 0 {
 		for i := range e.pos {
@@ -1031,7 +1056,7 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	e.bytes = int(unsafe.Sizeof(*e)) + len(all) + len(mc.ctx.MetricName) + len(mc.ctx.SpanName) + len(mc.sample[0]) + len(mc.sample[1]) + len(e.name) +
 		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
 		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) + len(e.relevels)*int(unsafe.Sizeof(memoRelevel{})) +
-		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + 2*len(e.work) + 2*len(e.tails) + 2*len(e.renameAt) +
+		len(e.ops)*int(unsafe.Sizeof(op{})) + len(e.events)*int(unsafe.Sizeof(memoEvent{})) + len(e.refs)*int(unsafe.Sizeof(registry.Ref(0))) + 2*len(e.work) + 2*len(e.tails) + 2*len(e.renameAt) +
 		len(e.advice)*int(unsafe.Sizeof(AdviceTally{})) + idBytes + e.plan.size()
 	for i := range e.ops {
 		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)

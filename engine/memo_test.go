@@ -571,6 +571,35 @@ func TestMemoReloadAndConcurrency(t *testing.T) {
 	assert.LessOrEqual(t, st.Bytes, int64(memoMaxBytes))
 }
 
+// TestMemoHitNotesRefs: a memo hit lists the registry keys of its entry
+// in the walker's set of listed keys when they are not noted there (the
+// set a walker holds can be another than the one the entry was recorded
+// under: a walker that started before a reload), and only then.
+func TestMemoHitNotesRefs(t *testing.T) {
+	c := memoVariants()["detail"]
+	ix, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	e := New(c.Options)
+	wire := enginetest.TracesBytes(enginetest.GenTraces(20, enginetest.MixRealistic))
+	var all []string
+	for range 4 { // admitted on the second sighting, then hits
+		_, reg := splitRegistryKeys(walkInto(e, ix, enginetest.UnmarshalTraces(wire), false).Keys)
+		all = append(all, reg...)
+	}
+	require.NotEmpty(t, all)
+	hits := e.MemoStats().Hits
+	_, reg := splitRegistryKeys(walkInto(e, ix, enginetest.UnmarshalTraces(wire), false).Keys)
+	require.Greater(t, e.MemoStats().Hits, hits)
+	assert.Empty(t, reg, "listed before, in the same set")
+
+	e.noted.Store(newNotedKeys(ix))
+	hits = e.MemoStats().Hits
+	b := walkInto(e, ix, enginetest.UnmarshalTraces(wire), false)
+	require.Equal(t, hits+21, e.MemoStats().Hits, "a resource and 20 spans, all hits")
+	_, reg = splitRegistryKeys(b.Keys)
+	assert.ElementsMatch(t, all, reg, "the hits list them in the new set")
+}
+
 // splitRegistryKeys separates a batch's registry keys (listed once per
 // engine and Index: notedKeys) from its other keys (listed per batch).
 func splitRegistryKeys(keys []KeyTally) (other []KeyTally, registryKeys []string) {

@@ -131,7 +131,7 @@ func (r *reportTally) registryKey(ref registry.Ref, ix *registry.Index) {
 		return
 	}
 	if r.rec != nil {
-		r.rec.event(memoEvent{kind: memoRegistryKey, ref: ref})
+		r.rec.refs = append(r.rec.refs, ref)
 	}
 	if r.noted.first(ref.Slot()) {
 		if a := ix.Attr(ref); a.Key != "" {

@@ -277,7 +277,8 @@ func (t tdBytes) attrs() int {
 // 100-span batch, per renamed attribute (every key deprecated), and the
 // cost of a 1-span and a 10-span batch, whose difference gives the fixed
 // cost per batch; the line rate's deprecated workload (10 static renames
-// of 13 keys); and the realistic mix (3 deprecated, 3 unknown, 1
+// of 13 keys) and its mixed one (the same, 4 unknown keys and a template
+// instance: 18 keys); and the realistic mix (3 deprecated, 3 unknown, 1
 // template of 13) per span. memo=off is the full walk of every map.
 //
 // Run: go test ./engine -run '^$' -bench Memo -benchtime 1000x
@@ -290,21 +291,25 @@ func BenchmarkMemo(b *testing.B) {
 			if memo == "off" {
 				e.memo = nil
 			}
+			mix := func(m enginetest.Mix) func(pcommon.Map) {
+				return func(a pcommon.Map) { enginetest.PutItemAttrs(a, m) }
+			}
 			for _, c := range []struct {
 				name  string
-				mix   enginetest.Mix
+				put   func(pcommon.Map)
 				spans int
 			}{
-				{"conformant", enginetest.MixConformant, 100},
-				{"renames", enginetest.MixDeprecatedAll, 100},
-				{"deprecated", enginetest.MixLineDeprecated, 100},
-				{"realistic", enginetest.MixRealistic, 100},
-				{"batch", enginetest.MixConformant, 1},
-				{"batch", enginetest.MixConformant, 10},
+				{"conformant", mix(enginetest.MixConformant), 100},
+				{"renames", mix(enginetest.MixDeprecatedAll), 100},
+				{"deprecated", enginetest.PutLineDeprecatedAttrs, 100},
+				{"mixed", enginetest.PutLineMixedAttrs, 100},
+				{"realistic", mix(enginetest.MixRealistic), 100},
+				{"batch", mix(enginetest.MixConformant), 1},
+				{"batch", mix(enginetest.MixConformant), 10},
 			} {
 				for _, cold := range []bool{false, true} {
 					name := fmt.Sprintf("memo=%s/report=%s/%s/spans=%d/cache=%s", memo, report, c.name, c.spans, map[bool]string{false: "warm", true: "cold"}[cold])
-					wire := enginetest.TracesBytes(enginetest.GenTraces(c.spans, c.mix))
+					wire := enginetest.TracesBytes(enginetest.GenTracesWith(c.spans, c.put))
 					b.Run(name, func(b *testing.B) {
 						walkFresh(b, e, ix, cold, func() ptrace.Traces { return enginetest.UnmarshalTraces(wire) }, map[string]float64{
 							"attribute": float64(td(wire).attrs()),

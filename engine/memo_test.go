@@ -691,12 +691,13 @@ func TestRenamePlanMade(t *testing.T) {
 // array of the map's length and keeps the map's former array as the next
 // spare, so maps of several lengths, in turn, each find a spare of their
 // own: the same answers as the full walk, and no allocation once each
-// length has been seen.
+// length has been seen. The lengths take each of layOut's arrays of value
+// handles (16, 32 and 64).
 func TestRenamePlanSpares(t *testing.T) {
 	opts := defaultOptions()
 	opts.Findings = true
 	var wires [][]byte
-	for _, extra := range []int{0, 4, 2} { // 13, 17 and 15 keys
+	for _, extra := range []int{0, 4, 2, 24} { // 13, 17, 15 and 37 keys, 10 renamed: a plan for each
 		td := enginetest.GenTraces(4, enginetest.MixLineDeprecated)
 		for _, s := range td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().All() {
 			for i := range extra {
@@ -716,6 +717,15 @@ func TestRenamePlanSpares(t *testing.T) {
 			walk(enginetest.UnmarshalTraces(wire))
 		}
 	}
+	planned := map[int]bool{}
+	for i := range e.memo.sets {
+		for j := range e.memo.sets[i].ways {
+			if en := e.memo.sets[i].ways[j].Load(); en != nil && en.plan != nil {
+				planned[len(en.keys)] = true
+			}
+		}
+	}
+	assert.Equal(t, map[int]bool{13: true, 17: true, 15: true, 37: true}, planned, "the lengths with a plan")
 	const runs = 20
 	batches := make([]ptrace.Traces, 0, (runs+1)*len(wires))
 	for range runs + 1 {

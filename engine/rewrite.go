@@ -444,27 +444,38 @@ func (p *renamePlan) size() int {
 // marks (the earlier way, moving every value out into the walker's
 // scratch values and back, stored each value twice on the heap).
 func (w *Walker) applyPlan(m pcommon.Map, p *renamePlan) {
-	// The handles live in the caller's frame, which zeroes them at each
-	// call: a map of up to planSmall keys zeroes a quarter as much.
-	if n := len(p.from); n <= planSmall {
-		var vals [planSmall]pcommon.Value
-		w.layOut(m, p, vals[:n])
-	} else {
-		var vals [memoMaxKeys]pcommon.Value // newRenamePlan: n <= memoMaxKeys
-		w.layOut(m, p, vals[:n])
+	// The handles live in layOut's own frame, which zeroes them at each
+	// call: the smallest array that holds the map's values.
+	switch n := len(p.from); {
+	case n <= planSmall:
+		layOut[[planSmall]pcommon.Value](w, m, p)
+	case n <= 2*planSmall:
+		layOut[[2 * planSmall]pcommon.Value](w, m, p)
+	default:
+		layOut[[memoMaxKeys]pcommon.Value](w, m, p) // newRenamePlan: n <= memoMaxKeys
 	}
 	w.countN(vocab.OutcomeRenamed, p.renames)
 }
 
-// planSmall is the length of the smaller array of value handles
+// planSmall is the length of the smallest array of value handles
 // applyPlan keeps on the stack (BenchmarkRename: zeroing 64 handles at
 // each call cost about 5% of a 13-key plan).
 const planSmall = 16
 
-// layOut is applyPlan's work, with vals, len(p.from) value handles on the
-// caller's stack.
-func (w *Walker) layOut(m pcommon.Map, p *renamePlan, vals []pcommon.Value) {
-	n := len(vals)
+// planHandles are the arrays of value handles layOut keeps: 16, 32 or
+// memoMaxKeys (64).
+type planHandles interface {
+	[planSmall]pcommon.Value | [2 * planSmall]pcommon.Value | [memoMaxKeys]pcommon.Value
+}
+
+// layOut is applyPlan's work. Its value handles are a local array of its
+// own (one instance per array length), not a slice of the caller's: a
+// store into a local array costs no write barrier, a store through a
+// slice does while the collector's GC marks (it cannot know that the slice
+// points at the stack).
+func layOut[A planHandles](w *Walker, m pcommon.Map, p *renamePlan) {
+	var vals A
+	n := len(p.from)
 	if !w.planMade[n] {
 		w.planSpare[n] = pcommon.NewMap()
 		w.planSpare[n].EnsureCapacity(n)

@@ -52,23 +52,12 @@ var LineWorkloads = []LineWorkload{
 	},
 	{
 		Name: "deprecated", Description: "10 of 13 keys deprecated",
-		put: putDeprecated,
+		put: enginetest.PutLineDeprecatedAttrs,
 	},
 	{
 		Name: "mixed", Description: "the deprecated 13 + 4 unknown + 1 template instance",
-		put: func(m pcommon.Map) {
-			putDeprecated(m)
-			for i := range 4 {
-				m.PutStr(fmt.Sprintf("acme.custom_%d", i), "value")
-			}
-			m.PutEmptySlice("http.response.header.content-length").AppendEmpty().SetStr("512")
-		},
+		put: enginetest.PutLineMixedAttrs,
 	},
-}
-
-func putDeprecated(m pcommon.Map) {
-	enginetest.PutDeprecatedSpanAttrs(m, 10)
-	enginetest.PutConformantSpanAttrs(m, 10)
 }
 
 // maxQuietWait is the collector's runqueue wait per second above which a
@@ -105,7 +94,7 @@ func (w LineWorkload) Traces() ptrace.Traces {
 // transform are configured to do.
 func lineRenames(ix *registry.Index) ([]Rename, error) {
 	m := pcommon.NewMap()
-	putDeprecated(m)
+	enginetest.PutLineDeprecatedAttrs(m)
 	var out []Rename
 	for k := range m.All() {
 		a := ix.Lookup(k)

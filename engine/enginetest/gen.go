@@ -108,8 +108,29 @@ func PutResourceAttrs(m pcommon.Map, service string) {
 	m.PutStr("host.name", "node-7")
 }
 
+// PutLineDeprecatedAttrs puts the line rate's deprecated workload
+// (testbench.LineWorkloads): 10 deprecated keys, each renamed without a
+// value check, and the last 3 current keys.
+func PutLineDeprecatedAttrs(m pcommon.Map) { PutItemAttrs(m, MixLineDeprecated) }
+
+// PutLineMixedAttrs puts the line rate's mixed workload: the deprecated
+// one, 4 unknown keys and a template instance (18 keys).
+func PutLineMixedAttrs(m pcommon.Map) {
+	PutLineDeprecatedAttrs(m)
+	for i := range 4 {
+		m.PutStr(fmt.Sprintf("acme.custom_%d", i), "value")
+	}
+	m.PutEmptySlice("http.response.header.content-length").AppendEmpty().SetStr("512")
+}
+
 // GenTraces builds one resource with n server spans of 13 attributes each.
 func GenTraces(n int, mix Mix) ptrace.Traces {
+	return GenTracesWith(n, func(m pcommon.Map) { PutItemAttrs(m, mix) })
+}
+
+// GenTracesWith builds GenTraces' batch with the attributes put puts on
+// each span.
+func GenTracesWith(n int, put func(pcommon.Map)) ptrace.Traces {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	PutResourceAttrs(rs.Resource().Attributes(), "checkout")
@@ -121,7 +142,7 @@ func GenTraces(n int, mix Mix) ptrace.Traces {
 		s.SetKind(ptrace.SpanKindServer)
 		s.SetTraceID(pcommon.TraceID{1, byte(i)})
 		s.SetSpanID(pcommon.SpanID{2, byte(i)})
-		PutItemAttrs(s.Attributes(), mix)
+		put(s.Attributes())
 	}
 	return td
 }

@@ -76,10 +76,17 @@ func benchRename(b *testing.B, mix enginetest.Mix, plan bool) {
 		}
 		fwd, bck := renamePlanOf(b, keys, forward), renamePlanOf(b, renamed, back)
 		run = func(ops []op) {
+			// The handles memoWalk keeps, on the stack as there.
+			var vals [handlesSmall]pcommon.Value
+			i := 0
+			for _, v := range m.All() {
+				vals[i] = v
+				i++
+			}
 			if &ops[0] == &forward[0] {
-				w.applyPlan(m, fwd)
+				w.layOut(m, fwd, vals[:i])
 			} else {
-				w.applyPlan(m, bck)
+				w.layOut(m, bck, vals[:i])
 			}
 		}
 	}

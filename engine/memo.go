@@ -46,12 +46,13 @@ import (
 // remembers the set in which they are all noted (memoEntry.noted), and
 // hits after that note nothing. For the whole map it stores the outcome, finding
 // and drop counts and the group check's seen bits, added as one vector.
-// A hit writes as little as it can: it keeps only the values its value
-// checks read, and applies the entry's ops from the entry (renames matched
-// by position), because every pointer written while the collector's GC
+// A hit writes as little as it can into the heap: it keeps the values by
+// position in a local array of memoWalk's frame (no write barrier), and
+// applies the entry's ops from the entry (renames matched by position),
+// because every pointer written into the heap while the collector's GC
 // marks costs a write barrier, and at line rate the GC marks much of the
-// time (measured: storing each value cost about a third of a conforming
-// map's hit).
+// time (measured: storing each value into the walker cost about a third of
+// a conforming map's hit).
 //
 // Findings: finding() is the one place that counts a finding (and applies
 // the finding rules: filters and level overrides, findingrules), findingOut
@@ -451,14 +452,45 @@ func (r *memoRec) relevel(f vocab.Finding, l vocab.Level) {
 // setRec turns recording on (rec) or off (nil).
 func (w *Walker) setRec(rec *memoRec) { w.rec, w.report.rec = rec, rec }
 
+// memoAttrs walks one map of n keys (n <= memoMaxKeys) through the memo,
+// with value handles for the smallest array of them that holds it.
+func (w *Walker) memoAttrs(m pcommon.Map, n int) {
+	switch {
+	case n <= handlesSmall:
+		memoWalk[[handlesSmall]pcommon.Value](w, m, n)
+	case n <= 2*handlesSmall:
+		memoWalk[[2 * handlesSmall]pcommon.Value](w, m, n)
+	default:
+		memoWalk[[memoMaxKeys]pcommon.Value](w, m, n)
+	}
+}
+
+// handlesSmall is the length of the smallest array of value handles
+// memoWalk keeps on its stack (zeroed at each call).
+const handlesSmall = 16
+
+// valueHandles are the arrays of value handles memoWalk keeps: 16, 32 or
+// memoMaxKeys (64).
+type valueHandles interface {
+	[handlesSmall]pcommon.Value | [2 * handlesSmall]pcommon.Value | [memoMaxKeys]pcommon.Value
+}
+
 // memoWalk walks one map through the memo in one pass: while an entry of
 // the map's set matches the keys and type guards so far, nothing is
-// checked, and the values a hit's value checks need are kept by position;
-// at the end a match is a hit. A mismatch is a miss: the positions passed
-// are checked in full, read again from the map, and the rest as they come.
-// A miss is recorded when the set holds a ticket for a shape seen twice.
-func (w *Walker) memoWalk(m pcommon.Map, n int) {
+// checked, and the values are kept by position, for a hit's value checks
+// and its rename plan; at the end a match is a hit. A mismatch is a miss:
+// the positions passed are checked in full, read again from the map, and
+// the rest as they come. A miss is recorded when the set holds a ticket
+// for a shape seen twice.
+//
+// The value handles are a local array of memoWalk's own (one instance per
+// length, memoAttrs): a store into it costs no write barrier, where a
+// store into the walker or through a slice does while the collector's GC
+// marks, which at line rate is much of the time. So a hit's plan is laid
+// out here, while the handles live.
+func memoWalk[A valueHandles](w *Walker, m pcommon.Map, n int) {
 	mo := w.e.memo
+	var vals A
 	var mc memoCtx
 	var set *memoSet
 	var cand [memoWays]*memoEntry
@@ -482,24 +514,15 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 			}
 		}
 		if live != 0 {
-			keep := false
 			for l := live; l != 0; l &= l - 1 {
 				j := bits.TrailingZeros(l)
 				e := cand[j]
 				if p := &e.pos[i]; e.keys[i] != k || (p.guard && !p.typ.holds(v.Type(), v)) {
 					live &^= 1 << j
-				} else if p.tail != tailDone {
-					keep = true
 				}
 			}
 			if live != 0 {
-				if keep {
-					// Only a hit's value checks read the kept values:
-					// storing a pcommon.Value (two pointers into the
-					// batch) costs write barriers while the collector's
-					// GC marks, which at line rate is most of the time.
-					w.memoVals[i] = v
-				}
+				vals[i] = v
 				i++
 				continue
 			}
@@ -510,9 +533,17 @@ func (w *Walker) memoWalk(m pcommon.Map, n int) {
 		i++
 	}
 	if live != 0 {
+		// A type parameter's array cannot be sliced (its type set has no
+		// core type): this is vals[:n], a slice of memoWalk's own frame
+		// that the callees only read and do not keep.
+		kept := unsafe.Slice(&vals[0], n) //nolint:gosec // a slice of a local array, read while it lives
 		w.memoHits++
 		w.memoMissRun = 0
-		w.memoHit(cand[bits.TrailingZeros(live)])
+		w.memoHit(cand[bits.TrailingZeros(live)], kept)
+		if e := w.hitOps; e != nil && e.plan != nil {
+			w.layOut(m, e.plan, kept)
+			w.hitOps = nil
+		}
 		return
 	}
 	fp |= 1
@@ -673,8 +704,8 @@ func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
 	return int(h % memoSets)
 }
 
-// memoHit applies entry e to the map whose values memoWalk kept.
-func (w *Walker) memoHit(e *memoEntry) {
+// memoHit applies entry e to the map whose values memoWalk kept (vals).
+func (w *Walker) memoHit(e *memoEntry, vals []pcommon.Value) {
 	loc := &w.tally.Attrs[w.ctx.Location]
 	for _, c := range e.outcomes {
 		loc[c.i] += int64(c.n)
@@ -702,10 +733,10 @@ func (w *Walker) memoHit(e *memoEntry) {
 	if len(e.events) > 0 && w.e.opts.Sink == nil && w.memoDetailAgain(e) {
 		// The report's detail of this entry was resolved earlier in the
 		// batch for this service: its events are count increments.
-		w.memoWork(e, false)
+		w.memoWork(e, false, vals)
 		return
 	}
-	w.memoWork(e, true)
+	w.memoWork(e, true, vals)
 }
 
 // memoNoteRefs notes the registry entries of entry e for the report,
@@ -734,7 +765,7 @@ func (w *Walker) memoHitAdvice(e *memoEntry) {
 // the values memoWalk kept (the keys are the entry's, equal to the
 // map's): it replays the events (when replay is set), runs the value
 // checks and hands the entry's ops to apply.
-func (w *Walker) memoWork(e *memoEntry, replay bool) {
+func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 	// The entry's ops are applied from the entry itself (w.hitOps), not
 	// copied into w.ops, unless a value check queues ops of its own: then
 	// both go into w.ops in the walk's order (merged), the entry's ops of
@@ -765,7 +796,7 @@ func (w *Walker) memoWork(e *memoEntry, replay bool) {
 			}
 		}
 		if p.tail != tailDone {
-			w.checkTail(k, w.memoVals[i], p.ref, p.tail)
+			w.checkTail(k, vals[i], p.ref, p.tail)
 			if !merged && len(w.ops) > 0 {
 				// The first ops of a value check: the entry's ops so
 				// far go before them.

@@ -613,40 +613,6 @@ func splitRegistryKeys(keys []KeyTally) (other []KeyTally, registryKeys []string
 	return other, registryKeys
 }
 
-// TestReleaseKeepsNoValues: a released walker holds no value of the batch
-// it walked (the values the memo kept for a hit's value checks are
-// cleared), so the pool keeps no batch alive.
-func TestReleaseKeepsNoValues(t *testing.T) {
-	opts := defaultOptions()
-	opts.Findings = true
-	e, ix := newTestEngine(t, opts)
-	td := ptrace.NewTraces()
-	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
-	for range 20 {
-		// http.request.method's enum check reads the value at every hit.
-		enginetest.PutConformantSpanAttrs(spans.AppendEmpty().Attributes(), 0)
-	}
-	wire := enginetest.TracesBytes(td)
-	for range 5 {
-		w := e.Walker(ix, false)
-		w.Traces(enginetest.UnmarshalTraces(wire))
-		kept, hits := 0, w.memoHits
-		for _, v := range w.memoVals {
-			if v != (pcommon.Value{}) {
-				kept++
-			}
-		}
-		e.Release(w)
-		for i, v := range w.memoVals {
-			require.Equal(t, pcommon.Value{}, v, "position %d", i)
-		}
-		if hits > 0 {
-			require.Positive(t, kept, "a hit kept values for its value checks")
-		}
-	}
-	require.Positive(t, e.MemoStats().Hits)
-}
-
 // TestRenamePlanMade: a memo entry lays its renames out by a plan when they
 // are more than a third of its keys (the line rate's 10 of 13), not for a
 // few (4 of 13: renameAll's scans cost less), and a hit by plan leaves the
@@ -687,7 +653,7 @@ func TestRenamePlanMade(t *testing.T) {
 	}
 }
 
-// TestRenamePlanSpares: applyPlan lays a map out in the walker's spare
+// TestRenamePlanSpares: layOut lays a map out in the walker's spare
 // array of the map's length and keeps the map's former array as the next
 // spare, so maps of several lengths, in turn, each find a spare of their
 // own: the same answers as the full walk, and no allocation once each

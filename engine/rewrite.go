@@ -154,7 +154,7 @@ func (w *Walker) queue(o op) {
 // rename (Get, Remove, GetOrPutEmpty). Nothing is allocated once the scratch
 // values exist, and the map keeps its order; renamed keys move to the end.
 // A shape memo hit whose renames are a large share of its map takes
-// applyPlan instead, with the same result and no scan.
+// layOut instead, with the same result and no scan.
 func (w *Walker) renameAll(m pcommon.Map, ops []op, moves int, at []uint16) {
 	for len(w.moved) < moves {
 		w.moved = append(w.moved, pcommon.NewValueEmpty())
@@ -361,7 +361,7 @@ func canonicalInt(s string) bool {
 // has no other way to add a key. When the shape says that no target is
 // already in the map or the target of another rename, that layout is known
 // in advance: keys holds it (values empty), and from the position in the
-// map of each key's value. applyPlan moves the values out, copies keys
+// map of each key's value. layOut moves the values out, copies keys
 // over the map (Map.CopyTo reuses its storage: no scan, no allocation) and
 // moves the values back in their new order: the same map as renameAll's,
 // without a scan per rename. The plan is read by every walker at once and
@@ -373,7 +373,7 @@ type renamePlan struct {
 }
 
 // planShare: a plan is made when more than one key in planShare is
-// renamed. applyPlan moves every value of the map, renameAll only the
+// renamed. layOut moves every value of the map, renameAll only the
 // renamed ones, and a few renames cost less than that in scans.
 // BenchmarkRename, pinned, 3 runs: 13 renames of 13 keys cost 7.9–8.1
 // cpu-ns each by plan, 22.8–23.3 by scan; 4 of 13 cost 24.7–26.0 by plan,
@@ -387,7 +387,7 @@ func planWorth(renames, keys int) bool { return renames*planShare > keys }
 // newRenamePlan returns the plan of an entry's ops on a map of keys, the
 // positions of the renamed keys at, or nil when the ops are not renames
 // alone, a target would collide, or the map has more than memoMaxKeys keys
-// (applyPlan's bound; the memo walks no longer map).
+// (layOut's bound; the memo walks no longer map).
 func newRenamePlan(keys []string, ops []op, c *opCounts, at []uint16) *renamePlan {
 	if c.rename == 0 || c.move != c.rename || c.drop > 0 || c.coerce > 0 || len(at) != c.rename || len(keys) > memoMaxKeys {
 		return nil
@@ -432,49 +432,19 @@ func (p *renamePlan) size() int {
 	return 64 + len(p.from)*(2+planKeyValueBytes)
 }
 
-// applyPlan applies a renamePlan to a map of the plan's shape, counting
-// each rename as renameAll's place does. The map's backing array moves to
-// the walker (Map.MoveTo, no copy), the plan's keys are copied into the
-// walker's spare array of the same length (Map.CopyTo reuses its storage:
-// no scan, no allocation), each value moves from its old position to its
-// new one, and the spare array moves into the map; the map's former array,
-// its values all moved out, is the next spare for that length. Every
-// value moves once, and the values are reached through Value handles kept
-// on the stack, which costs no write barrier while the collector's GC
-// marks (the earlier way, moving every value out into the walker's
-// scratch values and back, stored each value twice on the heap).
-func (w *Walker) applyPlan(m pcommon.Map, p *renamePlan) {
-	// The handles live in layOut's own frame, which zeroes them at each
-	// call: the smallest array that holds the map's values.
-	switch n := len(p.from); {
-	case n <= planSmall:
-		layOut[[planSmall]pcommon.Value](w, m, p)
-	case n <= 2*planSmall:
-		layOut[[2 * planSmall]pcommon.Value](w, m, p)
-	default:
-		layOut[[memoMaxKeys]pcommon.Value](w, m, p) // newRenamePlan: n <= memoMaxKeys
-	}
-	w.countN(vocab.OutcomeRenamed, p.renames)
-}
-
-// planSmall is the length of the smallest array of value handles
-// applyPlan keeps on the stack (BenchmarkRename: zeroing 64 handles at
-// each call cost about 5% of a 13-key plan).
-const planSmall = 16
-
-// planHandles are the arrays of value handles layOut keeps: 16, 32 or
-// memoMaxKeys (64).
-type planHandles interface {
-	[planSmall]pcommon.Value | [2 * planSmall]pcommon.Value | [memoMaxKeys]pcommon.Value
-}
-
-// layOut is applyPlan's work. Its value handles are a local array of its
-// own (one instance per array length), not a slice of the caller's: a
-// store into a local array costs no write barrier, a store through a
-// slice does while the collector's GC marks (it cannot know that the slice
-// points at the stack).
-func layOut[A planHandles](w *Walker, m pcommon.Map, p *renamePlan) {
-	var vals A
+// layOut applies a renamePlan to a map of the plan's shape whose values
+// memoWalk kept (vals, by position), counting each rename as renameAll's
+// place does. The map's backing array moves to the walker (Map.MoveTo, no
+// copy), the plan's keys are copied into the walker's spare array of the
+// same length (Map.CopyTo reuses its storage: no scan, no allocation),
+// each value moves from its old position to its new one, and the spare
+// array moves into the map; the map's former array, its values all moved
+// out, is the next spare for that length. Every value moves once, and the
+// values are reached through the handles memoWalk kept on its stack,
+// which cost no write barrier to keep (the earlier way, moving every value
+// out into the walker's scratch values and back, stored each value twice
+// on the heap).
+func (w *Walker) layOut(m pcommon.Map, p *renamePlan, vals []pcommon.Value) {
 	n := len(p.from)
 	if !w.planMade[n] {
 		w.planSpare[n] = pcommon.NewMap()
@@ -482,18 +452,14 @@ func layOut[A planHandles](w *Walker, m pcommon.Map, p *renamePlan) {
 		w.planMade[n] = true
 	}
 	old, spare := w.planOld, w.planSpare[n]
-	m.MoveTo(old)
-	i := 0
-	for _, v := range old.All() {
-		vals[i] = v
-		i++
-	}
+	m.MoveTo(old) // the handles still reach the values: the array is the same
 	p.keys.CopyTo(spare)
-	i = 0
+	i := 0
 	for _, v := range spare.All() {
 		vals[p.from[i]].MoveTo(v)
 		i++
 	}
 	spare.MoveTo(m)
 	w.planSpare[n], w.planOld = old, spare
+	w.countN(vocab.OutcomeRenamed, p.renames)
 }

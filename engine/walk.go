@@ -58,7 +58,7 @@ type Walker struct {
 	moved []pcommon.Value
 	empty pcommon.Value // always empty; clears a moved value without allocating
 	// planSpare holds, per map length n, a spare backing array that
-	// applyPlan lays a map of n keys out in before giving it to the map,
+	// layOut lays a map of n keys out in before giving it to the map,
 	// and it takes the map's former one back as the next spare: a key
 	// slice whose values are all empty, len n, cap >= n (made lazily, once
 	// per length). planOld is the empty Map that receives the map's array.
@@ -81,14 +81,8 @@ type Walker struct {
 	memoRec memoRec
 	// memoDetail caches the report detail of hits in this batch; memoDet
 	// is its slot being filled by the current hit, or nil.
-	memoDetail memoDetail
-	memoDet    *memoDetail
-	// memoVals are the values of the map being matched that a hit's value
-	// checks read (memoPos.tail), by position; the others are stale.
-	// memoValsLen bounds the positions the batch may have written: the
-	// longest map the memo walked (reset clears those only).
-	memoVals             [memoMaxKeys]pcommon.Value
-	memoValsLen          int
+	memoDetail           memoDetail
+	memoDet              *memoDetail
 	memoHits, memoMisses int64
 	// memoMissRun counts the misses since the last hit; memoSkip counts
 	// the maps walked past the memo while it is bypassed (memoTry).
@@ -161,8 +155,6 @@ func (w *Walker) reset() {
 	w.report.reset()
 	w.mig = migState{}
 	w.grp.reset()
-	clear(w.memoVals[:w.memoValsLen])
-	w.memoValsLen = 0
 	w.memoDetail.reset()
 	if w.e.opts.Advisor != nil {
 		w.adv.reset() // only an Advisor's walk fills it
@@ -483,17 +475,14 @@ func (w *Walker) attrs(m pcommon.Map) {
 	}
 	w.ops, w.nOps = w.ops[:0], opCounts{}
 	if w.memoOn && !w.grp.pending && n <= memoMaxKeys && w.memoTry() {
-		w.memoValsLen = max(w.memoValsLen, n)
-		w.memoWalk(m, n)
+		w.memoAttrs(m, n)
 	} else {
 		w.attrsFull(m)
 	}
 	switch {
 	case len(w.ops) > 0:
 		w.apply(m, w.ops, &w.nOps, nil)
-	case w.hitOps != nil && w.hitOps.plan != nil:
-		w.applyPlan(m, w.hitOps.plan)
-	case w.hitOps != nil:
+	case w.hitOps != nil: // a plan memoWalk laid out already
 		w.apply(m, w.hitOps.ops, &w.hitOps.nOps, w.hitOps.renameAt)
 	}
 	if w.hitOps != nil {

@@ -517,7 +517,7 @@ func memoWalk[A valueHandles](w *Walker, m pcommon.Map, n int) {
 			for l := live; l != 0; l &= l - 1 {
 				j := bits.TrailingZeros(l)
 				e := cand[j]
-				if p := &e.pos[i]; e.keys[i] != k || (p.guard && !p.typ.holds(v.Type(), v)) {
+				if p := &e.pos[i]; !keyEq(e.keys[i], k) || (p.guard && !p.typ.holds(v.Type(), v)) {
 					live &^= 1 << j
 				}
 			}

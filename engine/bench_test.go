@@ -298,21 +298,18 @@ func BenchmarkMemo(b *testing.B) {
 			if memo == "off" {
 				e.memo = nil
 			}
-			mix := func(m enginetest.Mix) func(pcommon.Map) {
-				return func(a pcommon.Map) { enginetest.PutItemAttrs(a, m) }
-			}
 			for _, c := range []struct {
 				name  string
 				put   func(pcommon.Map)
 				spans int
 			}{
-				{"conformant", mix(enginetest.MixConformant), 100},
-				{"renames", mix(enginetest.MixDeprecatedAll), 100},
+				{"conformant", enginetest.PutMix(enginetest.MixConformant), 100},
+				{"renames", enginetest.PutMix(enginetest.MixDeprecatedAll), 100},
 				{"deprecated", enginetest.PutLineDeprecatedAttrs, 100},
 				{"mixed", enginetest.PutLineMixedAttrs, 100},
-				{"realistic", mix(enginetest.MixRealistic), 100},
-				{"batch", mix(enginetest.MixConformant), 1},
-				{"batch", mix(enginetest.MixConformant), 10},
+				{"realistic", enginetest.PutMix(enginetest.MixRealistic), 100},
+				{"batch", enginetest.PutMix(enginetest.MixConformant), 1},
+				{"batch", enginetest.PutMix(enginetest.MixConformant), 10},
 			} {
 				for _, cold := range []bool{false, true} {
 					name := fmt.Sprintf("memo=%s/report=%s/%s/spans=%d/cache=%s", memo, report, c.name, c.spans, map[bool]string{false: "warm", true: "cold"}[cold])

@@ -123,10 +123,13 @@ func PutLineMixedAttrs(m pcommon.Map) {
 	m.PutEmptySlice("http.response.header.content-length").AppendEmpty().SetStr("512")
 }
 
-// GenTraces builds one resource with n server spans of 13 attributes each.
-func GenTraces(n int, mix Mix) ptrace.Traces {
-	return GenTracesWith(n, func(m pcommon.Map) { PutItemAttrs(m, mix) })
+// PutMix returns the function that puts an item's attributes of mix.
+func PutMix(mix Mix) func(pcommon.Map) {
+	return func(m pcommon.Map) { PutItemAttrs(m, mix) }
 }
+
+// GenTraces builds one resource with n server spans of 13 attributes each.
+func GenTraces(n int, mix Mix) ptrace.Traces { return GenTracesWith(n, PutMix(mix)) }
 
 // GenTracesWith builds GenTraces' batch with the attributes put puts on
 // each span.

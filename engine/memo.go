@@ -88,16 +88,23 @@ import (
 //
 // Bounds: memoSets*memoWays entries (2048) and memoMaxBytes (4 MiB,
 // counted from the copied strings and the entry's slices) in all, plus the
-// sets (512 cache lines, 32 KiB); an entry that would pass the budget is
-// not admitted. A shape is admitted on its second sighting: a miss
-// leaves its fingerprint (Refs, key lengths, unknown keys hashed) in the
-// set's doorkeeper, a miss that finds it there leaves a ticket, and the
-// set's next miss is recorded and inserted if it has the ticket's
-// fingerprint. A walker records at most one map per memoAdmitEvery misses.
-// After memoBypassAfter misses in a row a walker sends only one map in
-// memoBypassSample through the memo until one hits: a client sending a new
-// shape with every map (random keys) costs about the walk without a memo
-// and grows nothing. Eviction: the entry in the set's next way, round
+// sets (512 cache lines, 32 KiB) and the doorkeeper (1024 cache lines,
+// 64 KiB); an entry that would pass the budget is not admitted. A shape is
+// admitted on its second sighting: a miss leaves its fingerprint (memoMix)
+// in the doorkeeper, a miss that finds it there leaves a ticket in its
+// set, and the set's next miss is recorded and inserted if it has the
+// ticket's fingerprint. The doorkeeper is a table of memoDoorBuckets
+// buckets of memoDoorWays fingerprints (a new one takes a free way, else
+// a pseudo-random one): two shapes that alternate in one bucket would
+// push each other out and never be seen twice, and with eight ways that
+// takes nine shapes in one bucket, where the memo's 2048 entries put two
+// in a bucket on average. A walker records at most one map per memoAdmitEvery misses.
+// After memoBypassAfter misses in a row, none of them a second sighting,
+// a walker sends only one map in memoBypassSample through the memo until
+// one hits or is seen a second time: a client sending a new shape with
+// every map (random keys) costs about the walk without a memo and grows
+// nothing, while a warm-up of many shapes, each seen once so far, does
+// not shut the memo out of the shapes that then repeat. Eviction: the entry in the set's next way, round
 // robin.
 //
 // Invalidation: the memo belongs to one registry Index. Engine.Walker
@@ -122,8 +129,11 @@ const (
 	memoMaxKeyBytes = 4 << 10
 	// memoMaxBytes bounds all entries.
 	memoMaxBytes = 4 << 20
-	// memoDoorWays is the number of fingerprints a set's doorkeeper holds.
-	memoDoorWays = 2
+	// The doorkeeper: 1<<memoDoorBits buckets of memoDoorWays
+	// fingerprints, one cache line each.
+	memoDoorBits    = 10
+	memoDoorBuckets = 1 << memoDoorBits
+	memoDoorWays    = 8
 	// memoAdmitEvery: a walker records one entry per this many misses.
 	memoAdmitEvery = 8
 	// After memoBypassAfter misses in a row, a walker sends only one map
@@ -156,6 +166,9 @@ type memo struct {
 	// sets come first: the memo is allocated page-aligned (a large
 	// object), so that each 64-byte set is one cache line.
 	sets [memoSets]memoSet
+	// door is the doorkeeper: the fingerprints of shapes missed, a
+	// bucket per cache line (it follows the sets, 32 KiB).
+	door [memoDoorBuckets][memoDoorWays]atomic.Uint64
 	// mu serializes reset.
 	mu sync.Mutex
 	// ix is the registry the entries belong to.
@@ -172,10 +185,8 @@ type memoSet struct {
 	// ticket is the fingerprint of a shape seen twice: the next miss in
 	// the set is recorded, and inserted if it has that fingerprint.
 	ticket atomic.Uint64
-	// door holds the fingerprints of the set's last misses (the
-	// doorkeeper): a miss whose fingerprint is there is a second sighting.
-	door [memoDoorWays]atomic.Uint64
-	next atomic.Uint32 // round-robin victim
+	next   atomic.Uint32 // round-robin victim
+	_      [20]byte      // pad to 64 bytes
 }
 
 func newMemo() *memo { return &memo{seed: maphash.MakeSeed()} }
@@ -209,8 +220,10 @@ func (mo *memo) use(ix *registry.Index) {
 	}
 	for i := range mo.sets {
 		mo.sets[i].ticket.Store(0)
-		for j := range mo.sets[i].door {
-			mo.sets[i].door[j].Store(0)
+	}
+	for i := range mo.door {
+		for j := range mo.door[i] {
+			mo.door[i][j].Store(0)
 		}
 	}
 }
@@ -556,12 +569,37 @@ func memoWalk[A valueHandles](w *Walker, m pcommon.Map, n int) {
 		w.memoRecorded(mc, set, fp)
 		return
 	}
-	slot := &set.door[fp>>1%memoDoorWays]
-	if slot.Load() == fp {
+	if mo.sighted(set, fp, w.memoLifeMisses) {
 		set.ticket.Store(fp) // second sighting: record it next time
-	} else {
-		slot.Store(fp)
+		w.memoMissRun = 0    // a shape that repeats: not a churn
 	}
+}
+
+// sighted reports whether a map of fingerprint fp missed in set before
+// (the doorkeeper holds it), and leaves it there when not: in a free way
+// of its bucket, else in the way victim chooses (any number that varies:
+// the walker's count of misses).
+func (mo *memo) sighted(set *memoSet, fp uint64, victim int64) bool {
+	// The set's address stands for the shape's context (memoCtx), which
+	// the fingerprint does not hold; it never moves while the memo lives.
+	key := (fp ^ uint64(uintptr(unsafe.Pointer(set)))*0x9e3779b97f4a7c15) | 1 //nolint:gosec // a hash of the pointer, never turned back
+	b := &mo.door[key>>(64-memoDoorBits)]
+	free := -1
+	for j := range b {
+		switch b[j].Load() {
+		case key:
+			return true
+		case 0:
+			if free < 0 {
+				free = j
+			}
+		}
+	}
+	if free < 0 {
+		free = int(uint64(victim) % memoDoorWays) //nolint:gosec // a count, used as a pseudo-random way
+	}
+	b[free].Store(key)
+	return false
 }
 
 // memoStepPrefix checks in full the first n attributes of a map that
@@ -651,9 +689,16 @@ func (w *Walker) memoAdvise(mr *memoRec, k string, v pcommon.Value, r registry.R
 func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
 	mr := &w.memoRec
 	w.memoRecords++
-	if t := set.ticket.Load(); t == fp && !mr.unkept && set.ticket.CompareAndSwap(t, 0) &&
+	mo := w.e.memo
+	// The ticket's shape, or another the doorkeeper has seen (the set's
+	// next miss is often another shape of the set): both were seen twice.
+	t := set.ticket.Load()
+	if (t == fp || mo.sighted(set, fp, w.memoLifeMisses)) && !mr.unkept &&
 		mr.keyBytes <= memoMaxKeyBytes && len(mr.ops) < 1<<15 && len(mr.events) < 1<<15 {
-		w.e.memo.insert(w.newMemoEntry(mr, mc, mr.keyBytes), set)
+		if t == fp {
+			set.ticket.CompareAndSwap(t, 0)
+		}
+		mo.insert(w.newMemoEntry(mr, mc, mr.keyBytes), set)
 	}
 	// Do not keep the batch's strings alive.
 	clear(mr.keys)
@@ -663,14 +708,18 @@ func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
 
 func memoSeed(l registry.Location) uint64 { return uint64(l+1) * 0x9e3779b97f4a7c15 }
 
-// memoMix adds one attribute to a fingerprint: its Ref, the length and
-// the last 8 bytes of its key (template instances share a Ref), the
-// value's type, and for a key outside the registry a hash of all its
-// bytes. The fingerprint only decides admission: a collision costs a
-// recording, bounded by the admission budget, never a wrong answer.
+// memoMix adds one attribute to a fingerprint: its Ref, which names a
+// registry key exactly, and for a key the Ref does not name (outside the
+// registry, or an instance of a template, whose instances share the
+// template's Ref) a hash of all its bytes. So two maps have one
+// fingerprint only when they have the same keys (or a hash collides): a
+// second sighting in the doorkeeper is a shape that repeats, and a client
+// sending new keys with every map never makes one. The fingerprint only
+// decides admission and the bypass: a collision costs a recording,
+// bounded by the admission budget, never a wrong answer.
 func (w *Walker) memoMix(fp uint64, k string, r registry.Ref) uint64 {
-	h := uint64(r) ^ uint64(len(k))<<32
-	if !r.Found() {
+	h := uint64(r)
+	if !r.Found() || r.Template() {
 		h ^= maphash.String(w.e.memo.seed, k)
 	}
 	return (fp ^ h) * 0x100000001b3
@@ -680,8 +729,9 @@ func (w *Walker) memoMix(fp uint64, k string, r registry.Ref) uint64 {
 // whose last memoBypassAfter maps all missed (new shapes with every map: a
 // churn of random keys) sends one map in memoBypassSample: the others take
 // the full walk without paying for the memo's comparisons and fingerprint,
-// and count as misses. A sampled map that hits ends the bypass; sampled
-// maps still admit shapes, more slowly.
+// and count as misses. A sampled map that hits, or is the second sighting
+// of a shape, ends the bypass; sampled maps still admit shapes, more
+// slowly.
 func (w *Walker) memoTry() bool {
 	if w.memoMissRun < memoBypassAfter {
 		return true
@@ -704,7 +754,7 @@ func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
 	if mc.def != nil {
 		h ^= uint64(uintptr(unsafe.Pointer(mc.def))) >> 4 //nolint:gosec // a hash of the pointer, never turned back
 	}
-	h ^= uint64(slotHash(first)) * 0xff51afd7ed558ccd //nolint:gosec // slotHash >= 0, a hash
+	h ^= registry.HashKey(first, 0)
 	h ^= h >> 29
 	return int(h % memoSets)
 }
@@ -1148,6 +1198,20 @@ func sparse(v []int64) []memoCount {
 	return out
 }
 
+// sameShape reports whether o holds for the maps e holds for: the same
+// registry, context, sample name, keys and type guards.
+func (o *memoEntry) sameShape(e *memoEntry) bool {
+	if o.ix != e.ix || o.mc != e.mc || o.needName != e.needName || o.name != e.name || !slices.Equal(o.keys, e.keys) {
+		return false
+	}
+	for i := range o.pos {
+		if p, q := &o.pos[i], &e.pos[i]; p.guard != q.guard || p.guard && p.typ != q.typ {
+			return false
+		}
+	}
+	return true
+}
+
 // insert puts e into set, evicting the next way's entry, unless the memo
 // moved to another registry or e would pass the byte budget.
 func (mo *memo) insert(e *memoEntry, set *memoSet) {
@@ -1156,9 +1220,13 @@ func (mo *memo) insert(e *memoEntry, set *memoSet) {
 	}
 	way := -1
 	for j := range set.ways {
-		if set.ways[j].Load() == nil {
-			way = j
-			break
+		o := set.ways[j].Load()
+		if o == nil {
+			if way < 0 {
+				way = j
+			}
+		} else if o.sameShape(e) {
+			return // another walker's, or inserted while this map was walked
 		}
 	}
 	if way < 0 {

@@ -509,6 +509,102 @@ func TestMemoHitAllocates0(t *testing.T) {
 	}
 }
 
+// TestMemoBypass: a client whose every map has new keys (an unknown key or
+// a template instance made of random bytes) sends the walker past the memo
+// (memoTry) and admits nothing; a warm-up of more than memoBypassAfter
+// shapes, each seen once, does not, and the shapes that then repeat hit.
+func TestMemoBypass(t *testing.T) {
+	opts := defaultOptions()
+	opts.Findings = true
+	r := rand.New(rand.NewPCG(7, 8)) //nolint:gosec // a test's reproducible randomness
+	// spans makes a batch of n spans, the resource and scope without
+	// attributes, span i's attributes put by put(i, m).
+	spans := func(n int, put func(i int, m pcommon.Map)) ptrace.Traces {
+		td := ptrace.NewTraces()
+		ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+		for i := range n {
+			s := ss.AppendEmpty()
+			s.SetName("op")
+			put(i, s.Attributes())
+		}
+		return td
+	}
+	// skipped is the number of maps the engine's idle walker sent past
+	// the memo.
+	skipped := func(e *Engine) int {
+		require.Len(t, e.walkers, 1)
+		return e.walkers[0].memoSkip
+	}
+	for name, churn := range map[string]func(m pcommon.Map){
+		"unknown":  func(m pcommon.Map) { m.PutStr(fmt.Sprintf("app.k%016x", r.Uint64()), "v") },
+		"template": func(m pcommon.Map) { m.PutStr(fmt.Sprintf("http.request.header.x-%016x", r.Uint64()), "v") },
+	} {
+		t.Run("churn="+name, func(t *testing.T) {
+			e, ix := newTestEngine(t, opts)
+			for range 10 {
+				walkInto(e, ix, spans(100, func(_ int, m pcommon.Map) {
+					m.PutStr("url.scheme", "https")
+					churn(m)
+					m.PutInt("server.port", 443)
+				}), false)
+			}
+			st := e.MemoStats()
+			assert.Zero(t, st.Hits)
+			assert.Equal(t, int64(1000), st.Misses)
+			assert.Zero(t, st.Entries, "new keys with every map were admitted")
+			// 64 maps go through the memo, then one in 16 of the others.
+			assert.Equal(t, 1000-memoBypassAfter, skipped(e), "maps walked past the memo")
+		})
+	}
+	t.Run("warm-up", func(t *testing.T) {
+		e, ix := newTestEngine(t, opts)
+		// 200 shapes, each of three current keys of the registry.
+		var keys []*registry.Attribute
+		for _, a := range ix.Attributes() {
+			if !a.Template && !a.Placeholder && a.Deprecation.Reason == registry.NotDeprecated && a.Type == registry.TypeString && !isEnum(a) {
+				keys = append(keys, a)
+			}
+		}
+		require.Greater(t, len(keys), 202)
+		const n = 200
+		td := spans(n, func(i int, m pcommon.Map) {
+			for _, a := range keys[i : i+3] {
+				m.PutStr(a.Key, "v")
+			}
+		})
+		walk := func() (hits int64) {
+			before := e.MemoStats().Hits
+			c := ptrace.NewTraces()
+			td.CopyTo(c)
+			walkInto(e, ix, c, false)
+			return e.MemoStats().Hits - before
+		}
+		// The first walk sees every shape once: more than memoBypassAfter
+		// misses in a row, none of them a second sighting.
+		walk()
+		assert.Equal(t, n-memoBypassAfter, skipped(e), "first walk: maps past the memo")
+		// The second walk's first map sampled by the bypass is a second
+		// sighting: it ends the bypass, which does not come back.
+		walk()
+		second := skipped(e)
+		assert.Less(t, second, n-memoBypassAfter+memoBypassSample, "second walk: maps past the memo")
+		// Admitted on the second sighting, recorded on a later miss, at
+		// most one recording per memoAdmitEvery misses: the shapes still
+		// missing fall by about an eighth with each walk, and every
+		// shape hits in the end. (With a doorkeeper of two fingerprints
+		// per set, a third of them never did: two shapes of a set pushed
+		// each other out of it.)
+		hits, walks := int64(0), 2
+		for ; walks < 100 && hits < n; walks++ {
+			hits = walk()
+		}
+		t.Logf("after %d walks: %+v", walks, e.MemoStats())
+		assert.Equal(t, int64(n), hits, "hits of the last walk")
+		assert.Equal(t, int64(n), e.MemoStats().Entries)
+		assert.Equal(t, second, skipped(e), "maps past the memo after the second walk")
+	})
+}
+
 // TestMemoReloadAndConcurrency: walkers share the memo concurrently (run
 // with -race), and a walker on another registry Index (a reload) empties
 // it: no entry of the old Index is used with the new one.

@@ -84,7 +84,8 @@ type Walker struct {
 	memoDetail           memoDetail
 	memoDet              *memoDetail
 	memoHits, memoMisses int64
-	// memoMissRun counts the misses since the last hit; memoSkip counts
+	// memoMissRun counts the misses since the last hit or second
+	// sighting (a doorkeeper match, in memoWalk); memoSkip counts
 	// the maps walked past the memo while it is bypassed (memoTry).
 	memoMissRun, memoSkip       int
 	memoLifeMisses, memoRecords int64

@@ -84,7 +84,7 @@ func newGroupTable(sigs []*Group) groupTable {
 	}
 	t := groupTable{slots: make([]*Group, size), mask: uint64(size - 1)} //nolint:gosec // positive power of two
 	for _, s := range sigs {
-		i := hashKey(s.Name, 0) & t.mask
+		i := HashKey(s.Name, 0) & t.mask
 		p := 1
 		for t.slots[i] != nil {
 			i = (i + 1) & t.mask
@@ -100,7 +100,7 @@ func (t *groupTable) get(name string) *Group {
 	if len(t.slots) == 0 {
 		return nil
 	}
-	i := hashKey(name, 0) & t.mask
+	i := HashKey(name, 0) & t.mask
 	for range t.maxProbe {
 		s := t.slots[i]
 		if s == nil {
@@ -130,7 +130,7 @@ func newNameSet(names map[string]struct{}) nameSet {
 	}
 	t := nameSet{slots: make([]string, size), mask: uint64(size - 1)} //nolint:gosec // positive power of two
 	for n := range names {
-		i := hashKey(n, 0) & t.mask
+		i := HashKey(n, 0) & t.mask
 		p := 1
 		for t.slots[i] != "" {
 			i = (i + 1) & t.mask
@@ -146,7 +146,7 @@ func (t *nameSet) has(name string) bool {
 	if len(t.slots) == 0 || name == "" {
 		return false
 	}
-	i := hashKey(name, 0) & t.mask
+	i := HashKey(name, 0) & t.mask
 	for range t.maxProbe {
 		switch t.slots[i] {
 		case "":

@@ -32,7 +32,7 @@ func newLegacyTable(attrs []*Attribute) legacyTable {
 		slots := make([]*Attribute, size)
 		worst := 0
 		for _, a := range attrs {
-			i := hashKey(a.Key, seed) & t.mask
+			i := HashKey(a.Key, seed) & t.mask
 			p := 1
 			for slots[i] != nil {
 				i = (i + 1) & t.mask
@@ -57,7 +57,7 @@ func (t *legacyTable) get(key string) *Attribute {
 	if len(t.slots) == 0 {
 		return nil
 	}
-	i := hashKey(key, t.seed) & t.mask
+	i := HashKey(key, t.seed) & t.mask
 	for range t.maxProbe {
 		a := t.slots[i]
 		if a == nil {

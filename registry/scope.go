@@ -194,7 +194,7 @@ type renameSet struct {
 
 // metricBloom returns the filter bits of one metric name.
 func metricBloom(name string) uint64 {
-	h := hashKey(name, 0)
+	h := HashKey(name, 0)
 	return 1<<(h&63) | 1<<((h>>6)&63)
 }
 

@@ -23,7 +23,7 @@ type prefixTable struct {
 }
 
 func nsBits(seg string) (uint64, uint64) {
-	h := hashKey(seg, 0x9e3779b97f4a7c15)
+	h := HashKey(seg, 0x9e3779b97f4a7c15)
 	return h & 255, (h >> 8) & 255
 }
 
@@ -63,7 +63,7 @@ func newPrefixTable(attrs []*Attribute) prefixTable {
 		slots := make([]prefixSlot, size)
 		worst := 0
 		for _, a := range tmpls {
-			h := hashKey(a.Key, seed)
+			h := HashKey(a.Key, seed)
 			i := h & t.mask
 			p := 1
 			for slots[i].tmpl != nil {
@@ -86,7 +86,7 @@ func newPrefixTable(attrs []*Attribute) prefixTable {
 
 // get returns the template whose key is p, or nil.
 func (t *prefixTable) get(p string) *Attribute {
-	h := hashKey(p, t.seed)
+	h := HashKey(p, t.seed)
 	i := h & t.mask
 	for range t.maxProbe {
 		s := &t.slots[i]
@@ -152,8 +152,10 @@ const (
 	hashK3 = 0x8ebc6af09c88c6e3
 )
 
-// hashKey is a wyhash-style hash of the key's length, head and tail.
-func hashKey(s string, seed uint64) uint64 {
+// HashKey is the registry's hash of a key (its table's): a wyhash-style
+// mix of the key's length, its first and its last 8 bytes. It reads no
+// more of a long key, so keys that differ only in their middle collide.
+func HashKey(s string, seed uint64) uint64 {
 	n := len(s)
 	var a, b uint64
 	switch {
@@ -181,6 +183,7 @@ const (
 	refDeprecated  Ref = 1 << 6
 	refEnum        Ref = 1 << 7
 	refRenamed     Ref = 1 << 8 // some rule gives a rename target in some context
+	refTemplate    Ref = 1 << 9 // a template: its instances (other keys) share this Ref
 	// refNotPlain: any of these bits sends the walk past the fast path.
 	refNotPlain  = refPlaceholder | refDeprecated | refEnum | refRenamed
 	refSlotShift = 12
@@ -196,6 +199,10 @@ func (r Ref) Type() Type { return Type(r & refTypeMask) }
 // enum: its value only needs its type checked. Placeholders, deprecated
 // keys, enums and keys some rule renames are not plain.
 func (r Ref) Plain() bool { return r&(refFound|refNotPlain) == refFound }
+
+// Template reports a template entry, whose Ref every instance key shares:
+// unlike any other Ref, it does not say which key it was looked up for.
+func (r Ref) Template() bool { return r&refTemplate != 0 }
 
 // Slot is a small integer unique to the entry within its Index, for
 // direct-mapped caches keyed by entry.
@@ -214,6 +221,9 @@ func refOf(a *Attribute, slot int) Ref {
 	}
 	if a.Renamed() {
 		r |= refRenamed
+	}
+	if a.Template {
+		r |= refTemplate
 	}
 	return r
 }
@@ -283,7 +293,7 @@ func newTable(attrs []*Attribute) table {
 		slots := make([]*Attribute, n*bucketSlots)
 		worst := 0
 		for i, a := range attrs {
-			h := hashKey(a.Key, seed)
+			h := HashKey(a.Key, seed)
 			g := h & t.mask
 			p := 1
 			for buckets[g].ctrl[bucketSlots-1] != 0 {
@@ -326,7 +336,7 @@ func (t *table) get(key string) Ref {
 	if len(t.buckets) == 0 {
 		return 0
 	}
-	h := hashKey(key, t.seed)
+	h := HashKey(key, t.seed)
 	fp := uint64(0x80|uint8(h>>57)) * lo8
 	g := h & t.mask
 	for range t.maxProbe {

@@ -368,24 +368,16 @@ func BenchmarkMemoAdversarial(b *testing.B) {
 }
 
 // walkFresh times the walk of one fresh batch per iteration (next, outside
-// the timer; cold: L1 and L2 evicted after it), from the walker taken from
-// the pool to its release, tally read, in thread CPU time per unit.
+// the timer; cold: L1 and L2 evicted after it; warm: small batches made and
+// walked a chunk at a time, enginetest.TimeFresh), from the walker taken
+// from the pool to its release, tally read, in thread CPU time per unit.
 func walkFresh(b *testing.B, e *Engine, ix *registry.Index, cold bool, next func() ptrace.Traces, units map[string]float64) {
-	clock := enginetest.NewThreadClock(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
-		td := next()
-		if cold {
-			enginetest.Evict()
-		}
-		b.StartTimer()
-		clock.Start()
+	chunk := enginetest.WarmChunk(len(enginetest.TracesBytes(next())))
+	clock := enginetest.TimeFresh(b, cold, chunk, next, func(td ptrace.Traces) {
 		w := e.Walker(ix, false)
 		w.Traces(td)
 		_ = w.Batch()
 		e.Release(w)
-		clock.Stop()
-	}
+	})
 	clock.Report(b, units)
 }

@@ -131,25 +131,18 @@ func benchBatches(b *testing.B, wire []byte, spans float64, cold bool) {
 
 // timeFreshBatches times g.processTraces on one fresh batch per iteration,
 // unmarshalled from wire outside the timer (cold: L1 and L2 evicted
-// first), in thread CPU time per span, after warm batches that are not
-// timed (they grow the walker's tallies and admit the shapes to the memo).
+// first; warm: small batches made and processed a chunk at a time,
+// enginetest.TimeFresh), in thread CPU time per span, after warm batches
+// that are not timed (they grow the walker's tallies and admit the shapes
+// to the memo).
 func timeFreshBatches(b *testing.B, g *governor, wire []byte, spans float64, cold bool, warm int) {
 	ctx := context.Background()
 	for range warm {
 		_, _ = g.processTraces(ctx, enginetest.UnmarshalTraces(wire))
 	}
-	clock := enginetest.NewThreadClock(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
-		td := enginetest.UnmarshalTraces(wire)
-		if cold {
-			enginetest.Evict()
-		}
-		b.StartTimer()
-		clock.Start()
+	next := func() ptrace.Traces { return enginetest.UnmarshalTraces(wire) }
+	clock := enginetest.TimeFresh(b, cold, enginetest.WarmChunk(len(wire)), next, func(td ptrace.Traces) {
 		_, _ = g.processTraces(ctx, td)
-		clock.Stop()
-	}
+	})
 	clock.Report(b, map[string]float64{"span": spans})
 }

@@ -89,23 +89,28 @@ import (
 // Bounds: memoSets*memoWays entries (2048) and memoMaxBytes (4 MiB,
 // counted from the copied strings and the entry's slices) in all, plus the
 // sets (512 cache lines, 32 KiB) and the doorkeeper (1024 cache lines,
-// 64 KiB); an entry that would pass the budget is not admitted. A shape is
-// admitted on its second sighting: a miss leaves its fingerprint (memoMix)
-// in the doorkeeper, a miss that finds it there leaves a ticket in its
-// set, and the set's next miss is recorded and inserted if it has the
-// ticket's fingerprint. The doorkeeper is a table of memoDoorBuckets
-// buckets of memoDoorWays fingerprints (a new one takes a free way, else
-// a pseudo-random one): two shapes that alternate in one bucket would
-// push each other out and never be seen twice, and with eight ways that
-// takes nine shapes in one bucket, where the memo's 2048 entries put two
-// in a bucket on average. A walker records at most one map per memoAdmitEvery misses.
-// After memoBypassAfter misses in a row, none of them a second sighting,
-// a walker sends only one map in memoBypassSample through the memo until
-// one hits or is seen a second time: a client sending a new shape with
-// every map (random keys) costs about the walk without a memo and grows
-// nothing, while a warm-up of many shapes, each seen once so far, does
-// not shut the memo out of the shapes that then repeat. Eviction: the entry in the set's next way, round
-// robin.
+// 64 KiB); an entry that would pass the budget is not admitted.
+//
+// Admission: a shape is admitted on its second sighting. A miss leaves
+// its fingerprint (memoMix: its keys, exactly) in the doorkeeper; a miss
+// that finds it there leaves a ticket in its set; the set's next miss is
+// recorded, and inserted if it has the ticket's fingerprint or the
+// doorkeeper holds its own (another shape of the set, seen before). The
+// doorkeeper is memoDoorBuckets buckets of memoDoorWays fingerprints; a
+// new one takes a free way, else a pseudo-random one. Shapes that
+// alternate in one bucket push each other out and are never seen twice:
+// with eight ways that takes nine shapes in a bucket, where a full memo's
+// 2048 shapes put two in a bucket on average. A walker records at most one
+// map per memoAdmitEvery misses.
+//
+// Bypass: after memoBypassAfter misses in a row, none of them a second
+// sighting, a walker sends only one map in memoBypassSample through the
+// memo until one hits or is seen a second time. A client sending a new
+// shape with every map (random keys) then costs about the walk without a
+// memo and grows nothing, while a warm-up of many shapes, each seen once
+// so far, does not shut the memo out of the shapes that then repeat.
+//
+// Eviction: the entry in the set's next way, round robin.
 //
 // Invalidation: the memo belongs to one registry Index. Engine.Walker
 // clears it when a walker is asked for another Index (a reload), and an

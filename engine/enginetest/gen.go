@@ -350,12 +350,12 @@ func (c *ThreadClock) StopN(n int) {
 //
 // Cold, L1 and L2 are evicted before each input, which is timed alone.
 // Warm, inputs are made chunk at a time (WarmChunk) and run back to back
-// under one reading of the clock. Timing each input alone costs a small
-// one a system call on each side (the thread's clock) and the timer's stop
-// and start, which read the runtime's memory statistics and so stop the
-// world: the walk then runs after them with its caches and TLB disturbed,
-// and reads dearer than it is (BenchmarkBatchFixedCost, warm, pinned:
-// 1.28–1.42 µs a batch timed alone, 0.52–0.56 µs 64 at a time).
+// under one reading of the clock. Timed alone, a small input runs between
+// two system calls (the thread's clock) and inside the timer's stop and
+// start, which read the runtime's memory statistics and so stop the world;
+// its subtracted clock cost aside, it then reads more than twice what it
+// costs back to back (BenchmarkBatchFixedCost, warm, pinned, 7 interleaved
+// runs: 1.21–1.55 µs a batch timed alone, 0.52–0.55 µs 64 at a time).
 func TimeFresh[T any](b *testing.B, cold bool, chunk int, next func() T, run func(T)) *ThreadClock {
 	b.Helper()
 	clock := NewThreadClock(b)

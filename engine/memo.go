@@ -127,8 +127,9 @@ import (
 // bypass) needs no lock: one goroutine walks a batch.
 
 const (
-	memoSets = 512
-	memoWays = 4
+	memoSetBits = 9
+	memoSets    = 1 << memoSetBits
+	memoWays    = 4
 	// memoMaxKeys and memoMaxKeyBytes bound one entry's keys.
 	memoMaxKeys     = 64
 	memoMaxKeyBytes = 4 << 10
@@ -760,8 +761,9 @@ func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
 		h ^= uint64(uintptr(unsafe.Pointer(mc.def))) >> 4 //nolint:gosec // a hash of the pointer, never turned back
 	}
 	h ^= registry.HashKey(first, 0)
-	h ^= h >> 29
-	return int(h % memoSets)
+	// The context sits in high bits: a multiply carries every bit into
+	// the top ones, which choose the set.
+	return int((h * 0x9e3779b97f4a7c15) >> (64 - memoSetBits))
 }
 
 // memoHit applies entry e to the map whose values memoWalk kept (vals).

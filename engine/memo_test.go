@@ -838,3 +838,26 @@ func requireFullWalkSpans(t *testing.T, full *Engine, ix *registry.Index, wire [
 		require.Equal(t, x.AsRaw(), g.AsRaw(), "span %d", j)
 	}
 }
+
+// TestMemoSetIndexSpreads: the set of a shape depends on all of its
+// context, not only on its first key and length. Shapes that differ only
+// in span kind or location used to share a set (the context sat in bits
+// the set index never read): 200 first keys in five span kinds and two
+// locations, 2,000 shapes, must spread over about as many sets as 2,000
+// random draws from 512 (512 × (1 − e^−3.9) ≈ 502).
+func TestMemoSetIndexSpreads(t *testing.T) {
+	mo := newMemo()
+	kinds := []registry.SpanKind{registry.SpanKindUnspecified, registry.SpanKindInternal, registry.SpanKindServer, registry.SpanKindClient, registry.SpanKindProducer}
+	sets := map[int]bool{}
+	for i := range 200 {
+		first := fmt.Sprintf("app.key%d", i)
+		for _, loc := range []registry.Location{registry.LocationSpan, registry.LocationSpanEvent} {
+			for _, k := range kinds {
+				mc := memoCtx{ctx: registry.Context{Location: loc, SpanKind: k}}
+				sets[mo.setIndex(&mc, 13, first)] = true
+			}
+		}
+	}
+	t.Logf("2,000 shapes in %d of %d sets", len(sets), memoSets)
+	assert.Greater(t, len(sets), 480)
+}

@@ -699,8 +699,8 @@ func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
 	// The ticket's shape, or another the doorkeeper has seen (the set's
 	// next miss is often another shape of the set): both were seen twice.
 	t := set.ticket.Load()
-	if (t == fp || mo.sighted(set, fp, w.memoLifeMisses)) && !mr.unkept &&
-		mr.keyBytes <= memoMaxKeyBytes && len(mr.ops) < 1<<15 && len(mr.events) < 1<<15 {
+	if !mr.unkept && mr.keyBytes <= memoMaxKeyBytes && len(mr.ops) < 1<<15 && len(mr.events) < 1<<15 &&
+		(t == fp || mo.sighted(set, fp, w.memoLifeMisses)) {
 		if t == fp {
 			set.ticket.CompareAndSwap(t, 0)
 		}

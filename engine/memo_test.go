@@ -861,3 +861,80 @@ func TestMemoSetIndexSpreads(t *testing.T) {
 	t.Logf("2,000 shapes in %d of %d sets", len(sets), memoSets)
 	assert.Greater(t, len(sets), 480)
 }
+
+// TestMemoSwitch: memoWalk follows one candidate entry of a set per key
+// and, when it stops matching, memoSwitch looks for another that matches
+// the keys and types so far. Four shapes of one length and context share
+// a set: A and C differ in a value's type at the second key, A and B in
+// the third key, D (a deprecated key, renamed) in the second. Each must
+// hit, whatever way its entry sits in. A map that shares its second key
+// with D and its third with A (Y) matches none: it must miss, and be
+// renamed and tallied as the full walk does.
+func TestMemoSwitch(t *testing.T) {
+	opts := defaultOptions()
+	opts.Findings = true
+	e, ix := newTestEngine(t, opts)
+	full := New(opts)
+	full.memo = nil
+	shapes := map[string]func(m pcommon.Map){
+		"A": func(m pcommon.Map) {
+			m.PutStr("url.scheme", "https")
+			m.PutStr("server.address", "example.com")
+			m.PutInt("server.port", 443)
+		},
+		"B": func(m pcommon.Map) {
+			m.PutStr("url.scheme", "https")
+			m.PutStr("server.address", "example.com")
+			m.PutStr("url.path", "/")
+		},
+		"C": func(m pcommon.Map) {
+			m.PutStr("url.scheme", "https")
+			m.PutInt("server.address", 7)
+			m.PutInt("server.port", 443)
+		},
+		"D": func(m pcommon.Map) {
+			m.PutStr("url.scheme", "https")
+			m.PutStr("http.method", "GET")
+			m.PutStr("url.path", "/")
+		},
+		"Y": func(m pcommon.Map) {
+			m.PutStr("url.scheme", "https")
+			m.PutStr("http.method", "GET")
+			m.PutInt("server.port", 443)
+		},
+	}
+	batch := func(names ...string) ptrace.Traces {
+		td := ptrace.NewTraces()
+		ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+		for _, n := range names {
+			s := ss.AppendEmpty()
+			s.SetName("op")
+			shapes[n](s.Attributes())
+		}
+		return td
+	}
+	// walk walks a batch of the shapes named through both engines and
+	// returns the memo's hits in it.
+	walk := func(names ...string) int64 {
+		t.Helper()
+		before := e.MemoStats().Hits
+		got, want := batch(names...), batch(names...)
+		tally := walkInto(e, ix, got, false)
+		require.Equal(t, walkInto(full, ix, want, false), tally, "tally of %v", names)
+		require.Equal(t, dump(want), dump(got), "pdata of %v", names)
+		return e.MemoStats().Hits - before
+	}
+	four := []string{"A", "B", "C", "D"}
+	for range 100 {
+		if walk(four...) == 4 {
+			break
+		}
+	}
+	st := e.MemoStats()
+	require.Equal(t, int64(4), st.Entries, "%+v", st)
+	require.Zero(t, st.Evictions, "the four shapes share one set of four ways")
+	for _, order := range [][]string{four, {"D", "C", "B", "A"}, {"B", "D", "A", "C"}} {
+		assert.Equal(t, int64(4), walk(order...), "hits in %v", order)
+	}
+	assert.Zero(t, walk("Y"), "Y matches no entry")
+}

@@ -876,32 +876,17 @@ func TestMemoSwitch(t *testing.T) {
 	e, ix := newTestEngine(t, opts)
 	full := New(opts)
 	full.memo = nil
-	shapes := map[string]func(m pcommon.Map){
-		"A": func(m pcommon.Map) {
-			m.PutStr("url.scheme", "https")
-			m.PutStr("server.address", "example.com")
-			m.PutInt("server.port", 443)
-		},
-		"B": func(m pcommon.Map) {
-			m.PutStr("url.scheme", "https")
-			m.PutStr("server.address", "example.com")
-			m.PutStr("url.path", "/")
-		},
-		"C": func(m pcommon.Map) {
-			m.PutStr("url.scheme", "https")
-			m.PutInt("server.address", 7)
-			m.PutInt("server.port", 443)
-		},
-		"D": func(m pcommon.Map) {
-			m.PutStr("url.scheme", "https")
-			m.PutStr("http.method", "GET")
-			m.PutStr("url.path", "/")
-		},
-		"Y": func(m pcommon.Map) {
-			m.PutStr("url.scheme", "https")
-			m.PutStr("http.method", "GET")
-			m.PutInt("server.port", 443)
-		},
+	// Each shape's keys and values, in order (an int value or a string).
+	type kv struct {
+		k string
+		v any
+	}
+	shapes := map[string][]kv{
+		"A": {{"url.scheme", "https"}, {"server.address", "example.com"}, {"server.port", 443}},
+		"B": {{"url.scheme", "https"}, {"server.address", "example.com"}, {"url.path", "/"}},
+		"C": {{"url.scheme", "https"}, {"server.address", 7}, {"server.port", 443}},
+		"D": {{"url.scheme", "https"}, {"http.method", "GET"}, {"url.path", "/"}},
+		"Y": {{"url.scheme", "https"}, {"http.method", "GET"}, {"server.port", 443}},
 	}
 	batch := func(names ...string) ptrace.Traces {
 		td := ptrace.NewTraces()
@@ -909,7 +894,13 @@ func TestMemoSwitch(t *testing.T) {
 		for _, n := range names {
 			s := ss.AppendEmpty()
 			s.SetName("op")
-			shapes[n](s.Attributes())
+			for _, a := range shapes[n] {
+				if i, ok := a.v.(int); ok {
+					s.Attributes().PutInt(a.k, int64(i))
+				} else {
+					s.Attributes().PutStr(a.k, a.v.(string))
+				}
+			}
 		}
 		return td
 	}

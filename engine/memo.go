@@ -544,6 +544,8 @@ func memoWalk[A valueHandles](w *Walker, m pcommon.Map, n int) {
 			}
 		}
 		if e != nil {
+			// p.admits(v), written out: the compiler does not inline
+			// that call here (measured: +13.5 % on a conforming hit).
 			if p := &e.pos[i]; keyEq(e.keys[i], k) && (!p.guard || p.typ.holds(v.Type(), v)) {
 				vals[i] = v
 				i++

@@ -125,6 +125,11 @@ import (
 // of hits and misses, added at Release, the recording, memoDetail, the
 // bypass) needs no lock: one goroutine walks a batch.
 
+// fibMul is 2^64 divided by the golden ratio: a multiply by it carries
+// every bit of a hash into the top ones (Fibonacci hashing), which choose a
+// memo set or a doorkeeper bucket.
+const fibMul = 0x9e3779b97f4a7c15
+
 const (
 	memoSetBits = 9
 	memoSets    = 1 << memoSetBits
@@ -622,7 +627,7 @@ func (p *memoPos) admits(v pcommon.Value) bool { return !p.guard || p.typ.holds(
 func (mo *memo) sighted(set *memoSet, fp uint64, victim int64) bool {
 	// The set's address stands for the shape's context (memoCtx), which
 	// the fingerprint does not hold; it never moves while the memo lives.
-	key := (fp ^ uint64(uintptr(unsafe.Pointer(set)))*0x9e3779b97f4a7c15) | 1 //nolint:gosec // a hash of the pointer, never turned back
+	key := (fp ^ uint64(uintptr(unsafe.Pointer(set)))*fibMul) | 1 //nolint:gosec // a hash of the pointer, never turned back
 	b := &mo.door[key>>(64-memoDoorBits)]
 	free := -1
 	for j := range b {
@@ -746,7 +751,7 @@ func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
 	mr.clearAdvice()
 }
 
-func memoSeed(l registry.Location) uint64 { return uint64(l+1) * 0x9e3779b97f4a7c15 }
+func memoSeed(l registry.Location) uint64 { return uint64(l+1) * fibMul }
 
 // memoMix adds one attribute to a fingerprint: its Ref, which names a
 // registry key exactly, and for a key the Ref does not name (outside the
@@ -787,7 +792,7 @@ func (w *Walker) memoTry() bool {
 // setIndex chooses the set of a shape from its context, length and first
 // key.
 func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
-	h := uint64(n)*0x9e3779b97f4a7c15 ^ uint64(mc.ctx.Location)<<8 ^ uint64(mc.ctx.SpanKind)<<16 ^ uint64(mc.flags)<<24 //nolint:gosec // n >= 1, a hash
+	h := uint64(n)*fibMul ^ uint64(mc.ctx.Location)<<8 ^ uint64(mc.ctx.SpanKind)<<16 ^ uint64(mc.flags)<<24 //nolint:gosec // n >= 1, a hash
 	if mc.ctx.MetricName != "" {
 		h ^= maphash.String(mo.seed, mc.ctx.MetricName)
 	}
@@ -797,7 +802,7 @@ func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
 	h ^= registry.HashKey(first, 0)
 	// The context sits in high bits: a multiply carries every bit into
 	// the top ones, which choose the set.
-	return int((h * 0x9e3779b97f4a7c15) >> (64 - memoSetBits))
+	return int((h * fibMul) >> (64 - memoSetBits))
 }
 
 // memoHit applies entry e to the map whose values memoWalk kept (vals).

@@ -232,6 +232,8 @@ func TestStartupAndIdle(t *testing.T) {
 	SaveResult(t, "startup", res)
 	assert.Less(t, res.StartupMedian, 5*time.Second)
 	assert.Less(t, res.IdleRSSMiB, 200.0)
+	assert.Positive(t, res.IdleAnonMiB)
+	assert.Positive(t, res.IdleFileMiB)
 }
 
 func rateInt(short bool, s, f int) int {

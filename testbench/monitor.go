@@ -19,8 +19,11 @@ type Usage struct {
 	// CPU is user plus system time of all threads.
 	CPU time.Duration
 	// RSS is the current resident set (VmRSS), PeakRSS the high-water mark
-	// since the process started (VmHWM), both in bytes.
-	RSS, PeakRSS uint64
+	// since the process started (VmHWM), both in bytes. RSSAnon and RSSFile
+	// split RSS (RssAnon, RssFile): the process's own memory, and the pages
+	// of files it maps (its binary's above all), which the page cache
+	// shares with every process that maps the same file.
+	RSS, PeakRSS, RSSAnon, RSSFile uint64
 	// RunqueueWait is how long the process's live threads waited for a CPU
 	// while runnable (/proc/<pid>/task/*/schedstat): how much the rest of
 	// the machine disturbed the measurement. OnCPU is how long they ran, to
@@ -68,6 +71,10 @@ func ReadUsage(pid int) (Usage, error) {
 			dst = &u.RSS
 		case "VmHWM":
 			dst = &u.PeakRSS
+		case "RssAnon":
+			dst = &u.RSSAnon
+		case "RssFile":
+			dst = &u.RSSFile
 		default:
 			continue
 		}

@@ -55,16 +55,21 @@ type StartupResult struct {
 	Startups      []time.Duration `json:"startups_ns"`
 	StartupMedian time.Duration   `json:"startup_median_ns"`
 	// Idle footprint of the last start, after Idle of no traffic.
-	Idle         time.Duration `json:"idle_ns"`
-	IdleRSSMiB   float64       `json:"idle_rss_mib"`
-	IdlePeakMiB  float64       `json:"idle_peak_rss_mib"`
-	IdleCPUShare float64       `json:"idle_cpu_share"` // cores used while idle
+	Idle        time.Duration `json:"idle_ns"`
+	IdleRSSMiB  float64       `json:"idle_rss_mib"`
+	IdlePeakMiB float64       `json:"idle_peak_rss_mib"`
+	// IdleAnonMiB and IdleFileMiB split IdleRSSMiB (Usage.RSSAnon,
+	// Usage.RSSFile): what this collector holds itself, and the pages of
+	// its binary that every collector on the node shares.
+	IdleAnonMiB  float64 `json:"idle_rss_anon_mib"`
+	IdleFileMiB  float64 `json:"idle_rss_file_mib"`
+	IdleCPUShare float64 `json:"idle_cpu_share"` // cores used while idle
 }
 
 func (r StartupResult) String() string {
-	return fmt.Sprintf("%s: start-up median %s over %d starts %v; idle %s: RSS %.1f MiB (peak %.1f MiB), CPU %.4f cores",
+	return fmt.Sprintf("%s: start-up median %s over %d starts %v; idle %s: RSS %.1f MiB (anonymous %.1f, file %.1f; peak %.1f MiB), CPU %.4f cores",
 		r.Config, r.StartupMedian.Round(time.Millisecond), len(r.Startups), roundAll(r.Startups), r.Idle,
-		r.IdleRSSMiB, r.IdlePeakMiB, r.IdleCPUShare)
+		r.IdleRSSMiB, r.IdleAnonMiB, r.IdleFileMiB, r.IdlePeakMiB, r.IdleCPUShare)
 }
 
 func roundAll(ds []time.Duration) []time.Duration {
@@ -130,6 +135,8 @@ func MeasureStartup(tb testing.TB, name string, runs int, idle time.Duration, st
 			}
 			res.IdleRSSMiB = float64(after.RSS) / (1 << 20)
 			res.IdlePeakMiB = float64(after.PeakRSS) / (1 << 20)
+			res.IdleAnonMiB = float64(after.RSSAnon) / (1 << 20)
+			res.IdleFileMiB = float64(after.RSSFile) / (1 << 20)
 			res.IdleCPUShare = (after.CPU - before.CPU).Seconds() / after.At.Sub(before.At).Seconds()
 		} else {
 			// The collector answers ready before it handles SIGTERM

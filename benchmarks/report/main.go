@@ -113,6 +113,8 @@ type startup struct {
 	Idle          int64   `json:"idle_ns"`
 	IdleRSSMiB    float64 `json:"idle_rss_mib"`
 	IdlePeakMiB   float64 `json:"idle_peak_rss_mib"`
+	IdleAnonMiB   float64 `json:"idle_rss_anon_mib"`
+	IdleFileMiB   float64 `json:"idle_rss_file_mib"`
 	IdleCPUShare  float64 `json:"idle_cpu_share"`
 }
 
@@ -413,8 +415,12 @@ func writeStartup(md *strings.Builder, st startup) {
 	for _, d := range st.Startups {
 		ms = append(ms, float64(d)/1e6)
 	}
-	fmt.Fprintf(md, "| | |\n|---|---|\n| start-up, process start → health 200 on its port | %s ms over %d starts |\n| idle RSS after %s | %.1f MiB (peak %.1f MiB) |\n| idle CPU | %.4f cores |\n\n",
-		spreadOf(ms).fmt(0), len(ms), time.Duration(st.Idle), st.IdleRSSMiB, st.IdlePeakMiB, st.IdleCPUShare)
+	fmt.Fprintf(md, "| | |\n|---|---|\n| start-up, process start → health 200 on its port | %s ms over %d starts |\n| idle RSS after %s | %.1f MiB (peak %.1f MiB) |\n", spreadOf(ms).fmt(0), len(ms), time.Duration(st.Idle), st.IdleRSSMiB, st.IdlePeakMiB)
+	// Results written before the split have neither figure.
+	if st.IdleAnonMiB > 0 || st.IdleFileMiB > 0 {
+		fmt.Fprintf(md, "| of it anonymous (the collector's own) | %.1f MiB |\n| of it pages of the binary (shared through the page cache) | %.1f MiB |\n", st.IdleAnonMiB, st.IdleFileMiB)
+	}
+	fmt.Fprintf(md, "| idle CPU | %.4f cores |\n\n", st.IdleCPUShare)
 }
 
 // microSet is parsed `go test -bench` output.

@@ -234,6 +234,11 @@ func TestStartupAndIdle(t *testing.T) {
 	assert.Less(t, res.IdleRSSMiB, 200.0)
 	assert.Positive(t, res.IdleAnonMiB)
 	assert.Positive(t, res.IdleFileMiB)
+	// Beside a second collector the binary's pages are shared, about half
+	// of them counted to each (both touch nearly the same ones): each
+	// costs the node its own memory and well under all of its file pages.
+	assert.Less(t, res.IdlePairPSSMiB, res.IdleAnonMiB+0.75*res.IdleFileMiB)
+	assert.Greater(t, res.IdlePairPSSMiB, res.IdleAnonMiB)
 }
 
 func rateInt(short bool, s, f int) int {

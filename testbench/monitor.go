@@ -3,7 +3,9 @@ package testbench
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,35 +58,47 @@ func ReadUsage(pid int) (Usage, error) {
 	}
 	u.CPU = time.Duration(ut+st) * time.Second / clockTicks //nolint:gosec // ticks of one process
 	u.OnCPU, u.RunqueueWait = schedstat(pid)
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	err = readKB("/proc/"+strconv.Itoa(pid)+"/status", map[string]*uint64{
+		"VmRSS": &u.RSS, "VmHWM": &u.PeakRSS, "RssAnon": &u.RSSAnon, "RssFile": &u.RSSFile,
+	})
+	return u, err
+}
+
+// ReadPSS reads a process's proportional set size (Pss in
+// /proc/<pid>/smaps_rollup), in bytes: its resident pages, each shared
+// page divided by the number of processes that map it. Of collectors of
+// one binary side by side, it is what each costs the node.
+func ReadPSS(pid int) (uint64, error) {
+	var pss uint64
+	err := readKB("/proc/"+strconv.Itoa(pid)+"/smaps_rollup", map[string]*uint64{"Pss": &pss})
+	return pss, err
+}
+
+// readKB reads the "Name: <n> kB" lines of a /proc file into fields, in
+// bytes; a field the file lacks is an error.
+func readKB(path string, fields map[string]*uint64) error {
+	b, err := os.ReadFile(path) //nolint:gosec // a /proc path of a process the harness started
 	if err != nil {
-		return u, err
+		return err
 	}
-	for line := range strings.SplitSeq(string(status), "\n") {
+	found := 0
+	for line := range strings.SplitSeq(string(b), "\n") {
 		name, val, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		var dst *uint64
-		switch name {
-		case "VmRSS":
-			dst = &u.RSS
-		case "VmHWM":
-			dst = &u.PeakRSS
-		case "RssAnon":
-			dst = &u.RSSAnon
-		case "RssFile":
-			dst = &u.RSSFile
-		default:
+		dst := fields[name]
+		if !ok || dst == nil {
 			continue
 		}
 		kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
 		if err != nil {
-			return u, fmt.Errorf("parse /proc/%d/status %s: %w", pid, name, err)
+			return fmt.Errorf("parse %s %s: %w", path, name, err)
 		}
 		*dst = kb << 10
+		found++
 	}
-	return u, nil
+	if found < len(fields) {
+		return fmt.Errorf("parse %s: %d of the fields %v", path, found, slices.Sorted(maps.Keys(fields)))
+	}
+	return nil
 }
 
 // schedstat sums the first two fields of every thread's schedstat: time

@@ -20,3 +20,16 @@ func TestReadUsageSplitsRSS(t *testing.T) {
 	assert.GreaterOrEqual(t, u.PeakRSS, u.RSS)
 	assert.Positive(t, u.CPU)
 }
+
+// TestReadPSS reads this test's own proportional set size: present, and
+// not above its resident set (a shared page counts at most whole).
+func TestReadPSS(t *testing.T) {
+	pss, err := ReadPSS(os.Getpid())
+	require.NoError(t, err)
+	u, err := ReadUsage(os.Getpid())
+	require.NoError(t, err)
+	assert.Positive(t, pss)
+	assert.LessOrEqual(t, pss, u.RSS+(1<<20), "PSS within RSS (1 MiB for what changed between the two reads)")
+	_, err = ReadPSS(1 << 30) // no such process
+	assert.Error(t, err)
+}

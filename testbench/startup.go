@@ -64,12 +64,17 @@ type StartupResult struct {
 	IdleAnonMiB  float64 `json:"idle_rss_anon_mib"`
 	IdleFileMiB  float64 `json:"idle_rss_file_mib"`
 	IdleCPUShare float64 `json:"idle_cpu_share"` // cores used while idle
+	// IdlePairPSSMiB is the proportional set size (ReadPSS) of the last
+	// start while a second collector of the same configuration idles
+	// beside it: what each of two sidecars costs the node, the binary's
+	// pages counted half to each.
+	IdlePairPSSMiB float64 `json:"idle_pair_pss_mib"`
 }
 
 func (r StartupResult) String() string {
-	return fmt.Sprintf("%s: start-up median %s over %d starts %v; idle %s: RSS %.1f MiB (anonymous %.1f, file %.1f; peak %.1f MiB), CPU %.4f cores",
+	return fmt.Sprintf("%s: start-up median %s over %d starts %v; idle %s: RSS %.1f MiB (anonymous %.1f, file %.1f; peak %.1f MiB), CPU %.4f cores; PSS beside a second one %.1f MiB",
 		r.Config, r.StartupMedian.Round(time.Millisecond), len(r.Startups), roundAll(r.Startups), r.Idle,
-		r.IdleRSSMiB, r.IdleAnonMiB, r.IdleFileMiB, r.IdlePeakMiB, r.IdleCPUShare)
+		r.IdleRSSMiB, r.IdleAnonMiB, r.IdleFileMiB, r.IdlePeakMiB, r.IdleCPUShare, r.IdlePairPSSMiB)
 }
 
 func roundAll(ds []time.Duration) []time.Duration {
@@ -137,6 +142,7 @@ func MeasureStartup(tb testing.TB, name string, runs int, idle time.Duration, st
 			res.IdlePeakMiB = float64(after.PeakRSS) / (1 << 20)
 			res.IdleAnonMiB = float64(after.RSSAnon) / (1 << 20)
 			res.IdleFileMiB = float64(after.RSSFile) / (1 << 20)
+			res.IdlePairPSSMiB = pairPSS(tb, col, start)
 			res.IdleCPUShare = (after.CPU - before.CPU).Seconds() / after.At.Sub(before.At).Seconds()
 		} else {
 			// The collector answers ready before it handles SIGTERM
@@ -152,3 +158,22 @@ func MeasureStartup(tb testing.TB, name string, runs int, idle time.Duration, st
 	res.StartupMedian = sorted[len(sorted)/2]
 	return res
 }
+
+// pairPSS starts a second collector beside col with start (its own ports),
+// lets both idle for startupPairIdle and returns col's proportional set
+// size in MiB.
+func pairPSS(tb testing.TB, col *e2e.Collector, start func(testing.TB, Ports) *e2e.Collector) float64 {
+	tb.Helper()
+	second := start(tb, FreePorts(tb))
+	defer second.Stop()
+	time.Sleep(startupPairIdle)
+	pss, err := ReadPSS(col.PID())
+	if err != nil {
+		tb.Fatalf("read PSS: %v", err)
+	}
+	return float64(pss) / (1 << 20)
+}
+
+// startupPairIdle is how long the two collectors of pairPSS idle before
+// the reading: the second's start-up settles.
+const startupPairIdle = 2 * time.Second

@@ -116,6 +116,7 @@ type startup struct {
 	IdleAnonMiB   float64 `json:"idle_rss_anon_mib"`
 	IdleFileMiB   float64 `json:"idle_rss_file_mib"`
 	IdleCPUShare  float64 `json:"idle_cpu_share"`
+	PairPSSMiB    float64 `json:"idle_pair_pss_mib"`
 }
 
 func main() {
@@ -419,6 +420,9 @@ func writeStartup(md *strings.Builder, st startup) {
 	// Results written before the split have neither figure.
 	if st.IdleAnonMiB > 0 || st.IdleFileMiB > 0 {
 		fmt.Fprintf(md, "| of it anonymous (the collector's own) | %.1f MiB |\n| of it pages of the binary (shared through the page cache) | %.1f MiB |\n", st.IdleAnonMiB, st.IdleFileMiB)
+	}
+	if st.PairPSSMiB > 0 {
+		fmt.Fprintf(md, "| PSS beside a second collector (what each of two sidecars costs the node) | %.1f MiB |\n", st.PairPSSMiB)
 	}
 	fmt.Fprintf(md, "| idle CPU | %.4f cores |\n\n", st.IdleCPUShare)
 }

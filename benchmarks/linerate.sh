@@ -23,7 +23,9 @@
 # round's variants run side by side and the client alternates between them
 # in slices this long, so that a disturbance of the host lasting seconds
 # falls on every variant of the round alike; on this shared machine it
-# narrowed the floor from +-5-14% to +-1.4-4.3% of bare).
+# narrowed the floor from +-5-14% to +-1.4-4.3% of bare),
+# LINERATE_COLLECTOR_ENV (NAME=value settings for every collector, e.g.
+# "GOGC=off GOMEMLIMIT=64MiB": a GC pacing that no variant's live heap moves).
 # Full size: 9 rounds x 3 workloads x 7 variants x about 19.5 s = about 61
 # minutes. Run it on a quiet machine: whatever else runs on the collector's
 # CPU shows in the runqueue wait the table reports.

@@ -219,6 +219,12 @@ type LineOptions struct {
 	// test process (the client) are pinned to.
 	CollectorCPU string `json:"collector_cpu"`
 	ClientCPU    string `json:"client_cpu"`
+	// CollectorEnv is added to every collector's environment after
+	// GOMAXPROCS=1: the Go runtime's settings, such as a GC pacing that
+	// does not follow the live heap (GOGC=off GOMEMLIMIT=…), under which
+	// a processor's live heap cannot change how often the collector
+	// collects.
+	CollectorEnv []string `json:"collector_env,omitempty"`
 }
 
 // LineRun is one measured run.
@@ -317,7 +323,7 @@ type lineRun struct {
 func startLine(tb testing.TB, dist Distribution, v LineVariant, workload string, req replay.Request, round int, o LineOptions) *lineRun {
 	tb.Helper()
 	r := &lineRun{res: LineRun{Workload: workload, Variant: v.Name, Round: round}, v: v, ports: FreePorts(tb)}
-	r.col = dist.Start(tb, v.Config.YAML(r.ports, NopExporter(), Traces), r.ports, e2e.Options{Env: []string{"GOMAXPROCS=1"}})
+	r.col = dist.Start(tb, v.Config.YAML(r.ports, NopExporter(), Traces), r.ports, e2e.Options{Env: append([]string{"GOMAXPROCS=1"}, o.CollectorEnv...)})
 	r.pid = r.col.PID()
 	if err := Pin(r.pid, o.CollectorCPU); err != nil {
 		r.col.Stop()
@@ -626,6 +632,9 @@ func (l *LineRate) Markdown() string {
 			"the client (package `testbench/replay`, %d requests in flight, pinned to CPU %s) replays one pre-marshalled request of %d spans; "+
 			"OTLP/gRPC → processor → `nop`, no batch. Figure: collector utime+stime per accepted span; ",
 			o.Rounds, o.CollectorCPU, o.Warmup, o.Duration, load, o.Workers, o.ClientCPU, l.Spans)
+	}
+	if len(o.CollectorEnv) > 0 {
+		fmt.Fprintf(&b, "Every collector's environment adds `%s`.\n\n", strings.Join(o.CollectorEnv, " "))
 	}
 	b.WriteString("Δ = median over rounds of (variant − bare pipeline of the same binary, same round), " +
 		"[95% CI of that median] when there are 6 rounds or more. Floor = bare2 − bare.\n\n")

@@ -47,6 +47,11 @@ import (
 //	                       sending to each in turn for this long, until each
 //	                       has had LINERATE_DURATION (RunLineInterleaved);
 //	                       0 runs them one after the other (default 0)
+//	LINERATE_COLLECTOR_ENV space-separated NAME=value added to every
+//	                       collector's environment (after GOMAXPROCS=1,
+//	                       which it may not set): GOGC=off GOMEMLIMIT=64MiB
+//	                       fixes the GC's pacing, so that no variant's live
+//	                       heap changes how often its collector collects
 //
 // TESTBENCH_RESULTS set: linerate.json and linerate.md are written there.
 func TestLineRate(t *testing.T) {
@@ -60,6 +65,7 @@ func TestLineRate(t *testing.T) {
 		CollectorCPU: lineEnvString("LINERATE_COLLECTOR_CPU", "0"),
 		ClientCPU:    lineEnvString("LINERATE_CLIENT_CPU", "1"),
 		Slice:        lineEnvDuration(t, "LINERATE_SLICE", 0),
+		CollectorEnv: lineEnvList(t, "LINERATE_COLLECTOR_ENV"),
 	}
 	if o.Rounds < 1 || o.Duration <= 0 || o.Warmup < 0 || o.Workers < 1 || o.Rate < 0 || o.Slice < 0 {
 		t.Fatalf("LINERATE_ROUNDS (%d) and LINERATE_WORKERS (%d) must be at least 1, LINERATE_DURATION (%s) positive, LINERATE_WARMUP (%s), LINERATE_RATE (%d) and LINERATE_SLICE (%s) not negative",
@@ -293,6 +299,21 @@ func lineEnvString(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// lineEnvList reads name as space-separated NAME=value settings; one
+// without "=", or one setting GOMAXPROCS (the harness's own), fails the
+// test.
+func lineEnvList(t *testing.T, name string) []string {
+	t.Helper()
+	out := strings.Fields(os.Getenv(name))
+	for _, kv := range out {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || k == "GOMAXPROCS" {
+			t.Fatalf("%s: %q is not NAME=value, or sets GOMAXPROCS (the harness sets it to 1)", name, kv)
+		}
+	}
+	return out
 }
 
 func lineEnvInt(t *testing.T, name string, def int) int {

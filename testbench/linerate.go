@@ -227,6 +227,23 @@ type LineOptions struct {
 	CollectorEnv []string `json:"collector_env,omitempty"`
 }
 
+// ParseCollectorEnv reads LineOptions.CollectorEnv from space-separated
+// NAME=value settings; a word without a name and "=", or a setting of
+// GOMAXPROCS (the harness's own: every collector runs at 1), is an error.
+func ParseCollectorEnv(s string) ([]string, error) {
+	out := strings.Fields(s)
+	for _, kv := range out {
+		k, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || k == "":
+			return nil, fmt.Errorf("%q is not NAME=value", kv)
+		case k == "GOMAXPROCS":
+			return nil, fmt.Errorf("%q: the harness sets GOMAXPROCS=1 for every collector", kv)
+		}
+	}
+	return out, nil
+}
+
 // LineRun is one measured run.
 type LineRun struct {
 	Workload string `json:"workload"`

@@ -125,3 +125,16 @@ func TestLineVariants(t *testing.T) {
 		assert.Equal(t, map[string]int{"conforming": 13, "deprecated": 13, "mixed": 18}[w.Name], n, w.Name)
 	}
 }
+
+func TestParseCollectorEnv(t *testing.T) {
+	got, err := ParseCollectorEnv("  GOGC=off\tGOMEMLIMIT=64MiB GODEBUG= ")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"GOGC=off", "GOMEMLIMIT=64MiB", "GODEBUG="}, got)
+	got, err = ParseCollectorEnv("")
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	for _, bad := range []string{"GOGC", "=off", "GOGC=off GOMAXPROCS=2"} {
+		_, err := ParseCollectorEnv(bad)
+		assert.Error(t, err, bad)
+	}
+}

@@ -301,17 +301,13 @@ func lineEnvString(name, def string) string {
 	return def
 }
 
-// lineEnvList reads name as space-separated NAME=value settings; one
-// without "=", or one setting GOMAXPROCS (the harness's own), fails the
-// test.
+// lineEnvList reads name as CollectorEnv settings (ParseCollectorEnv);
+// one it refuses fails the test.
 func lineEnvList(t *testing.T, name string) []string {
 	t.Helper()
-	out := strings.Fields(os.Getenv(name))
-	for _, kv := range out {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || k == "GOMAXPROCS" {
-			t.Fatalf("%s: %q is not NAME=value, or sets GOMAXPROCS (the harness sets it to 1)", name, kv)
-		}
+	out, err := ParseCollectorEnv(os.Getenv(name))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	return out
 }

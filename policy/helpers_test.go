@@ -18,7 +18,7 @@ import (
 )
 
 // suite is the Weaver conformance suite's test data.
-const suite = "../conformance/weaversuite/testdata"
+const suite = "../checker/weaversuite/testdata"
 
 // weaverPolicies is Weaver's policies, copied (testdata/weaver/README.md).
 const weaverPolicies = "testdata/weaver"

@@ -97,6 +97,9 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on (default violation),
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheck(), newFix(), newQueries(), newExplain())
+	root.AddCommand(newCheck(), newFix(), newQueries(), newExplain(),
+		newRegistry( /* registry diff, registry infer */ ),
+		newUpgrade( /* upgrade plan, upgrade status */ ),
+	)
 	return root
 }

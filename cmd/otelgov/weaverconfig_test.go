@@ -20,7 +20,7 @@ import (
 // defaults. The input gives, on log attributes, undefined_enum_variant
 // (information), not_stable (improvement) and deprecated (violation).
 func TestWeaverConfig(t *testing.T) {
-	suite, err := filepath.Abs("../../conformance/weaversuite/testdata")
+	suite, err := filepath.Abs("../../checker/weaversuite/testdata")
 	require.NoError(t, err)
 	input := filepath.Join(suite, "otlp", "level_override.json")
 	reg := []string{"--org-registry", filepath.Join(suite, "registries", "comprehensive")}
@@ -128,7 +128,7 @@ func TestWeaverConfig(t *testing.T) {
 // TestWeaverConfigFlag: --config names the file; it wins over the one
 // found by walking up.
 func TestWeaverConfigFlag(t *testing.T) {
-	suite, err := filepath.Abs("../../conformance/weaversuite/testdata")
+	suite, err := filepath.Abs("../../checker/weaversuite/testdata")
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".weaver.toml"), []byte("[\"live-check\"]\nfail_on = \"violation\"\n"), 0o600))
@@ -183,7 +183,7 @@ func FuzzWeaverConfig(f *testing.F) {
 // as Weaver's --v2: the legacy registry's definitions state no stability,
 // which v2 reads as development (not_stable).
 func TestV2Mode(t *testing.T) {
-	suite, err := filepath.Abs("../../conformance/weaversuite/testdata")
+	suite, err := filepath.Abs("../../checker/weaversuite/testdata")
 	require.NoError(t, err)
 	input := filepath.Join(suite, "otlp", "legacy.json")
 	reg := []string{"--org-registry", filepath.Join(suite, "registries", "legacy"), "--format", "weaver"}

@@ -240,7 +240,7 @@ func TestFindingsV2(t *testing.T) {
 		tel := componenttest.NewTelemetry()
 		cfg := withConfig(func(c *config) {
 			c.Registry.Embedded = false
-			c.Registry.OrgRegistries = []string{"../../conformance/weaversuite/testdata/registries/legacy"}
+			c.Registry.OrgRegistries = []string{"../../checker/weaversuite/testdata/registries/legacy"}
 			c.Findings.V2 = v2
 		})
 		require.NoError(t, cfg.Validate())

@@ -7,7 +7,7 @@
 //
 // testdata/suite.yaml lists the cases and the Weaver tests left out, with
 // the reason; testdata/README.md says where each file comes from.
-package weaversuite // import "github.com/otelgov/otelcol-governance/conformance/weaversuite"
+package weaversuite // import "github.com/otelgov/otelcol-governance/checker/weaversuite"
 
 import (
 	"errors"

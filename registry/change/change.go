@@ -147,7 +147,11 @@ func (c *Change) String() string {
 	if c.Context != "" {
 		b.WriteString(" on " + c.Context)
 	}
-	if c.OldValue != "" || c.NewValue != "" {
+	switch _, op, _ := LifecycleOf(c.Kind); {
+	case op == OpRenamed && c.OldValue != "":
+		fmt.Fprintf(&b, " (was -> %s)", c.OldValue)
+	case op == OpRenamed:
+	case c.OldValue != "" || c.NewValue != "":
 		fmt.Fprintf(&b, " (%s -> %s)", orNone(c.OldValue), orNone(c.NewValue))
 	}
 	return b.String()

@@ -181,5 +181,5 @@ func TestDiffOlderRelease(t *testing.T) {
 	assert.Equal(t, "k8s.container.cpu.limit.desired", c.NewName)
 	assert.True(t, c.Migratable)
 	c = find(t, set, change.EnumMemberRenamed, "cpu.mode", "")
-	assert.Equal(t, [2]string{"kernel", "system"}, [2]string{c.Member, c.NewName})
+	assert.Equal(t, [2]string{"kernel", "system"}, [2]string{c.Member, c.NewValue})
 }

@@ -10,9 +10,9 @@ import (
 )
 
 // Diff compares two resolved registries and returns every change from old
-// to new, sorted. Both must be non-nil. Diff reads the indexes only; the
-// warnings of loading them (registry.Index.Warnings) are the caller's to
-// report.
+// to new, sorted. Both must be non-nil. The warnings of loading each
+// (registry.Index.Warnings) are in Set.Old and Set.New, for the caller to
+// show.
 func Diff(old, new *registry.Index) (*Set, error) {
 	if old == nil || new == nil {
 		return nil, errors.New("change: diff of a nil registry")

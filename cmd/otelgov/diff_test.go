@@ -143,3 +143,68 @@ func TestRegistryDiffSame(t *testing.T) {
 	require.Equal(t, exitClean, code, stderr)
 	assert.Equal(t, "registry diff embedded (1.44.0) -> embedded (1.44.0)\n\nno changes\n", out)
 }
+
+// TestRegistryDiffOrgRegistries: each side has its own organisation
+// registry; the new one renames a key and moves a metric from ms to s.
+func TestRegistryDiffOrgRegistries(t *testing.T) {
+	write := func(body string) string {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "acme.yaml"), []byte(body), 0o600))
+		return dir
+	}
+	oldOrg := write(`groups:
+  - id: registry.acme
+    type: attribute_group
+    attributes:
+      - id: acme.tenant
+        type: string
+        stability: development
+  - id: metric.acme.queue.latency
+    type: metric
+    metric_name: acme.queue.latency
+    instrument: histogram
+    unit: ms
+    stability: development
+    attributes:
+      - ref: acme.tenant
+`)
+	newOrg := write(`groups:
+  - id: registry.acme
+    type: attribute_group
+    attributes:
+      - id: acme.tenant
+        type: string
+        stability: development
+        deprecated: {reason: renamed, renamed_to: acme.tenant.id}
+      - id: acme.tenant.id
+        type: string
+        stability: development
+  - id: metric.acme.queue.latency
+    type: metric
+    metric_name: acme.queue.latency
+    instrument: histogram
+    unit: s
+    stability: development
+    attributes:
+      - ref: acme.tenant.id
+        requirement_level: required
+`)
+	code, out, stderr := otelgov(t, "", "registry", "diff", "--old-org-registry", oldOrg, "--new-org-registry", newOrg, "embedded", "embedded")
+	require.Equal(t, exitClean, code, stderr)
+	assert.Equal(t, `registry diff embedded (1.44.0) -> embedded (1.44.0)
+
+attribute_added (1)
+  acme.tenant.id (none -> string)
+
+attribute_renamed (1)
+  acme.tenant -> acme.tenant.id
+
+unit_changed (1)
+  acme.queue.latency (ms -> s)  [factor 0.001]
+
+requirement_level_changed (1)
+  acme.tenant -> acme.tenant.id on acme.queue.latency (recommended -> required)  [not migratable: producers must now send it (required)]
+
+4 change(s), 1 not migratable automatically: 1 attribute_added, 1 attribute_renamed, 1 unit_changed, 1 requirement_level_changed
+`, out)
+}

@@ -258,15 +258,13 @@ func (d *differ) attributeFields(oldName, newName string, oa, na, src *registry.
 			d.add(c)
 			continue
 		}
-		if to, ok := vm[v]; ok {
+		switch to, ok := vm[v]; {
+		case ok:
 			c.Kind, c.NewValue, c.Migratable = EnumMemberRenamed, to, true
-		} else {
+		case nm == nil:
+			continue // the new definition is not an enum: any value is allowed
+		default:
 			c.Kind, c.Why = EnumMemberRemoved, "no longer a member and no value map names it"
-			if nm == nil {
-				c.Why = "the new definition is not an enum"
-				c.Migratable = true // any value is allowed
-				c.Why = ""
-			}
 		}
 		d.add(c)
 	}

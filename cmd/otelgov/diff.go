@@ -223,9 +223,9 @@ func scopeText(s *registry.Scope) string {
 	return strings.Join(parts, "; ")
 }
 
-func notMigratable(set *change.Set) int {
+func notMigratable(changes []change.Change) int {
 	n := 0
-	for _, c := range set.Changes {
+	for _, c := range changes {
 		if !c.Migratable {
 			n++
 		}
@@ -242,7 +242,7 @@ func summaryLine(set *change.Set) string {
 	if len(parts) == 0 {
 		return "no changes"
 	}
-	return fmt.Sprintf("%d change(s), %d not migratable automatically: %s", len(set.Changes), notMigratable(set), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d change(s), %d not migratable automatically: %s", len(set.Changes), notMigratable(set.Changes), strings.Join(parts, ", "))
 }
 
 func renderDiffText(w io.Writer, set *change.Set, names [2]string) error {
@@ -250,12 +250,8 @@ func renderDiffText(w io.Writer, set *change.Set, names [2]string) error {
 	counts := set.Count()
 	for _, k := range set.Kinds() {
 		fmt.Fprintf(w, "\n%s (%d)\n", k, counts[k])
-		for i := range set.Changes {
-			c := &set.Changes[i]
-			if c.Kind != k {
-				continue
-			}
-			if d := detail(c); d != "" {
+		for _, c := range set.Of(k) {
+			if d := detail(&c); d != "" {
 				fmt.Fprintf(w, "  %s  [%s]\n", strings.TrimPrefix(c.String(), k.String()+" "), d)
 			} else {
 				fmt.Fprintf(w, "  %s\n", strings.TrimPrefix(c.String(), k.String()+" "))
@@ -285,21 +281,11 @@ func renderDiffMarkdown(w io.Writer, set *change.Set, names [2]string) error {
 	counts := set.Count()
 	fmt.Fprint(w, "\n| change | count | not migratable |\n|---|---:|---:|\n")
 	for _, k := range set.Kinds() {
-		n := 0
-		for _, c := range set.Changes {
-			if c.Kind == k && !c.Migratable {
-				n++
-			}
-		}
-		fmt.Fprintf(w, "| `%s` | %d | %d |\n", k, counts[k], n)
+		fmt.Fprintf(w, "| `%s` | %d | %d |\n", k, counts[k], notMigratable(set.Of(k)))
 	}
 	for _, k := range set.Kinds() {
 		fmt.Fprintf(w, "\n<details><summary><code>%s</code> (%d)</summary>\n\n| name | new name | on | old | new | notes |\n|---|---|---|---|---|---|\n", k, counts[k])
-		for i := range set.Changes {
-			c := &set.Changes[i]
-			if c.Kind != k {
-				continue
-			}
+		for _, c := range set.Of(k) {
 			name := c.Name
 			if c.Member != "" {
 				name += "=" + c.Member
@@ -310,7 +296,7 @@ func renderDiffMarkdown(w io.Writer, set *change.Set, names [2]string) error {
 				mark = ":warning: "
 			}
 			fmt.Fprintf(w, "| %s%s | %s | %s | %s | %s | %s |\n", mark, mdCode(name), mdCode(c.NewName), mdCode(c.Context),
-				mdCell(oldV), mdCell(newV), mdCell(detail(c)))
+				mdCell(oldV), mdCell(newV), mdCell(detail(&c)))
 		}
 		fmt.Fprint(w, "\n</details>\n")
 	}

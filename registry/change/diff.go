@@ -94,26 +94,7 @@ func (d *differ) attributes() {
 			}
 		}
 	}
-	keys := make([][2]string, 0, len(pairs))
-	for p := range pairs {
-		keys = append(keys, p)
-	}
-	slices.SortFunc(keys, func(a, b [2]string) int {
-		if a[0] != b[0] {
-			if a[0] < b[0] {
-				return -1
-			}
-			return 1
-		}
-		if a[1] < b[1] {
-			return -1
-		}
-		if a[1] > b[1] {
-			return 1
-		}
-		return 0
-	})
-	for _, p := range keys {
+	for _, p := range sortedPairs(pairs) {
 		d.attributeFields(p[0], p[1], olds[p[0]], news[p[1]], news[p[0]])
 	}
 }

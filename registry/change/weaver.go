@@ -3,6 +3,7 @@ package change
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/otelgov/otelcol-governance/registry"
 )
@@ -95,18 +96,8 @@ func (s *Set) Weaver() *SchemaChanges {
 	}
 	for t := range out.Changes {
 		slices.SortStableFunc(out.Changes[t], func(a, b WeaverItemChange) int {
-			return cmpStr(a.Name+a.OldName, b.Name+b.OldName)
+			return strings.Compare(a.Name+a.OldName, b.Name+b.OldName)
 		})
 	}
 	return out
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package change_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -213,4 +214,27 @@ rules:
 	require.NotNil(t, c.Scope)
 	assert.Equal(t, []string{"acme.io"}, c.Scope.Metrics)
 	assert.Equal(t, registry.DeprecatedUncategorized, c.Deprecation.Reason, "the rename carries the declared deprecation")
+}
+
+// TestWeaverJSON: each change type has the fields Weaver's serde writes
+// (schema_changes.rs:52-95, tag "type", snake_case), a note even when
+// empty.
+func TestWeaverJSON(t *testing.T) {
+	for _, tt := range []struct {
+		in   change.WeaverItemChange
+		want string
+	}{
+		{change.WeaverItemChange{Type: "added", Name: "a"}, `{"type":"added","name":"a"}`},
+		{change.WeaverItemChange{Type: "removed", Name: "a"}, `{"type":"removed","name":"a"}`},
+		{change.WeaverItemChange{Type: "renamed", OldName: "a", NewName: "b", Note: "n"}, `{"type":"renamed","old_name":"a","new_name":"b","note":"n"}`},
+		{change.WeaverItemChange{Type: "obsoleted", Name: "a"}, `{"type":"obsoleted","name":"a","note":""}`},
+		{change.WeaverItemChange{Type: "uncategorized", Name: "a", Note: "n"}, `{"type":"uncategorized","name":"a","note":"n"}`},
+	} {
+		b, err := json.Marshal(tt.in)
+		require.NoError(t, err)
+		assert.JSONEq(t, tt.want, string(b))
+		var back change.WeaverItemChange
+		require.NoError(t, json.Unmarshal(b, &back))
+		assert.Equal(t, tt.in, back)
+	}
 }

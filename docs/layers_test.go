@@ -18,7 +18,7 @@ const module = "github.com/otelgov/otelcol-governance/"
 
 var (
 	// layerRow is a row of architecture.md's layer table: | N | `pkg`, ... |.
-	layerRow = regexp.MustCompile("^\\|\\s*(\\d+)\\s*\\|([^|]*)\\|")
+	layerRow = regexp.MustCompile(`^\|\s*(\d+)\s*\|([^|]*)\|`)
 	// pkgName is a backquoted package path in that row's second cell.
 	pkgName = regexp.MustCompile("`([a-z][a-z0-9/]*)`")
 )

@@ -257,8 +257,7 @@ func (s *liveCheckSection) validate() error {
 	}
 	for k, set := range map[string]bool{
 		"input_source": s.InputSource != nil, "input_format": s.InputFormat != nil, "templates": s.Templates != nil,
-		"no_stats": s.NoStats != nil, "output": s.Output != nil, "advice_data": s.AdviceData != nil,
-		"advice_preprocessor": s.AdvicePreprocessor != nil, "otlp": s.OTLP != nil, "emit": s.Emit != nil,
+		"no_stats": s.NoStats != nil, "output": s.Output != nil, "otlp": s.OTLP != nil, "emit": s.Emit != nil,
 	} {
 		if set {
 			s.unsupported = append(s.unsupported, k)

@@ -17,8 +17,9 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-// adviceData is this package's advice data test files.
-const adviceData = "testdata/advice"
+// adviceData is the Weaver suite's advice policies and data
+// (checker/weaversuite/testdata/README.md says where each comes from).
+const adviceData = suite + "/advice"
 
 // evalAttr evaluates s on one attribute sample and returns the IDs found.
 func evalAttr(t *testing.T, s *policy.Set, ix *registry.Index, key, value string) []string {
@@ -93,7 +94,7 @@ func TestWeaverReadmeAdviceData(t *testing.T) {
 // top-level key to different objects, and a data file named like a key of
 // the preprocessor's result conflicts with it.
 func TestAdviceDataConflicts(t *testing.T) {
-	_, err := policy.ReadData(adviceData + "/conflict/**/*.json")
+	_, err := policy.ReadData("testdata/advice/conflict/**/*.json")
 	require.ErrorIs(t, err, policy.ErrDataConflict)
 	assert.ErrorContains(t, err, "data.x")
 

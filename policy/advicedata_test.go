@@ -96,7 +96,7 @@ func TestWeaverReadmeAdviceData(t *testing.T) {
 func TestAdviceDataConflicts(t *testing.T) {
 	_, err := policy.ReadData("testdata/advice/conflict/**/*.json")
 	require.ErrorIs(t, err, policy.ErrDataConflict)
-	assert.ErrorContains(t, err, "data.x")
+	require.ErrorContains(t, err, "data.x")
 
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "attributes_set.json"), []byte(`{"x": true}`), 0o600))
@@ -104,7 +104,7 @@ func TestAdviceDataConflicts(t *testing.T) {
 	require.NoError(t, err)
 	_, err = policy.LoadDirs(suiteRegistry(t, "comprehensive"), policy.Options{Data: data}, adviceData+"/custom")
 	require.ErrorIs(t, err, policy.ErrDataConflict)
-	assert.ErrorContains(t, err, "data.attributes_set")
+	require.ErrorContains(t, err, "data.attributes_set")
 
 	// An entity view as advice data conflicts with the default data's
 	// (empty for a v1 registry): a preprocessor supplies it
@@ -120,14 +120,14 @@ func TestAdviceDataErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.json"), []byte("{\n  \"a\": 1,\n  oops\n}"), 0o600))
 	_, err := policy.ReadData(dir + "/*.json")
 	require.ErrorIs(t, err, policy.ErrData)
-	assert.ErrorContains(t, err, filepath.Join(dir, "bad.json")+":3:3:")
+	require.ErrorContains(t, err, filepath.Join(dir, "bad.json")+":3:3:")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.json"), []byte("a: [1\n"), 0o600))
 	require.NoError(t, os.Rename(filepath.Join(dir, "bad.json"), filepath.Join(dir, "bad.yaml")))
 	_, err = policy.ReadData(dir)
 	require.ErrorIs(t, err, policy.ErrData)
-	assert.ErrorContains(t, err, "bad.yaml")
-	assert.ErrorContains(t, err, "line")
+	require.ErrorContains(t, err, "bad.yaml")
+	require.ErrorContains(t, err, "line")
 
 	require.NoError(t, os.Remove(filepath.Join(dir, "bad.yaml")))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".hidden.json"), []byte("not json"), 0o600))
@@ -211,11 +211,11 @@ func TestWeaverPreprocessorFeedsPolicy(t *testing.T) {
 func TestPreprocessorErrors(t *testing.T) {
 	_, err := policy.CompilePreprocessor("p.jq", "{\n  a: .x |\n}")
 	require.ErrorIs(t, err, policy.ErrPreprocessor)
-	assert.ErrorContains(t, err, "p.jq:3:1:")
+	require.ErrorContains(t, err, "p.jq:3:1:")
 
 	_, err = policy.CompilePreprocessor("p.jq", "semconv_attributes")
 	require.ErrorIs(t, err, policy.ErrPreprocessor)
-	assert.ErrorContains(t, err, "p.jq: function not defined: semconv_attributes/0")
+	require.ErrorContains(t, err, "p.jq: function not defined: semconv_attributes/0")
 
 	_, err = policy.LoadPreprocessor("testdata/none.jq")
 	require.ErrorIs(t, err, policy.ErrPreprocessor)
@@ -235,7 +235,7 @@ func TestPreprocessorErrors(t *testing.T) {
 		p, err := policy.CompilePreprocessor("p.jq", src)
 		if err != nil {
 			assert.NotEmpty(t, want, src)
-			assert.ErrorContains(t, err, want, src)
+			require.ErrorContains(t, err, want, src)
 			continue
 		}
 		p.Timeout = 50 * time.Millisecond

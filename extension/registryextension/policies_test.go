@@ -168,7 +168,7 @@ func TestPoliciesAdviceInputsValidate(t *testing.T) {
 	cfg.AdviceData = filepath.Join(data, "*.json")
 	err := cfg.Validate()
 	require.ErrorIs(t, err, policy.ErrData)
-	assert.ErrorContains(t, err, "advice_data: advice data does not load: "+filepath.Join(data, "acme.json")+":2:14: invalid JSON")
+	require.ErrorContains(t, err, "advice_data: advice data does not load: "+filepath.Join(data, "acme.json")+":2:14: invalid JSON")
 
 	cfg.AdviceData = ""
 	cfg.AdvicePreprocessor = filepath.Join(data, "none.jq")

@@ -203,6 +203,8 @@ func TestCheckAdviceData(t *testing.T) {
 	data := filepath.Join(root, "schemas", "**", "*.json")
 	jq := filepath.Join(root, "user.jq")
 	require.NoError(t, os.WriteFile(jq, []byte("{user: {allowed_ids: [\"usr_999\"]}}\n"), 0o600))
+	failJQ := filepath.Join(root, "fail.jq")
+	require.NoError(t, os.WriteFile(failJQ, []byte(".semconv_attributes[\"user.id\"] | error(\"no \" + .name)\n"), 0o600))
 	badJQ := filepath.Join(root, "bad.jq")
 	require.NoError(t, os.WriteFile(badJQ, []byte("{\n  user: .x |\n}\n"), 0o600))
 	for _, tc := range []struct {
@@ -217,6 +219,7 @@ func TestCheckAdviceData(t *testing.T) {
 		{name: "preprocessor's list", args: []string{"--advice-policies", dir, "--advice-preprocessor", jq, denied}, code: exitClean},
 		{name: "data and preprocessor conflict", args: []string{"--advice-policies", dir, "--advice-data", data, "--advice-preprocessor", jq, denied}, code: exitBad, errs: []string{"--advice-data: ", "data.user set twice"}},
 		{name: "preprocessor does not compile", args: []string{"--advice-policies", dir, "--advice-preprocessor", badJQ, denied}, code: exitBad, errs: []string{"--advice-preprocessor: advice preprocessor: " + badJQ + ":3:1: unexpected token"}},
+		{name: "preprocessor fails on the registry", args: []string{"--advice-policies", dir, "--advice-preprocessor", failJQ, denied}, code: exitBad, errs: []string{"--advice-preprocessor: advice preprocessor: " + failJQ + ": error: no user.id"}},
 		{name: "missing data", args: []string{"--advice-policies", dir, "--advice-data", filepath.Join(root, "nope", "*.json"), denied}, code: exitBad, errs: []string{"--advice-data: ", "nope"}},
 		{name: "data without policies", args: []string{"--advice-data", data, denied}, code: exitBad, errs: []string{"--advice-data: needs policies: set --advice-policies"}},
 	} {

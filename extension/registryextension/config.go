@@ -154,12 +154,6 @@ func (cfg *Config) Validate() error {
 	for i, p := range cfg.Policies {
 		pathsOK = check(fmt.Sprintf("policies[%d]", i), p) && pathsOK
 	}
-	if len(cfg.Policies) == 0 {
-		// Otherwise load reads and compiles them with the policies.
-		if err := cfg.policySources().Check(); err != nil {
-			errs = append(errs, fmt.Errorf("%w: %w", errPolicy, err))
-		}
-	}
 	cfg.validated = nil
 	if pathsOK {
 		_, sum, ferr := fingerprint(cfg.watched())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/findingrules"
+	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -357,8 +358,15 @@ func (cfg *config) Validate() error {
 			errs = append(errs, fmt.Errorf("findings: %s: %w (not built in, and no policies)", strings.Join(unknown, ", "), findingrules.ErrUnknownID))
 		}
 	}
-	if cfg.Registry.Extension != nil && len(cfg.Findings.Policies) > 0 {
-		errs = append(errs, fmt.Errorf("findings::policies: %w: the extension %q owns the policies (its policies key)", errPoliciesOwned, cfg.Registry.Extension.String()))
+	if cfg.Registry.Extension != nil {
+		for key, set := range map[string]bool{
+			policy.KeyPolicies: len(cfg.Findings.Policies) > 0, policy.KeyData: cfg.Findings.AdviceData != "",
+			policy.KeyPreprocessor: cfg.Findings.AdvicePreprocessor != "",
+		} {
+			if set {
+				errs = append(errs, fmt.Errorf("findings::%s: %w: the extension %q owns the policies and their inputs (its %s key)", key, errPoliciesOwned, cfg.Registry.Extension.String(), key))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -119,6 +119,7 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "zero_policy_budget"), errIs: errNotPositive, errMsg: "findings: policy_budget_per_second: must be positive, got 0"},
 		{id: component.NewIDWithName(metadata.Type, "policies_without_findings"), errIs: errNeedsFindings, errMsg: "findings: policies: needs findings::enabled"},
 		{id: component.NewIDWithName(metadata.Type, "policies_with_extension"), errIs: errPoliciesOwned, errMsg: `findings::policies: cannot be combined with registry::extension: the extension "governance_registry" owns the policies`},
+		{id: component.NewIDWithName(metadata.Type, "advice_data_with_extension"), errIs: errPoliciesOwned, errMsg: `findings::advice_data: cannot be combined with registry::extension: the extension "governance_registry" owns the policies and their inputs (its advice_data key)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id.String(), func(t *testing.T) {

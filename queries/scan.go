@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/otelgov/otelcol-governance/queryfile"
+	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // Finding is one deprecated name in one file.
@@ -134,6 +135,13 @@ func (s *Scanner) scanPromQL(expr string) ([]hit, error) {
 	}
 	s.parsed[expr] = parsedExpr{slices.Clone(hits), err}
 	return hits, err
+}
+
+// Scan checks files and directories against a registry (ScanPaths with
+// the registry's names): the findings and the rewrites --write would make,
+// as data. It writes nothing.
+func Scan(ix *registry.Index, paths ...string) (Result, error) {
+	return NewScanner(NewNames(ix)).ScanPaths(paths)
 }
 
 // NewScanner returns a scanner of names.

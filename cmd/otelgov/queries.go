@@ -48,7 +48,10 @@ keeps what the query selects: one current name in every context, same
 instrument and unit for metrics, a label's compared values migrated with it
 (rpc_grpc_status_code!="0" -> rpc_response_status_code!="OK"), and the
 rewritten query parses to the same selectors; otherwise the finding says why
-not. No other byte changes.
+not. No other byte changes: the text output lists every rewrite it made
+(file:line:column, what, old and new bytes), and --format json lists them
+("rewrites", planned when "written" is false), so that the listed rewrites
+applied to the files as they were give the written files byte for byte.
 
 --write --both is for a migration under way: each selector reading old names
 becomes (old or new), the new branch reading the current names and migrated
@@ -150,7 +153,19 @@ func writeQueries(w io.Writer, res *queries.Result) {
 		}
 		fmt.Fprintln(w)
 	}
+	if res.Written {
+		for _, r := range res.Rewrites {
+			fmt.Fprintf(w, "%s:%d:%d: rewrote %s %q -> %q", r.File, r.Line, r.Column, r.What, r.Old, r.New)
+			if r.Name != "" && r.Name != r.Old {
+				fmt.Fprintf(w, " (of %s)", r.Name)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	fmt.Fprintf(w, "%d file(s) scanned: %d deprecated name(s) left, %d rewritten", res.Files, left, rewritten)
+	if res.Written {
+		fmt.Fprintf(w, " in %d rewrite(s)", len(res.Rewrites))
+	}
 	if res.Unreadable > 0 {
 		fmt.Fprintf(w, "; %d unreadable input(s) not checked", res.Unreadable)
 	}

@@ -244,7 +244,7 @@ func (s *Scanner) scanFile(path string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, out, st.Mode().Perm())
+	return os.WriteFile(path, out, st.Mode().Perm()) //nolint:gosec // the user names the paths
 }
 
 // ScanContent scans one file's content held in memory; name is reported
@@ -331,24 +331,17 @@ func sortEdits(edits []edit) []edit {
 	return slices.Compact(edits)
 }
 
-// applyFile applies sorted edits to a file's content, touching no other
-// byte.
+// applyFile applies edits to a file's content (applyEdits), touching no
+// other byte.
 func applyFile(name string, content []byte, edits []edit) ([]byte, error) {
 	if len(edits) == 0 {
 		return content, nil
 	}
-	var out bytes.Buffer
-	last := 0
-	for _, e := range edits {
-		if e.off < last || !bytes.HasPrefix(content[e.off:], []byte(e.old)) {
-			return nil, fmt.Errorf("%s: internal error: overlapping or stale edit at byte %d", name, e.off)
-		}
-		out.Write(content[last:e.off])
-		out.WriteString(e.repl)
-		last = e.off + len(e.old)
+	out, ok := applyEdits(string(content), edits)
+	if !ok {
+		return nil, fmt.Errorf("%s: internal error: overlapping or stale edits", name)
 	}
-	out.Write(content[last:])
-	return out.Bytes(), nil
+	return []byte(out), nil
 }
 
 // compose turns then, edits of the content that first made, into edits of

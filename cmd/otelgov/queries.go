@@ -28,10 +28,12 @@ func newQueries() *cobra.Command {
 		Short: "Find deprecated attribute and metric names in alert rules, dashboards and collector configs",
 		Long: `queries scans the places that silently break when names change: Prometheus
 rule files and PrometheusRule manifests, Grafana dashboards (plain, in
-ConfigMaps, ConfigMapLists and GrafanaDashboards), Grafana alerting rules,
-collector configs, OpenTelemetryCollector resources and Helm values
-(OTTL statements and conditions, attributes/resource/filter/groupbyattrs/
-k8s_attributes keys). Helm templates are read outside their {{ }} blocks.
+ConfigMaps, ConfigMapLists and GrafanaDashboards; a query variable's query
+and its definition), Grafana alerting rules, collector configs and the
+fragments of one split across --config files, OpenTelemetryCollector
+resources and Helm values (OTTL statements and conditions, attributes/
+resource/filter/groupbyattrs/k8s_attributes keys). Helm templates are read
+outside their {{ }} blocks (one note per file says how many).
 Directories are walked for .yaml, .yml and .json files; version-control
 directories are skipped, other hidden ones are scanned; a file reached
 through symlinks is scanned once.

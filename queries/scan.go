@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/otelgov/otelcol-governance/queryfile"
@@ -214,6 +215,32 @@ type file struct {
 	// ruleLabels are the label rewrites of each rule's expressions, which
 	// its templates ($labels.x) follow.
 	ruleLabels map[int]map[string]string
+	// templated are the offsets of a Helm template's PromQL expressions
+	// that do not parse without their {{ }} blocks; templatedErr is the
+	// first one's error. One note lists them.
+	templated    []int
+	templatedErr error
+}
+
+// maxListedLines bounds the lines a note lists.
+const maxListedLines = 10
+
+// noteTemplated writes the one note for a template's expressions that
+// could not be checked.
+func (f *file) noteTemplated() {
+	if len(f.templated) == 0 {
+		return
+	}
+	var lines []string
+	for i, off := range f.templated {
+		if i == maxListedLines {
+			lines = append(lines, "…")
+			break
+		}
+		lines = append(lines, strconv.Itoa(f.x.Line(off)))
+	}
+	f.note(f.templated[0], fmt.Sprintf("PromQL with template blocks: %d expression(s) not checked, line(s) %s (first: %v)",
+		len(f.templated), strings.Join(lines, ", "), f.templatedErr), false)
 }
 
 func (f *file) note(off int, msg string, unreadable bool) {
@@ -283,6 +310,7 @@ func (s *Scanner) scanContent(name string, orig []byte, res *Result) ([]byte, er
 	for i := range f.x.Queries {
 		s.query(f, &f.x.Queries[i])
 	}
+	f.noteTemplated()
 	edits, err := compose(name, collapsed, sortEdits(f.edits))
 	if err != nil {
 		return orig, err
@@ -386,7 +414,10 @@ func (s *Scanner) query(f *file, q *queryfile.Query) {
 			switch {
 			case q.Optional || errors.Is(err, queryfile.ErrNotPromQL):
 			case f.x.Template:
-				f.note(q.Off, "PromQL with template blocks: skipped ("+err.Error()+")", false)
+				if len(f.templated) == 0 {
+					f.templatedErr = err
+				}
+				f.templated = append(f.templated, q.Off)
 			default:
 				f.note(q.Off, "PromQL does not parse: "+err.Error(), true)
 			}

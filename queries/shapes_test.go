@@ -259,16 +259,21 @@ spec:
         {{- with .Values.prometheusRule.defaultRules.additionalRuleLabels }}
           {{- toYaml . | nindent 8 }}
         {{- end }}
+    - alert: Refused
+      expr: rate(otelcol_receiver_refused_spans{{ .Values.suffix }}_total[5m]) > 0
+    - alert: Dropped
+      expr: rate(otelcol_exporter_send_failed_spans{{ .Values.suffix }}_total[5m]) > 0
 {{- end }}
 {{- end }}
 `})
 	assert.Equal(t, []found{{"prometheusrule.yaml", "http_method", "http_request_method", 18, true}}, findings(res))
 	assert.Zero(t, res.Unreadable)
-	require.Len(t, res.Notes, 1, "one note for the file: %+v", res.Notes)
-	assert.Equal(t, Note{
-		File: res.Notes[0].File, Line: 1,
-		Message: "read as a Helm template: checked outside its {{ }} blocks (14 skipped)",
-	}, res.Notes[0])
+	require.Len(t, res.Notes, 2, "one note for the blocks, one for the expressions they break: %+v", res.Notes)
+	file := res.Notes[0].File
+	assert.Equal(t, Note{File: file, Line: 1, Message: "read as a Helm template: checked outside its {{ }} blocks (16 skipped)"}, res.Notes[0])
+	assert.Equal(t, file, res.Notes[1].File)
+	assert.Equal(t, 26, res.Notes[1].Line)
+	assert.Contains(t, res.Notes[1].Message, "PromQL with template blocks: 2 expression(s) not checked, line(s) 26, 28 (first: ")
 }
 
 func TestSymlinks(t *testing.T) {

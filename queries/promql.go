@@ -29,21 +29,21 @@ type edit struct {
 	what, name string
 }
 
-// What an edit replaces (Rewrite.What).
+// What a rewrite replaces (Rewrite.What).
 const (
-	whatMetric     = "metric"      // a metric or series name
-	whatLabel      = "label"       // a label name in PromQL or an alert template
-	whatValue      = "label value" // a compared value migrated with its label
-	whatAttribute  = "attribute"   // an attribute key in an OTTL path
-	whatTransition = "transition"  // --both's (old or new)
-	whatCollapse   = "collapse"    // a transition back to its new branch
+	RewriteMetric     = "metric"      // a metric or series name
+	RewriteLabel      = "label"       // a label name in PromQL or an alert template
+	RewriteValue      = "label value" // a compared value migrated with its label
+	RewriteAttribute  = "attribute"   // an attribute key in an OTTL path
+	RewriteTransition = "transition"  // --both's (old or new)
+	RewriteCollapse   = "collapse"    // a transition back to its new branch
 )
 
 func whatName(k Kind) string {
 	if k == KindMetric {
-		return whatMetric
+		return RewriteMetric
 	}
-	return whatLabel
+	return RewriteLabel
 }
 
 // hit is one deprecated name found in a query: its spelling as written,
@@ -172,7 +172,7 @@ func analyze(expr string, n *Names) ([]hit, []site, *queryfile.PromQL, error) {
 				if s.m.valOff < 0 {
 					h.rewritable, h.why = false, "the value is written with a Grafana variable and its values migrate"
 				} else {
-					h.edits = append(h.edits, edit{off: s.m.valOff, old: s.m.raw, repl: s.newRaw, what: whatValue, name: s.written})
+					h.edits = append(h.edits, edit{off: s.m.valOff, old: s.m.raw, repl: s.newRaw, what: RewriteValue, name: s.written})
 				}
 			}
 		}

@@ -104,7 +104,7 @@ func TestRealWorld(t *testing.T) {
 			assert.Equal(t, string(b), replay(t, orig(e.Name()), filepath.Join(dir, e.Name()), res.Rewrites), "%s: the listed rewrites give the written file", e.Name())
 		}
 		for _, r := range res.Rewrites {
-			if r.What == whatValue {
+			if r.What == RewriteValue {
 				n++
 			}
 		}
@@ -159,7 +159,7 @@ func TestRealWorld(t *testing.T) {
 	replayAll(lres, bothDir, func(name string) []byte { return transitional[name] })
 	collapsed, around := 0, 0
 	for _, r := range lres.Rewrites {
-		if r.What == whatCollapse {
+		if r.What == RewriteCollapse {
 			collapsed++
 		} else {
 			around++
@@ -167,7 +167,7 @@ func TestRealWorld(t *testing.T) {
 	}
 	lifted := 0
 	for _, r := range bres.Rewrites {
-		if r.What == whatTransition {
+		if r.What == RewriteTransition {
 			lifted++
 		}
 	}

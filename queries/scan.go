@@ -58,10 +58,11 @@ type Rewrite struct {
 	Line   int    `json:"line"`
 	Column int    `json:"column"`
 	Offset int    `json:"offset"`
-	// What the bytes are: metric, label (in PromQL or an alert template),
-	// label value (a compared value migrated with its label), attribute
-	// (an OTTL attribute path's key), transition (--both's (old or new))
-	// or collapse (a --both transition written back to its new branch).
+	// What the bytes are (the Rewrite* constants): metric, label (in
+	// PromQL or an alert template), label value (a compared value migrated
+	// with its label), attribute (an OTTL attribute path's key), transition
+	// (--both's (old or new)) or collapse (a --both transition written back
+	// to its new branch).
 	What string `json:"what"`
 	// Name is the deprecated name, as written, that the rewrite migrates
 	// (for a label value, its label's); "" for transitions.
@@ -80,7 +81,8 @@ type Result struct {
 	// file that holds --both transitions gets the rewrites of its old
 	// branches listed; --write collapses the transitions instead.
 	Rewrites []Rewrite `json:"rewrites"`
-	// Written: the scan ran with Write, and Rewrites are in the files.
+	// Written: the scan ran with Write, and Rewrites are made (in the
+	// files with ScanPaths, in the content ScanContent returns).
 	Written bool `json:"written"`
 	// Unreadable counts the unreadable notes.
 	Unreadable int `json:"unreadable"`
@@ -558,7 +560,7 @@ func templateHits(v string, n *Names, rewritten map[string]string) []hit {
 		}
 		if k, seen := byName[name]; seen {
 			if hits[k].rewritable {
-				hits[k].edits = append(hits[k].edits, edit{off: start, old: name, repl: hits[k].replacement, what: whatLabel, name: name})
+				hits[k].edits = append(hits[k].edits, edit{off: start, old: name, repl: hits[k].replacement, what: RewriteLabel, name: name})
 			}
 			continue
 		}
@@ -573,7 +575,7 @@ func templateHits(v string, n *Names, rewritten map[string]string) []hit {
 		case inExpr && repl != "":
 			h.rewritable, h.replacement = true, repl
 			h.current = repl
-			h.edits = []edit{{off: start, old: name, repl: repl, what: whatLabel, name: name}}
+			h.edits = []edit{{off: start, old: name, repl: repl, what: RewriteLabel, name: name}}
 		case inExpr:
 			h.why = "the rule's expression keeps this label: " + whyOr(h.why, "not rewritable there")
 		default:

@@ -3,6 +3,7 @@ package queries
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,4 +218,35 @@ config:
 		{"processors.yaml", "http.target", "", 15, false},
 		{"values.yaml", "http.scheme", "url.scheme", 14, false},
 	}, findings(res))
+}
+
+// TestCompose: edits of a collapsed file are moved back onto the file as it
+// was read, around the collapses; one inside a collapse is refused.
+func TestCompose(t *testing.T) {
+	orig := "a (x or y) b (p or q) c"
+	first := []edit{{off: 2, old: "(x or y)", repl: "y"}, {off: 13, old: "(p or q)", repl: "q"}}
+	mid, ok := applyEdits(orig, slices.Clone(first))
+	require.True(t, ok)
+	require.Equal(t, "a y b q c", mid)
+	then := []edit{{off: 0, old: "a", repl: "A"}, {off: 4, old: "b", repl: "BB"}, {off: 8, old: "c", repl: "C"}}
+	want, ok := applyEdits(mid, slices.Clone(then))
+	require.True(t, ok)
+
+	got, err := compose("f", slices.Clone(first), then)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 2, 11, 13, 22}, offsets(got))
+	out, ok := applyEdits(orig, got)
+	require.True(t, ok)
+	assert.Equal(t, want, out)
+
+	_, err = compose("f", slices.Clone(first), []edit{{off: 2, old: "y", repl: "z"}})
+	require.ErrorContains(t, err, "f: internal error: edit at byte 2 inside a collapsed transition")
+}
+
+func offsets(es []edit) []int {
+	var out []int
+	for _, e := range es {
+		out = append(out, e.off)
+	}
+	return out
 }

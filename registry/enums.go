@@ -120,3 +120,8 @@ var (
 	// entries (such as a ConfigMap volume's "..data").
 	ErrNoRegistryFile = load.ErrNoRegistryFile
 )
+
+// ValidKey reports why k could never be an attribute key or a registry
+// name (whitespace, an empty '.'-separated segment), as the loader rejects
+// it; nil when it could. Writers check a name with it before writing it.
+func ValidKey(k string) error { return load.ValidKey(k) }

@@ -119,7 +119,8 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 	fs.IntVar(&o.maxRecord, "max-record-size", otlpfile.DefaultMaxRecordBytes, "largest single OTLP request in bytes; bounds memory")
 	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, maxRatioUsage)
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "pass a run that checked no span, data point or log record (default: exit 2, so that an empty, missing or non-OTLP recording fails the gate)")
-	o.listen.bind(fs)
+	o.listen.bind(fs, "the report", 0)
+	o.listen.bindForward(fs)
 	o.weaver.bind(fs)
 	o.pol.bind(fs)
 	return cmd

@@ -452,6 +452,8 @@ func (a *Accumulator) checkName(what, name string) bool {
 		reason = "longer than 256 bytes"
 	case !utf8.ValidString(name):
 		reason = "not valid UTF-8"
+	case what == KindSpan:
+		// A span name becomes a type (SpanType); any text will do.
 	default:
 		if err := registry.ValidKey(name); err != nil {
 			reason = err.Error()

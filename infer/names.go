@@ -116,7 +116,7 @@ func (s *findingSink) Emit(ev *engine.FindingEvent) bool {
 
 // nameFindings runs the engine over the proposed names, against ix, and
 // keeps its naming findings: every proposed attribute key as a log
-// record's attribute, every proposed metric as a gauge. The engine, not a
+// record's attribute (renames included), every proposed metric as a gauge. The engine, not a
 // copy of its rules, decides.
 func nameFindings(ix *registry.Index, p *Proposal) []NameFinding {
 	sink := &findingSink{}
@@ -127,10 +127,13 @@ func nameFindings(ix *registry.Index, p *Proposal) []NameFinding {
 	})
 	w := e.Walker(ix, true)
 	defer e.Release(w)
-	if len(p.Attributes) > 0 {
+	if len(p.Attributes)+len(p.Renames) > 0 {
 		ld := plog.NewLogs()
 		attrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes()
 		for _, a := range p.Attributes {
+			attrs.PutStr(a.Key, "")
+		}
+		for _, a := range p.Renames {
 			attrs.PutStr(a.Key, "")
 		}
 		w.Logs(ld)

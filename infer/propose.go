@@ -216,6 +216,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 		pg.Why = fmt.Sprintf("span seen %d time(s) as %s", g.Count, variantText(g))
 		p.Spans = append(p.Spans, pg.ProposedGroup)
 	}
+	slices.SortFunc(p.Spans, func(a, b ProposedGroup) int { return strings.Compare(a.Type, b.Type) })
 	for _, n := range sortedKeys(ev.Events) {
 		g := ev.Events[n]
 		if ix.EventGroup(n) != nil {

@@ -227,7 +227,7 @@ func inferListen(cmd *cobra.Command, o *inferOptions, acc *infer.Accumulator) er
 // invalidNames is the error for names that cannot be registry IDs.
 func invalidNames(ev *infer.Evidence) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d name(s) cannot be a registry ID, nothing written:", ev.InvalidCount)
+	fmt.Fprintf(&b, "names that cannot be a registry ID (%d occurrence(s)), nothing written:", ev.InvalidCount)
 	for _, in := range ev.Invalid {
 		fmt.Fprintf(&b, "\n  %s %q (%s), first at %s", in.What, in.Name, in.Reason, in.Input)
 	}

@@ -28,9 +28,12 @@ import (
 // Defaults of Limits.
 const (
 	DefaultMaxAttributes      = 4096
-	DefaultMaxGroups          = 1024
+	DefaultMaxGroups          = 512
 	DefaultMaxGroupAttributes = registry.MaxGroupAttributes
-	DefaultMaxServices        = 16
+	DefaultMaxServices        = 8
+	// maxTypeServices bounds the services named per type of an attribute
+	// (enough to say who sends which type in a conflict).
+	maxTypeServices = 4
 	// MaxExamples is Weaver infer's MAX_EXAMPLES (crates/weaver_infer/src/lib.rs).
 	MaxExamples = 5
 	// MaxValues bounds the distinct values kept exactly per attribute:
@@ -50,12 +53,12 @@ type Limits struct {
 	// MaxAttributes is the distinct attribute keys tracked (default 4096).
 	MaxAttributes int
 	// MaxGroups is the distinct metrics, span names and event names
-	// tracked, each (default 1024).
+	// tracked, each (default 512).
 	MaxGroups int
 	// MaxGroupAttributes is the attributes tracked per metric, span or
 	// event (default registry.MaxGroupAttributes, 128).
 	MaxGroupAttributes int
-	// MaxServices is the services listed per name (default 16).
+	// MaxServices is the services listed per name (default 8).
 	MaxServices int
 }
 
@@ -84,7 +87,7 @@ func (l Limits) Bytes() int64 {
 		8*sketchK + // sketch
 		(MaxValues+1)*(s+16) + // exact values
 		MaxExamples*(s+16) + // examples
-		numTypes*(16+l.MaxServices*s) + // types and their services
+		numTypes*(32+maxTypeServices*s) + // types and their services
 		l.MaxServices*s + 128) // services, counters
 	group := int64(3*s + l.MaxGroupAttributes*(s+8) + l.MaxServices*s + 128)
 	return int64(l.MaxAttributes)*attr + 3*int64(l.MaxGroups)*group
@@ -549,7 +552,7 @@ func (a *Accumulator) attr(k string, v pcommon.Value, where uint8) {
 	t := engine.InferredType(v)
 	ts := typeSeen(at, t)
 	ts.Count++
-	ts.Services, ts.ServicesOverflow = addService(ts.Services, ts.ServicesOverflow, a.service, a.lim.MaxServices)
+	ts.Services, ts.ServicesOverflow = addService(ts.Services, ts.ServicesOverflow, a.service, maxTypeServices)
 	var scalar any
 	switch v.Type() {
 	case pcommon.ValueTypeStr:

@@ -164,7 +164,7 @@ func (a *Accumulator) mergeAttr(o *Attribute) {
 		ts := typeSeen(at, t.Type)
 		ts.Count += t.Count
 		for _, s := range t.Services {
-			ts.Services, ts.ServicesOverflow = addService(ts.Services, ts.ServicesOverflow, s, a.lim.MaxServices)
+			ts.Services, ts.ServicesOverflow = addService(ts.Services, ts.ServicesOverflow, s, maxTypeServices)
 		}
 		ts.ServicesOverflow += t.ServicesOverflow
 	}

@@ -21,7 +21,7 @@ import (
 func hashValue(v pcommon.Value) uint64 {
 	h := fnv.New64a()
 	var b [9]byte
-	b[0] = byte(v.Type())
+	b[0] = byte(v.Type()) //nolint:gosec // a ValueType is 0..6
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
 		_, _ = h.Write(b[:1])

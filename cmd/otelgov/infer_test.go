@@ -141,7 +141,7 @@ func TestInferHandEditsSurvive(t *testing.T) {
 	cartItems := "  - name: checkout.cart.items\n    instrument: histogram\n    unit: '{item}'\n    attributes:\n      - ref: app.tenant\n        requirement_level: required\n"
 	require.Contains(t, edited, cartItems)
 	edited = strings.Replace(edited, cartItems, strings.Replace(cartItems, "requirement_level: required", "requirement_level: opt_in", 1), 1)
-	require.NoError(t, os.WriteFile(file, []byte(edited), 0o600))
+	require.NoError(t, os.WriteFile(file, []byte(edited), 0o600)) //nolint:gosec // a path under t.TempDir()
 
 	// The second workload adds one attribute.
 	td := infertest.Traces()
@@ -261,7 +261,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		if err != nil || info.IsDir() {
 			return err
 		}
-		b, err := os.ReadFile(p)
+		b, err := os.ReadFile(p) //nolint:gosec // a path under t.TempDir()
 		out[p] = string(b)
 		return err
 	}))

@@ -361,32 +361,7 @@ func commit(dir string, exists bool, data []byte, check func(string) error) erro
 	return nil
 }
 
-// copyTree copies the regular files of src into dst.
+// copyTree copies the files of src into dst (empty).
 func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o750)
-		}
-		if !d.Type().IsRegular() {
-			// A ConfigMap volume's files are symlinks: copy what they
-			// point to.
-			st, err := os.Stat(p)
-			if err != nil || !st.Mode().IsRegular() {
-				return nil //nolint:nilerr // not a file: not part of the registry
-			}
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o600)
-	})
+	return os.CopyFS(dst, os.DirFS(src))
 }

@@ -144,7 +144,7 @@ func TestWriteKeepsEdits(t *testing.T) {
 			edited = strings.Replace(edited, "requirement_level: required", "requirement_level: opt_in", 1)
 			i := strings.Index(edited, "acme.size")
 			edited = edited[:i] + strings.Replace(edited[i:], "stability: development", "stability: stable", 1)
-			require.NoError(t, os.WriteFile(path, []byte(edited), 0o600))
+			require.NoError(t, os.WriteFile(path, []byte(edited), 0o600)) //nolint:gosec // a path under t.TempDir()
 
 			m := model()
 			m.Attributes = append(m.Attributes, Attribute{Key: "acme.new", Type: "boolean"})

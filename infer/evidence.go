@@ -346,26 +346,8 @@ func (a *Accumulator) Metrics(md pmetric.Metrics, input string) {
 	}
 }
 
-// Instrument is Weaver's instrument of m (otlp_data_to_instrument in
-// src/registry/otlp/conversion.rs): "" for a summary or no data.
-func Instrument(m pmetric.Metric) string {
-	switch m.Type() {
-	case pmetric.MetricTypeSum:
-		if m.Sum().IsMonotonic() {
-			return "counter"
-		}
-		return "updowncounter"
-	case pmetric.MetricTypeGauge:
-		return "gauge"
-	case pmetric.MetricTypeHistogram, pmetric.MetricTypeExponentialHistogram:
-		return "histogram"
-	case pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
-	}
-	return ""
-}
-
 func (a *Accumulator) metric(m pmetric.Metric) {
-	inst := Instrument(m)
+	inst := engine.Instrument(m)
 	var g *Group
 	if inst == "" {
 		a.ev.Overflow.Summaries++

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,7 +150,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 	o := opts.withDefaults()
 	p := &Proposal{Items: ev.Items, Overflow: ev.Overflow, Invalid: ev.Invalid}
 	near := newNearMisses(ix)
-	for _, k := range sortedKeys(ev.Attributes) {
+	for _, k := range slices.Sorted(maps.Keys(ev.Attributes)) {
 		at := ev.Attributes[k]
 		if a := ix.Lookup(k); a != nil && !a.Placeholder {
 			p.Defined.Attributes++
@@ -183,7 +184,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 		}
 		return false
 	}
-	for _, n := range sortedKeys(ev.Metrics) {
+	for _, n := range slices.Sorted(maps.Keys(ev.Metrics)) {
 		g := ev.Metrics[n]
 		if d := ix.MetricGroup(n); d != nil && !d.Metric.Placeholder {
 			p.Defined.Metrics++
@@ -196,7 +197,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 		p.Metrics = append(p.Metrics, pg.ProposedGroup)
 	}
 	types := map[string]string{}
-	for _, n := range sortedKeys(ev.Spans) {
+	for _, n := range slices.Sorted(maps.Keys(ev.Spans)) {
 		g := ev.Spans[n]
 		t := SpanType(n)
 		if ix.SpanGroup("span."+t) != nil {
@@ -217,7 +218,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 		p.Spans = append(p.Spans, pg.ProposedGroup)
 	}
 	slices.SortFunc(p.Spans, func(a, b ProposedGroup) int { return strings.Compare(a.Type, b.Type) })
-	for _, n := range sortedKeys(ev.Events) {
+	for _, n := range slices.Sorted(maps.Keys(ev.Events)) {
 		g := ev.Events[n]
 		if ix.EventGroup(n) != nil {
 			p.Defined.Events++
@@ -338,7 +339,7 @@ func (p *Proposal) warnHighCardinality(ev *Evidence, at *Attribute, o Options) {
 		return
 	}
 	var metrics []string
-	for _, n := range sortedKeys(ev.Metrics) {
+	for _, n := range slices.Sorted(maps.Keys(ev.Metrics)) {
 		for _, pr := range ev.Metrics[n].Attributes {
 			if pr.Key == at.Key {
 				metrics = append(metrics, n)

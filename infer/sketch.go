@@ -3,6 +3,7 @@ package infer
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 
@@ -131,7 +132,7 @@ func (a *Accumulator) Merge(o *Evidence) {
 			ev.Invalid = append(ev.Invalid, in)
 		}
 	}
-	for _, k := range sortedKeys(o.Attributes) {
+	for _, k := range slices.Sorted(maps.Keys(o.Attributes)) {
 		a.mergeAttr(o.Attributes[k])
 	}
 	a.mergeGroups(ev.Metrics, o.Metrics, &ov.Metrics)
@@ -187,7 +188,7 @@ func (a *Accumulator) mergeAttr(o *Attribute) {
 }
 
 func (a *Accumulator) mergeGroups(dst, src map[string]*Group, over *int64) {
-	for _, k := range sortedKeys(src) {
+	for _, k := range slices.Sorted(maps.Keys(src)) {
 		o := src[k]
 		g := dst[k]
 		if g == nil {
@@ -226,13 +227,4 @@ func (a *Accumulator) mergeGroups(dst, src map[string]*Group, over *int64) {
 		}
 		g.ServicesOverflow += o.ServicesOverflow
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -19,7 +19,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -194,26 +193,11 @@ func IsRegistryDir(dir string) (bool, error) {
 	if len(entries) == 0 {
 		return false, nil
 	}
-	yamls := 0
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if ext := strings.ToLower(filepath.Ext(p)); !d.IsDir() && (ext == ".yaml" || ext == ".yml") {
-			yamls++
-		}
-		return nil
-	})
+	files, err := registry.ModelFiles(dir)
 	if err != nil {
 		return false, err
 	}
-	if yamls == 0 {
+	if len(files) == 0 {
 		return false, fmt.Errorf("%s: %w: it holds files but no registry file (*.yaml, *.yml); give an empty or new directory, or an existing registry", dir, ErrNotRegistry)
 	}
 	return true, nil

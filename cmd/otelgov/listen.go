@@ -55,7 +55,7 @@ func (l *listenOptions) bind(fs *pflag.FlagSet, what string, inactivity time.Dur
 	fs.BoolVar(&l.enabled, "listen", false, "serve OTLP gRPC and HTTP instead of reading files; POST /stop (on the HTTP endpoint), SIGTERM or --inactivity-timeout writes "+what+" and exits")
 	fs.StringVar(&l.grpcEndpoint, "grpc-endpoint", "127.0.0.1:4317", "OTLP gRPC listen address with --listen (\"\" disables gRPC)")
 	fs.StringVar(&l.httpEndpoint, "http-endpoint", "127.0.0.1:4318", "OTLP/HTTP listen address with --listen, also serving POST /stop and GET /report (\"\" disables HTTP)")
-	fs.DurationVar(&l.inactivity, "inactivity-timeout", inactivity, "with --listen: stop when no OTLP request arrived for this long, as POST /stop does (0: never; Weaver's registry infer and live-check stop after 60s)")
+	fs.DurationVar(&l.inactivity, "inactivity-timeout", inactivity, "with --listen: stop when no OTLP request arrived for this long, as POST /stop does (0: never; Weaver's registry infer stops after 60s, its live-check after 10s)")
 }
 
 // bindForward binds --forward (check only).

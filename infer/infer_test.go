@@ -154,8 +154,8 @@ func TestMerge(t *testing.T) {
 	whole.Logs(ld, "l")
 
 	a, b := New(Limits{}), New(Limits{})
-	a.Traces(td, "t")
 	a.Logs(ld, "l")
+	b.Traces(td, "t")
 	b.Metrics(md, "m")
 	// Through JSON, as a sketch served by a collector would arrive.
 	raw, err := json.Marshal(b.Evidence())
@@ -174,6 +174,7 @@ func TestMerge(t *testing.T) {
 		assert.InDelta(t, w.Cardinality, g.Cardinality, 0.5, w.Key)
 		assert.Equal(t, fmt.Sprint(w.Enum), fmt.Sprint(g.Enum), w.Key)
 	}
+	assert.Equal(t, want.Warnings, got.Warnings)
 	assert.Equal(t, want.Metrics, got.Metrics)
 	assert.Equal(t, want.Spans, got.Spans)
 	assert.Equal(t, want.Items, got.Items)

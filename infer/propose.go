@@ -168,22 +168,14 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 		p.Attributes = append(p.Attributes, pa)
 		p.warnHighCardinality(ev, at, o)
 	}
-	own := func(k string) bool {
-		if o.Own("attribute", k) {
-			return true
-		}
-		for _, a := range p.Attributes {
-			if a.Key == k {
-				return true
-			}
-		}
-		for _, a := range p.Renames {
-			if a.Key == k {
-				return true
-			}
-		}
-		return false
+	proposed := make(map[string]bool, len(p.Attributes)+len(p.Renames))
+	for _, a := range p.Attributes {
+		proposed[a.Key] = true
 	}
+	for _, a := range p.Renames {
+		proposed[a.Key] = true
+	}
+	own := func(k string) bool { return proposed[k] || o.Own("attribute", k) }
 	for _, n := range slices.Sorted(maps.Keys(ev.Metrics)) {
 		g := ev.Metrics[n]
 		if d := ix.MetricGroup(n); d != nil && !d.Metric.Placeholder {

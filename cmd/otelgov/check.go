@@ -73,8 +73,9 @@ two more top-level fields: "items" (what was checked) and "examples" (per
 service and finding ID, the example locations); text, markdown and junit (a
 test case per finding ID per service) render the same data.
 
-With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop or
-SIGTERM, then prints the report.
+With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop,
+SIGTERM or, with --inactivity-timeout, no request for that long, then prints
+the report.
 
 A check fails closed: inputs that together hold no span, data point or log
 record (an empty file, JSON that is not OTLP, NUL bytes, resources without

@@ -169,7 +169,8 @@ func Write(dir string, m *Model, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.File = path
-	return res, commit(dir, exists, out, o.Check)
+	_, statErr := os.Stat(dir)
+	return res, commit(dir, statErr == nil, out, o.Check)
 }
 
 // IsRegistryDir reports whether dir exists and holds a registry; a
@@ -288,7 +289,8 @@ func encode(doc *yaml.Node) ([]byte, error) {
 
 // commit stages the registry (a copy of dir with the new file) in a
 // temporary directory beside dir, checks it, and renames it into place:
-// the new directory itself, or the new file over the old one.
+// the new directory itself when dir does not exist, else the new file
+// into dir (an existing directory, empty or a registry).
 func commit(dir string, exists bool, data []byte, check func(string) error) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o750); err != nil {

@@ -76,6 +76,16 @@ func TestWriteLoads(t *testing.T) {
 	}
 }
 
+// TestWriteIntoEmptyDir: an existing empty directory is written into.
+func TestWriteIntoEmptyDir(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Write(dir, model(), Options{Check: check})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, FileName), res.File)
+	_, err = load(dir)
+	require.NoError(t, err)
+}
+
 // weaverFields are the fields Weaver's v2 structs accept (all
 // deny_unknown_fields at afa9700c): CommonFields (v2/mod.rs:38: brief
 // and stability required), AttributeDef (v2/attribute.rs:112), Metric

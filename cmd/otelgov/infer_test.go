@@ -119,6 +119,28 @@ func TestInferRoundTrip(t *testing.T) {
 	}
 }
 
+// TestInferTextSummary: the text summary says what was proposed and why.
+func TestInferTextSummary(t *testing.T) {
+	rec := workload(t)
+	dir := filepath.Join(t.TempDir(), "acme")
+	code, out, errOut := otelgov(t, "", "registry", "infer", "--output", dir, rec)
+	require.Equal(t, exitClean, code, errOut)
+	for _, want := range []string{
+		"registry infer: " + filepath.Join(dir, "registry.yaml") + " (v2): 22 addition(s)",
+		"read: 80 span(s), 202 data point(s), 160 log record(s)",
+		"app.tenant               enum [acme globex initech]",
+		"httpMethod           -> http.request.method  near-miss of registry attribute http.request.method",
+		"payments.charges counter \"{charge}\"                 app.tenant recommended, payments.card.brand required",
+		"post_checkout server (\"POST /checkout\")",
+		"http.request.method required (defined elsewhere: not written)",
+		"type_conflict                      app.build            sent as int 40 time(s) from checkout; string 40 time(s) from payments: proposed int",
+		"high_cardinality_metric_attribute  payments.request.id",
+		"violation    invalid_format     attribute httpMethod",
+	} {
+		assert.Contains(t, out, want)
+	}
+}
+
 // TestInferHandEditsSurvive: a person edits a brief, a requirement level
 // and the order (and adds a comment); a second run over a workload with
 // one more attribute adds only that, and every edit is still there.

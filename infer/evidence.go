@@ -88,10 +88,16 @@ func (l Limits) Bytes() int64 {
 		(MaxValues+1)*(s+16) + // exact values
 		MaxExamples*(s+16) + // examples
 		numTypes*(32+maxTypeServices*s) + // types and their services
-		l.MaxServices*s + 128) // services, counters
-	group := int64(3*s + l.MaxGroupAttributes*(s+8) + l.MaxServices*s + 128)
-	return int64(l.MaxAttributes)*attr + 3*int64(l.MaxGroups)*group
+		l.MaxServices*s + 128 + // services, counters
+		mapEntry)
+	group := int64(3*s + l.MaxGroupAttributes*(s+8) + l.MaxServices*s + 128 + mapEntry)
+	invalid := int64(MaxInvalid * (4*s + mapEntry))
+	return int64(l.MaxAttributes)*attr + 3*int64(l.MaxGroups)*group + invalid
 }
+
+// mapEntry is a generous cost of one map entry (key header, pointer,
+// bucket share).
+const mapEntry = 64
 
 // Where an attribute was seen (a bit set).
 const (

@@ -206,56 +206,40 @@ func mergeV2(doc *yaml.Node, m *Model, res *Result) {
 		s.Content = append(s.Content, attributeNode(a, "key"))
 		res.Added = append(res.Added, "attribute "+a.Key)
 	}
-	for _, x := range m.Metrics {
-		s := section(root, "metrics")
-		if g := find(s, "name", x.Name); g != nil {
-			keep(res, g, "metric "+x.Name, x.Attributes)
-			continue
+	// v2 groups: the section, the field naming the item, the item's own
+	// fields before its attributes (Weaver's field order).
+	group := func(sec, idField, id, what string, refs []Ref, head func(n *yaml.Node), brief, note, stab string) {
+		s := section(root, sec)
+		if g := find(s, idField, id); g != nil {
+			keep(res, g, what, refs)
+			return
 		}
 		n := mapping()
-		setScalar(n, "name", x.Name)
-		setScalar(n, "instrument", x.Instrument)
-		setScalar(n, "unit", x.Unit)
-		if len(x.Attributes) > 0 {
-			set(n, "attributes", refsNode(x.Attributes))
+		setScalar(n, idField, id)
+		head(n)
+		if len(refs) > 0 {
+			set(n, "attributes", refsNode(refs))
 		}
-		common(n, x.Brief, x.Note, x.Stability)
+		common(n, brief, note, stab)
 		s.Content = append(s.Content, n)
-		res.Added = append(res.Added, "metric "+x.Name)
+		res.Added = append(res.Added, what)
+	}
+	for _, x := range m.Metrics {
+		group("metrics", "name", x.Name, "metric "+x.Name, x.Attributes, func(n *yaml.Node) {
+			setScalar(n, "instrument", x.Instrument)
+			setScalar(n, "unit", x.Unit)
+		}, x.Brief, x.Note, x.Stability)
 	}
 	for _, x := range m.Spans {
-		s := section(root, "spans")
-		if g := find(s, "type", x.Type); g != nil {
-			keep(res, g, "span "+x.Type, x.Attributes)
-			continue
-		}
-		n := mapping()
-		setScalar(n, "type", x.Type)
-		setScalar(n, "kind", x.Kind)
-		name := mapping()
-		setScalar(name, "note", x.NameNote)
-		set(n, "name", name)
-		if len(x.Attributes) > 0 {
-			set(n, "attributes", refsNode(x.Attributes))
-		}
-		common(n, x.Brief, x.Note, x.Stability)
-		s.Content = append(s.Content, n)
-		res.Added = append(res.Added, "span "+x.Type)
+		group("spans", "type", x.Type, "span "+x.Type, x.Attributes, func(n *yaml.Node) {
+			setScalar(n, "kind", x.Kind)
+			name := mapping()
+			setScalar(name, "note", x.NameNote)
+			set(n, "name", name)
+		}, x.Brief, x.Note, x.Stability)
 	}
 	for _, x := range m.Events {
-		s := section(root, "events")
-		if g := find(s, "name", x.Name); g != nil {
-			keep(res, g, "event "+x.Name, x.Attributes)
-			continue
-		}
-		n := mapping()
-		setScalar(n, "name", x.Name)
-		if len(x.Attributes) > 0 {
-			set(n, "attributes", refsNode(x.Attributes))
-		}
-		common(n, x.Brief, x.Note, x.Stability)
-		s.Content = append(s.Content, n)
-		res.Added = append(res.Added, "event "+x.Name)
+		group("events", "name", x.Name, "event "+x.Name, x.Attributes, func(*yaml.Node) {}, x.Brief, x.Note, x.Stability)
 	}
 }
 

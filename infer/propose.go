@@ -29,6 +29,10 @@ type Options struct {
 	// HighCardinality is the estimated distinct values above which a
 	// metric attribute is warned about (default 100).
 	HighCardinality float64
+	// NoExamples leaves example values out of the proposal (they come
+	// from the telemetry and may hold personal data). Default false:
+	// examples are proposed, as Weaver's infer writes them.
+	NoExamples bool
 	// Own lists the names (attribute keys, metric names, event names and
 	// span group IDs "span.<type>") the registry being written already
 	// defines: refs may point to them. Refs to other registries' names
@@ -256,7 +260,7 @@ func proposeAttribute(at *Attribute, o Options, p *Proposal) ProposedAttribute {
 		why = append(why, "no value with a type: string, as Weaver's infer")
 	}
 	for _, x := range at.Examples {
-		if exampleFits(x, pa.Type) {
+		if !o.NoExamples && exampleFits(x, pa.Type) {
 			pa.Examples = append(pa.Examples, x)
 		}
 	}

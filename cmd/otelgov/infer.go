@@ -62,7 +62,8 @@ proposed and why goes to stdout (--format text or json).
 
 Example values come from the telemetry (each at most 256 bytes, valid
 UTF-8, as every client string in a report); review them before committing
-a registry, as they may hold personal data.
+a registry, as they may hold personal data, or leave them out with
+--no-examples.
 
 Exit codes: 0 written (or nothing new), 2 bad input: no span, data point or
 log record, a name that cannot be a registry ID, DIR not a registry.`,
@@ -90,6 +91,7 @@ log record, a name that cannot be a registry ID, DIR not a registry.`,
 	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, maxRatioUsage)
 	fs.IntVar(&o.lim.MaxAttributes, "max-attributes", infer.DefaultMaxAttributes, "distinct attribute keys tracked; later ones are counted, not proposed (bounds memory)")
 	fs.IntVar(&o.lim.MaxGroups, "max-groups", infer.DefaultMaxGroups, "distinct metrics, span names and event names tracked, each (bounds memory)")
+	fs.BoolVar(&o.opts.NoExamples, "no-examples", false, "leave example values out of the registry and the summary (they come from the telemetry and may hold personal data)")
 	fs.Float64Var(&o.opts.HighCardinality, "high-cardinality", infer.DefaultHighCardinality, "warn about a metric attribute with more distinct values than this (estimated)")
 	o.listen.bind(fs, "the registry", defaultInactivity)
 	return cmd

@@ -141,6 +141,19 @@ func TestInferTextSummary(t *testing.T) {
 	}
 }
 
+// TestInferNoExamples: --no-examples writes no example value.
+func TestInferNoExamples(t *testing.T) {
+	rec := workload(t)
+	dir := filepath.Join(t.TempDir(), "acme")
+	code, _, errOut := otelgov(t, "", "registry", "infer", "--no-examples", "--output", dir, rec)
+	require.Equal(t, exitClean, code, errOut)
+	b, err := os.ReadFile(filepath.Join(dir, "registry.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "key: checkout.item.sku")
+	assert.NotContains(t, string(b), "examples:")
+	assert.NotContains(t, string(b), "sku-00000")
+}
+
 // TestInferHandEditsSurvive: a person edits a brief, a requirement level
 // and the order (and adds a comment); a second run over a workload with
 // one more attribute adds only that, and every edit is still there.

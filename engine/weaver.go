@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
@@ -56,6 +57,26 @@ func (t sampleType) String() string {
 // (SampleAttribute::infer_type): "string", "int[]"..., "" when none. Advice
 // policies read it as input.sample.attribute.type.
 func InferredType(v pcommon.Value) string { return inferType(v).String() }
+
+// Instrument is Weaver's instrument of m (otlp_data_to_instrument in
+// src/registry/otlp/conversion.rs): counter, updowncounter, gauge or
+// histogram; "" for a summary or a metric without data, which Weaver does
+// not support.
+func Instrument(m pmetric.Metric) string {
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		if m.Sum().IsMonotonic() {
+			return "counter"
+		}
+		return "updowncounter"
+	case pmetric.MetricTypeGauge:
+		return "gauge"
+	case pmetric.MetricTypeHistogram, pmetric.MetricTypeExponentialHistogram:
+		return "histogram"
+	case pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
+	}
+	return ""
+}
 
 // inferType is Weaver's type of v. Bytes and maps have no JSON form in
 // Weaver's OTLP conversion; array elements without one are left out.

@@ -352,19 +352,11 @@ func scopeTerm(s pcommon.InstrumentationScope, schemaURL string) *ast.Term {
 // instrument is Weaver's instrument of m: counter, updowncounter, gauge,
 // histogram, or the OTLP type it does not support.
 func instrument(m pmetric.Metric) string {
-	switch m.Type() {
-	case pmetric.MetricTypeSum:
-		if m.Sum().IsMonotonic() {
-			return "counter"
-		}
-		return "updowncounter"
-	case pmetric.MetricTypeGauge:
-		return "gauge"
-	case pmetric.MetricTypeHistogram, pmetric.MetricTypeExponentialHistogram:
-		return "histogram"
-	case pmetric.MetricTypeSummary:
+	if s := engine.Instrument(m); s != "" {
+		return s
+	}
+	if m.Type() == pmetric.MetricTypeSummary {
 		return "summary"
-	case pmetric.MetricTypeEmpty:
 	}
 	return "empty"
 }

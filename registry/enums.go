@@ -120,3 +120,13 @@ var (
 	// entries (such as a ConfigMap volume's "..data").
 	ErrNoRegistryFile = load.ErrNoRegistryFile
 )
+
+// ModelFiles lists the registry files an organisation registry directory
+// holds, as Load reads them: every *.yaml and *.yml file except the
+// manifest and hidden entries (a ConfigMap volume's ..data), sorted.
+func ModelFiles(dir string) ([]string, error) { return load.ModelFiles(dir) }
+
+// ValidKey reports why k could never be an attribute key or a registry
+// name (whitespace, an empty '.'-separated segment), as the loader rejects
+// it; nil when it could. Writers check a name with it before writing it.
+func ValidKey(k string) error { return load.ValidKey(k) }

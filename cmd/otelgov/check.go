@@ -77,8 +77,9 @@ two more top-level fields: "items" (what was checked) and "examples" (per
 service and finding ID, the example locations); text, markdown and junit (a
 test case per finding ID per service) render the same data.
 
-With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop or
-SIGTERM, then prints the report.
+With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop,
+SIGTERM or, with --inactivity-timeout, no request for that long, then prints
+the report.
 
 A check fails closed: inputs that together hold no span, data point or log
 record (an empty file, JSON that is not OTLP, NUL bytes, resources without
@@ -123,7 +124,8 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 	fs.IntVar(&o.maxRecord, "max-record-size", otlpfile.DefaultMaxRecordBytes, "largest single OTLP request in bytes; bounds memory")
 	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, maxRatioUsage)
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "pass a run that checked no span, data point or log record (default: exit 2, so that an empty, missing or non-OTLP recording fails the gate)")
-	o.listen.bind(fs)
+	o.listen.bind(fs, "the report", 0)
+	o.listen.bindForward(fs)
 	o.weaver.bind(fs)
 	o.pol.bind(fs)
 	return cmd

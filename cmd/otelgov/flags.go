@@ -38,16 +38,22 @@ func (r *registryFlags) loadAs(what string) (*registry.Index, error) {
 	if r.embedded && r.semconvDir == "" && len(r.orgRegistries) == 0 && len(r.rulesFiles) == 0 {
 		return registry.Default()
 	}
-	ix, err := registry.Load(registry.Sources{
-		Embedded:      r.embedded && r.semconvDir == "",
-		SemconvDir:    r.semconvDir,
-		OrgRegistries: r.orgRegistries,
-		RulesFiles:    r.rulesFiles,
-	})
+	ix, err := registry.Load(r.sources())
 	if err != nil {
 		return nil, badInput(fmt.Errorf("%s: %w", what, err))
 	}
 	return ix, nil
+}
+
+// sources are the flags' registry.Sources, with more organisation
+// registries loaded on top.
+func (r *registryFlags) sources(org ...string) registry.Sources {
+	return registry.Sources{
+		Embedded:      r.embedded && r.semconvDir == "",
+		SemconvDir:    r.semconvDir,
+		OrgRegistries: append(append([]string(nil), r.orgRegistries...), org...),
+		RulesFiles:    r.rulesFiles,
+	}
 }
 
 // engineFlags are the processor's mode keys as flags.

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,18 +43,30 @@ type listenOptions struct {
 	grpcEndpoint string
 	httpEndpoint string
 	forward      string
+	// inactivity ends the run when no request arrived for this long (0:
+	// never), as Weaver's --inactivity-timeout.
+	inactivity time.Duration
 }
 
-func (l *listenOptions) bind(fs *pflag.FlagSet) {
-	fs.BoolVar(&l.enabled, "listen", false, "serve OTLP gRPC and HTTP instead of reading files; POST /stop (on the HTTP endpoint) or SIGTERM prints the report and exits")
+// bind binds the listener's flags; what is "the report" (check) or "the
+// registry" (registry infer) that /stop produces, and the default of
+// --inactivity-timeout.
+func (l *listenOptions) bind(fs *pflag.FlagSet, what string, inactivity time.Duration) {
+	fs.BoolVar(&l.enabled, "listen", false, "serve OTLP gRPC and HTTP instead of reading files; POST /stop (on the HTTP endpoint), SIGTERM or --inactivity-timeout writes "+what+" and exits")
 	fs.StringVar(&l.grpcEndpoint, "grpc-endpoint", "127.0.0.1:4317", "OTLP gRPC listen address with --listen (\"\" disables gRPC)")
 	fs.StringVar(&l.httpEndpoint, "http-endpoint", "127.0.0.1:4318", "OTLP/HTTP listen address with --listen, also serving POST /stop and GET /report (\"\" disables HTTP)")
+	fs.DurationVar(&l.inactivity, "inactivity-timeout", inactivity, "with --listen: stop when no OTLP request arrived for this long, as POST /stop does (0: never; Weaver's registry infer stops after 60s, its live-check after 10s)")
+}
+
+// bindForward binds --forward (check only).
+func (l *listenOptions) bindForward(fs *pflag.FlagSet) {
 	fs.StringVar(&l.forward, "forward", "", "with --listen: pass the received data on to this OTLP endpoint (http(s)://host:port for OTLP/HTTP, host:port for gRPC)")
 }
 
-// listener is the state of check --listen.
+// listener is the state of check --listen and registry infer --listen: an
+// OTLP gRPC and HTTP receiver that feeds a checkSink.
 type listener struct {
-	s         *checkSetup
+	s         *checkSetup // check only
 	format    string
 	maxRecord int
 	fwd       forwarder
@@ -61,6 +74,12 @@ type listener struct {
 	ix        *registry.Index
 
 	allowEmpty bool // --allow-empty: pass a run that received no item
+
+	// report answers GET /report and POST /stop.
+	report func(w http.ResponseWriter)
+	// last is the time of the last request (UnixNano), for
+	// --inactivity-timeout.
+	last atomic.Int64
 
 	// mu serializes the requests' feeding of sink (the checker and, with
 	// --format weaver, the Weaver report writer ww, which is not safe for
@@ -78,11 +97,9 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.listen.grpcEndpoint == "" && o.listen.httpEndpoint == "" {
-		return badInput(errors.New("--listen needs --grpc-endpoint or --http-endpoint"))
-	}
 	l := &listener{s: s, format: o.rep.format, maxRecord: o.maxRecord, ix: s.ix, stop: make(chan struct{})}
 	l.allowEmpty = o.allowEmpty
+	l.report = l.checkReport
 	// With --format weaver, streaming samples are written to stdout as
 	// they arrive, as Weaver does; the statistics (or, with --no-stream,
 	// the whole report) at the end.
@@ -99,50 +116,9 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 	} else if s.engine.Mutates() {
 		return badInput(errors.New("--deprecated, --unknown, --type-mismatch and --enum-violation other than keep/off only apply with --forward"))
 	}
-	ctx, cancel := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
-	defer cancel()
-	stderr := cmd.ErrOrStderr()
-
-	var gs *grpc.Server
-	if o.listen.grpcEndpoint != "" {
-		ln, err := net.Listen("tcp", o.listen.grpcEndpoint)
-		if err != nil {
-			return badInput(fmt.Errorf("--grpc-endpoint: %w", err))
-		}
-		gs = grpc.NewServer(grpc.MaxRecvMsgSize(o.maxRecord))
-		ptraceotlp.RegisterGRPCServer(gs, &traceServer{l: l})
-		pmetricotlp.RegisterGRPCServer(gs, &metricServer{l: l})
-		plogotlp.RegisterGRPCServer(gs, &logServer{l: l})
-		go func() { _ = gs.Serve(ln) }()
-		fmt.Fprintf(stderr, "otelgov: OTLP gRPC on %s\n", ln.Addr())
-	}
-	var hs *http.Server
-	if o.listen.httpEndpoint != "" {
-		ln, err := net.Listen("tcp", o.listen.httpEndpoint)
-		if err != nil {
-			if gs != nil {
-				gs.Stop()
-			}
-			return badInput(fmt.Errorf("--http-endpoint: %w", err))
-		}
-		hs = &http.Server{Handler: l.mux(), ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = hs.Serve(ln) }()
-		fmt.Fprintf(stderr, "otelgov: OTLP/HTTP on %s (POST /stop to finish)\n", ln.Addr())
-	}
-
-	by := "POST /stop"
-	select {
-	case <-ctx.Done():
-		by = "SIGTERM or SIGINT"
-	case <-l.stop:
-	}
-	if gs != nil {
-		gs.GracefulStop()
-	}
-	if hs != nil {
-		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_ = hs.Shutdown(sctx)
-		scancel()
+	by, err := l.serve(cmd, &o.listen)
+	if err != nil {
+		return err
 	}
 	if res := s.checker.Result(); l.nothingReceived(&res) {
 		return badInput(fmt.Errorf("nothing received by %s: %s", by, nothingReceivedText(&res)))
@@ -153,8 +129,84 @@ func runListen(cmd *cobra.Command, o *checkOptions) error {
 	return o.finish(cmd.OutOrStdout(), s, l.ww)
 }
 
+// serve runs the OTLP servers until POST /stop, SIGTERM or SIGINT, or
+// --inactivity-timeout, stops them, and says which ended the run.
+func (l *listener) serve(cmd *cobra.Command, lo *listenOptions) (string, error) {
+	if lo.grpcEndpoint == "" && lo.httpEndpoint == "" {
+		return "", badInput(errors.New("--listen needs --grpc-endpoint or --http-endpoint"))
+	}
+	if lo.inactivity < 0 {
+		return "", badInput(errors.New("--inactivity-timeout must not be negative"))
+	}
+	ctx, cancel := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+	defer cancel()
+	stderr := cmd.ErrOrStderr()
+	l.last.Store(time.Now().UnixNano())
+
+	var gs *grpc.Server
+	if lo.grpcEndpoint != "" {
+		ln, err := net.Listen("tcp", lo.grpcEndpoint)
+		if err != nil {
+			return "", badInput(fmt.Errorf("--grpc-endpoint: %w", err))
+		}
+		gs = grpc.NewServer(grpc.MaxRecvMsgSize(l.maxRecord))
+		ptraceotlp.RegisterGRPCServer(gs, &traceServer{l: l})
+		pmetricotlp.RegisterGRPCServer(gs, &metricServer{l: l})
+		plogotlp.RegisterGRPCServer(gs, &logServer{l: l})
+		go func() { _ = gs.Serve(ln) }()
+		fmt.Fprintf(stderr, "otelgov: OTLP gRPC on %s\n", ln.Addr())
+	}
+	var hs *http.Server
+	if lo.httpEndpoint != "" {
+		ln, err := net.Listen("tcp", lo.httpEndpoint)
+		if err != nil {
+			if gs != nil {
+				gs.Stop()
+			}
+			return "", badInput(fmt.Errorf("--http-endpoint: %w", err))
+		}
+		hs = &http.Server{Handler: l.mux(), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(ln) }()
+		fmt.Fprintf(stderr, "otelgov: OTLP/HTTP on %s (POST /stop to finish)\n", ln.Addr())
+	}
+
+	var idle <-chan time.Time
+	if lo.inactivity > 0 {
+		t := time.NewTicker(min(lo.inactivity/4+time.Millisecond, time.Second))
+		defer t.Stop()
+		idle = t.C
+	}
+	by := "POST /stop"
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			by = "SIGTERM or SIGINT"
+			break wait
+		case <-l.stop:
+			break wait
+		case now := <-idle:
+			if now.Sub(time.Unix(0, l.last.Load())) >= lo.inactivity {
+				by = fmt.Sprintf("--inactivity-timeout (no request for %s)", lo.inactivity)
+				fmt.Fprintf(stderr, "otelgov: stopping: no request for %s\n", lo.inactivity)
+				break wait
+			}
+		}
+	}
+	if gs != nil {
+		gs.GracefulStop()
+	}
+	if hs != nil {
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = hs.Shutdown(sctx)
+		scancel()
+	}
+	return by, nil
+}
+
 // feed hands one request to the sink.
 func (l *listener) feed(fn func(checkSink)) {
+	l.last.Store(time.Now().UnixNano())
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fn(l.sink)
@@ -180,49 +232,51 @@ func (l *listener) mux() *http.ServeMux {
 	return mux
 }
 
-// serveReport answers with the report in --format (with --format weaver,
-// the statistics so far, or with --no-stream the report so far: the
-// samples themselves stream to stdout); with stop, the listener then
-// finishes. The X-Otelgov-Exit header is the exit code otelgov will
-// return; when nothing has been received (2, unless --allow-empty), the
-// body says so instead of a report.
+// serveReport answers with l.report; with stop, the listener then
+// finishes.
 func (l *listener) serveReport(stop bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
-		res := l.s.checker.Result()
-		if l.nothingReceived(&res) {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.Header().Set("X-Otelgov-Exit", fmt.Sprint(exitBad))
-			_, _ = fmt.Fprintf(w, "otelgov: nothing received: %s\n", nothingReceivedText(&res))
-			if stop {
-				l.stopOnce.Do(func() { close(l.stop) })
-			}
-			return
-		}
-		var buf bytes.Buffer
-		var err error
-		fails := false
-		if l.ww != nil {
-			l.mu.Lock()
-			err, fails = l.ww.Snapshot(&buf), l.ww.Fails(l.s.failOn)
-			l.mu.Unlock()
-		} else {
-			err, fails = checker.Render(&buf, l.format, &res, l.s.failOn), res.Fails(l.s.failOn)
-		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		code := exitClean
-		if fails {
-			code = exitFindings
-		}
-		w.Header().Set("Content-Type", contentType(l.format))
-		w.Header().Set("X-Otelgov-Exit", fmt.Sprint(code))
-		_, _ = w.Write(buf.Bytes())
+		l.report(w)
 		if stop {
 			l.stopOnce.Do(func() { close(l.stop) })
 		}
 	}
+}
+
+// checkReport is check's report in --format (with --format weaver, the
+// statistics so far, or with --no-stream the report so far: the samples
+// themselves stream to stdout). The X-Otelgov-Exit header is the exit code
+// otelgov will return; when nothing has been received (2, unless
+// --allow-empty), the body says so instead of a report.
+func (l *listener) checkReport(w http.ResponseWriter) {
+	res := l.s.checker.Result()
+	if l.nothingReceived(&res) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Otelgov-Exit", fmt.Sprint(exitBad))
+		_, _ = fmt.Fprintf(w, "otelgov: nothing received: %s\n", nothingReceivedText(&res))
+		return
+	}
+	var buf bytes.Buffer
+	var err error
+	fails := false
+	if l.ww != nil {
+		l.mu.Lock()
+		err, fails = l.ww.Snapshot(&buf), l.ww.Fails(l.s.failOn)
+		l.mu.Unlock()
+	} else {
+		err, fails = checker.Render(&buf, l.format, &res, l.s.failOn), res.Fails(l.s.failOn)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	code := exitClean
+	if fails {
+		code = exitFindings
+	}
+	w.Header().Set("Content-Type", contentType(l.format))
+	w.Header().Set("X-Otelgov-Exit", fmt.Sprint(code))
+	_, _ = w.Write(buf.Bytes())
 }
 
 func contentType(format string) string {

@@ -38,6 +38,10 @@ func loadModelDir(dir string, rel bool, skip ...string) (*def.Defs, error) {
 	return loadModelFiles(dir, rel, files)
 }
 
+// ModelFiles lists the model files below dir as LoadOrgRegistry reads
+// them (see modelFiles).
+func ModelFiles(dir string) ([]string, error) { return modelFiles(dir) }
+
 // modelFiles lists the model files below dir, sorted: every *.yaml and *.yml
 // file except the manifest, hidden entries and the directories in skip.
 func modelFiles(dir string, skip ...string) ([]string, error) {

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/otelgov/otelcol-governance/infer"
+	"github.com/otelgov/otelcol-governance/otlpfile"
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/registry/regwrite"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+type inferOptions struct {
+	reg       registryFlags
+	output    string
+	v1        bool
+	format    string
+	signal    string
+	maxRecord int
+	maxRatio  int
+	listen    listenOptions
+	lim       infer.Limits
+	opts      infer.Options
+}
+
+// defaultInactivity is Weaver registry infer's --inactivity-timeout.
+const defaultInactivity = 60 * time.Second
+
+func newInfer() *cobra.Command {
+	var o inferOptions
+	cmd := &cobra.Command{
+		Use:   "infer [FILES...] --output DIR",
+		Short: "Write an organisation registry from recorded (or, with --listen, live) OTLP telemetry",
+		Long: `infer reads OTLP telemetry, the files otelgov check reads or, with --listen,
+live OTLP, and writes what the loaded registries (--embedded, --semconv-dir,
+--org-registry and DIR itself) do not define into DIR/registry.yaml, as
+Weaver's registry infer does: attributes with their type and up to five
+example values, metrics with instrument, unit and attributes, a span per span
+name with its kind and attributes, events by name. Beyond Weaver it reports
+type conflicts (one key sent with two types, and by which services), proposes
+an enum where values are few and stable (from a distinct-value sketch),
+warns where a high-cardinality key is a metric attribute, proposes
+requirement levels from presence (required when every item had it), proposes
+near-misses of a registry name (http_method, httpMethod) as deprecated
+attributes renamed_to it, and runs the naming rules of Weaver's default
+policy on every proposed name.
+
+DIR is written in Weaver's v2 format (file_format: definition/2) unless
+--v1. A second run adds what is new and keeps what DIR already defines as
+written (briefs, notes, stability, requirement levels, order, comments).
+The result is staged in a temporary directory and loaded before it is
+renamed into place: a failed run leaves DIR as it was. A summary of what was
+proposed and why goes to stdout (--format text or json).
+
+Example values come from the telemetry (each at most 256 bytes, valid
+UTF-8, as every client string in a report); review them before committing
+a registry, as they may hold personal data, or leave them out with
+--no-examples.
+
+Exit codes: 0 written (or nothing new), 2 bad input: no span, data point or
+log record, a name that cannot be a registry ID, DIR not a registry.`,
+		Example: `  otelgov registry infer --output acme-registry recorded.jsonl
+  otelgov registry infer --output acme-registry --format json traces.pb.gz metrics.jsonl
+  otelgov registry infer --output acme-registry --listen --inactivity-timeout 2m
+  otelgov check --org-registry acme-registry recorded.jsonl`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.listen.enabled && len(args) > 0 {
+				return badInput(errors.New("--listen takes no files"))
+			}
+			if !o.listen.enabled && len(args) == 0 {
+				return badInput(errors.New("no input: give files, - for stdin, or --listen"))
+			}
+			return runInfer(cmd, &o, args)
+		},
+	}
+	fs := cmd.Flags()
+	o.reg.bind(fs)
+	fs.StringVar(&o.output, "output", "", "the registry directory to write (required): created when missing, added to when it holds a registry")
+	fs.BoolVar(&o.v1, "v1", false, "write the v1 format (groups:) instead of Weaver's v2 (file_format: definition/2); an existing registry.yaml keeps its own format")
+	fs.StringVar(&o.format, "format", infer.FormatText, "summary on stdout: text or json")
+	fs.StringVar(&o.signal, "signal", "", "signal of binary protobuf input: traces, metrics or logs (default: detected)")
+	fs.IntVar(&o.maxRecord, "max-record-size", otlpfile.DefaultMaxRecordBytes, "largest single OTLP request in bytes; bounds memory")
+	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, maxRatioUsage)
+	fs.IntVar(&o.lim.MaxAttributes, "max-attributes", infer.DefaultMaxAttributes, "distinct attribute keys tracked; later ones are counted, not proposed (bounds memory)")
+	fs.IntVar(&o.lim.MaxGroups, "max-groups", infer.DefaultMaxGroups, "distinct metrics, span names and event names tracked, each (bounds memory)")
+	fs.BoolVar(&o.opts.NoExamples, "no-examples", false, "leave example values out of the registry and the summary (they come from the telemetry and may hold personal data)")
+	fs.Float64Var(&o.opts.HighCardinality, "high-cardinality", infer.DefaultHighCardinality, "warn about a metric attribute with more distinct values than this (estimated)")
+	o.listen.bind(fs, "the registry", defaultInactivity)
+	return cmd
+}
+
+func runInfer(cmd *cobra.Command, o *inferOptions, files []string) error {
+	if o.output == "" {
+		return badInput(errors.New("--output: required: the registry directory to write"))
+	}
+	if o.format != infer.FormatText && o.format != infer.FormatJSON {
+		return badInput(fmt.Errorf("--format: unknown format %q: want text or json", o.format))
+	}
+	sig, err := parseKind(o.signal)
+	if err != nil {
+		return badInput(fmt.Errorf("--signal: %w", err))
+	}
+	if o.maxRecord <= 0 || o.maxRatio <= 0 {
+		return badInput(errors.New("--max-record-size and --max-decompression-ratio must be positive"))
+	}
+	if o.lim.MaxAttributes <= 0 || o.lim.MaxGroups <= 0 {
+		return badInput(errors.New("--max-attributes and --max-groups must be positive"))
+	}
+	exists, err := regwrite.IsRegistryDir(o.output)
+	if err != nil {
+		return badInput(fmt.Errorf("--output: %w", err))
+	}
+	// DIR's own definitions are loaded too, so that a second run proposes
+	// only what is new.
+	var own []string
+	if exists && !slices.ContainsFunc(o.reg.orgRegistries, func(p string) bool { return filepath.Clean(p) == filepath.Clean(o.output) }) {
+		own = []string{o.output}
+	}
+	ix, err := registry.Load(o.reg.sources(own...))
+	if err != nil {
+		if exists {
+			return badInput(fmt.Errorf("--output %s or the registry flags: the registry does not load: %w", o.output, err))
+		}
+		return badInput(fmt.Errorf("registry: %w", err))
+	}
+
+	acc := infer.New(o.lim)
+	if o.listen.enabled {
+		err = inferListen(cmd, o, acc)
+	} else {
+		err = inferFiles(cmd, o, sig, acc, files)
+	}
+	if err != nil {
+		return err
+	}
+	ev := acc.Evidence()
+	if ev.InvalidCount > 0 {
+		return badInput(invalidNames(ev))
+	}
+
+	abs, _ := filepath.Abs(o.output)
+	o.opts.Own = func(kind, name string) bool {
+		if kind != "attribute" {
+			return false
+		}
+		a := ix.Lookup(name)
+		if a == nil || a.Source == "" {
+			return false
+		}
+		src, _ := filepath.Abs(a.Source)
+		return strings.HasPrefix(src, abs+string(filepath.Separator))
+	}
+	p := infer.Propose(ev, ix, o.opts)
+	format := regwrite.V2
+	if o.v1 {
+		format = regwrite.V1
+	}
+	res, err := regwrite.Write(o.output, p.Model(), regwrite.Options{
+		Format: format,
+		Check: func(staged string) error {
+			_, err := registry.Load(o.reg.sources(staged))
+			return err
+		},
+	})
+	if err != nil {
+		return badInput(fmt.Errorf("--output %s: %w", o.output, err))
+	}
+	s := &infer.Summary{
+		Output: o.output, File: res.File, Format: res.Format.String(),
+		Added: res.Added, Kept: res.Kept, Proposal: p, MemoryBound: acc.Limits().Bytes(),
+	}
+	if err := s.Render(cmd.OutOrStdout(), o.format); err != nil {
+		return fmt.Errorf("writing the summary: %w", err)
+	}
+	return nil
+}
+
+// inferFiles reads the recordings as check does; an input set without a
+// span, data point or log record is bad input (exit 2), as for check.
+func inferFiles(cmd *cobra.Command, o *inferOptions, sig vocab.Kind, acc *infer.Accumulator, files []string) error {
+	ro := otlpfile.Options{Kind: sig, MaxRecordBytes: o.maxRecord, MaxDecompressionRatio: o.maxRatio}
+	read := make([]fileRead, len(files))
+	var items int64
+	for i, f := range files {
+		ro.Name = f
+		var err error
+		if read[i], err = checkFile(cmd.InOrStdin(), ro, acc); err != nil {
+			return badInput(err)
+		}
+		items += read[i].items
+	}
+	if items == 0 {
+		return badInput(fmt.Errorf("nothing to infer from: no span, data point or log record in %s", describeEmpty(read, files)))
+	}
+	return nil
+}
+
+// inferListen serves OTLP into acc until /stop, a signal or
+// --inactivity-timeout.
+func inferListen(cmd *cobra.Command, o *inferOptions, acc *infer.Accumulator) error {
+	l := &listener{maxRecord: o.maxRecord, stop: make(chan struct{}), sink: acc}
+	l.report = func(w http.ResponseWriter) {
+		l.mu.Lock()
+		it := acc.Evidence().Items
+		l.mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "otelgov: received %d span(s), %d data point(s), %d log record(s)\n", it.Spans, it.DataPoints, it.LogRecords)
+	}
+	by, err := l.serve(cmd, &o.listen)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock() // the servers are stopped; a late handler cannot write now
+	defer l.mu.Unlock()
+	if acc.Empty() {
+		return badInput(fmt.Errorf("nothing received by %s: no span, data point or log record arrived: nothing to infer from", by))
+	}
+	return nil
+}
+
+// invalidNames is the error for names that cannot be registry IDs.
+func invalidNames(ev *infer.Evidence) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "names that cannot be a registry ID (%d occurrence(s)), nothing written:", ev.InvalidCount)
+	for _, in := range ev.Invalid {
+		fmt.Fprintf(&b, "\n  %s %q (%s), first at %s", in.What, in.Name, in.Reason, in.Input)
+	}
+	if n := ev.InvalidCount - int64(len(ev.Invalid)); n > 0 {
+		fmt.Fprintf(&b, "\n  and %d more", n)
+	}
+	b.WriteString("\nfix the instrumentation, or drop or rename these names in the collector before inferring")
+	return errors.New(b.String())
+}

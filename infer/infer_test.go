@@ -1,0 +1,234 @@
+package infer
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/infer/infertest"
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
+)
+
+func defaultIndex(t testing.TB) *registry.Index {
+	t.Helper()
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	return ix
+}
+
+// spans is one request of n spans from service, each given its attributes
+// by set.
+func spans(service string, n int, set func(i int, sp ptrace.Span)) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", service)
+	ss := rs.ScopeSpans().AppendEmpty().Spans()
+	for i := range n {
+		sp := ss.AppendEmpty()
+		sp.SetName("op")
+		set(i, sp)
+	}
+	return td
+}
+
+// TestBoundedUnderRandomKeys: a client sending a new random key (and a
+// new span name, metric and event name) with every item cannot grow the
+// evidence past its limits; what is left out is counted, and the heap the
+// evidence holds stays under Limits.Bytes.
+func TestBoundedUnderRandomKeys(t *testing.T) {
+	lim := Limits{MaxAttributes: 200, MaxGroups: 50, MaxGroupAttributes: 8, MaxServices: 4}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	acc := New(lim)
+	const n = 20000
+	for b := range n / 500 {
+		td := spans(fmt.Sprintf("svc-%d", b), 500, func(i int, sp ptrace.Span) {
+			sp.SetName(fmt.Sprintf("op-%d-%d", b, i))
+			sp.Attributes().PutStr(fmt.Sprintf("rnd.k%d_%d", b, i), strings.Repeat("v", 1000)+fmt.Sprint(i))
+			sp.Events().AppendEmpty().SetName(fmt.Sprintf("ev.%d.%d", b, i))
+		})
+		acc.Traces(td, "t")
+		md := pmetric.NewMetrics()
+		ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+		m := ms.AppendEmpty()
+		m.SetName(fmt.Sprintf("rnd.metric.%d", b))
+		m.SetEmptyGauge().DataPoints().AppendEmpty().Attributes().PutInt("rnd.point", int64(b))
+		acc.Metrics(md, "m")
+	}
+	ev := acc.Evidence()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	assert.Len(t, ev.Attributes, lim.MaxAttributes)
+	assert.Len(t, ev.Spans, lim.MaxGroups)
+	assert.Len(t, ev.Events, lim.MaxGroups)
+	// service.name, then the random keys up to the limit; rnd.point (on
+	// each of the n/500 metrics) comes after the limit is reached.
+	assert.Equal(t, int64(n-(lim.MaxAttributes-1)+n/500), ev.Overflow.Attributes, "every key occurrence beyond the limit counted")
+	assert.Equal(t, int64(n-lim.MaxGroups), ev.Overflow.Spans)
+	assert.Equal(t, int64(n-lim.MaxGroups), ev.Overflow.Events)
+	assert.LessOrEqual(t, len(ev.Attributes["service.name"].Services), lim.MaxServices)
+	assert.Positive(t, ev.Attributes["service.name"].ServicesOverflow)
+	for _, a := range ev.Attributes {
+		for _, x := range a.Examples {
+			if s, ok := x.(string); ok {
+				assert.LessOrEqual(t, len(s), vocab.MaxKeyLength)
+			}
+		}
+	}
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc) //nolint:gosec // heap sizes fit
+	t.Logf("evidence heap %d bytes, bound %d bytes (limits %+v); defaults bound %d bytes", grew, lim.Bytes(), lim, Limits{}.Bytes())
+	assert.Less(t, grew, lim.Bytes())
+	runtime.KeepAlive(acc)
+}
+
+// TestEnumFromCardinality: an enum needs few values, each seen often,
+// and no new one late; five examples alone never make one.
+func TestEnumFromCardinality(t *testing.T) {
+	ix := defaultIndex(t)
+	tests := []struct {
+		name string
+		n    int
+		val  func(i int) string
+		enum bool
+	}{
+		{"few and stable", 60, func(i int) string { return []string{"a", "b", "c"}[i%3] }, true},
+		{"a new value late", 60, func(i int) string {
+			if i == 59 {
+				return "late"
+			}
+			return []string{"a", "b"}[i%2]
+		}, false},
+		{"too few occurrences per value", 20, func(i int) string { return []string{"a", "b", "c"}[i%3] }, false},
+		{"many values", 400, func(i int) string { return fmt.Sprint(i % 40) }, false},
+		{"one value", 60, func(int) string { return "only" }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			acc := New(Limits{})
+			acc.Traces(spans("s", tt.n, func(i int, sp ptrace.Span) { sp.Attributes().PutStr("acme.k", tt.val(i)) }), "t")
+			p := Propose(acc.Evidence(), ix, Options{})
+			require.Len(t, p.Attributes, 1)
+			assert.Equal(t, tt.enum, p.Attributes[0].Enum != nil, p.Attributes[0].Why)
+			assert.LessOrEqual(t, len(p.Attributes[0].Examples), MaxExamples)
+		})
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"http_method":         "http.method",
+		"httpMethod":          "http.method",
+		"HTTPMethod":          "httpmethod",
+		"http.request_method": "http.request.method",
+		"http-request/method": "http.request.method",
+		"http..method_":       "http.method",
+		"k8s.pod.name":        "k8s.pod.name",
+	} {
+		assert.Equal(t, want, normalize(in), in)
+	}
+	n := newNearMisses(defaultIndex(t))
+	assert.Equal(t, "http.request.method", n.match("http_method"), "through the deprecated http.method")
+	assert.Equal(t, "http.request.method", n.match("httpRequestMethod"))
+	assert.Empty(t, n.match("http.request.method"), "the name itself")
+	assert.Empty(t, n.match("acme_tenant"))
+}
+
+// TestMerge: the evidence of two replicas merged proposes what one
+// accumulator over both would.
+func TestMerge(t *testing.T) {
+	ix := defaultIndex(t)
+	td, md, ld := infertest.Traces(), infertest.Metrics(), infertest.Logs()
+	whole := New(Limits{})
+	whole.Traces(td, "t")
+	whole.Metrics(md, "m")
+	whole.Logs(ld, "l")
+
+	a, b := New(Limits{}), New(Limits{})
+	a.Logs(ld, "l")
+	b.Traces(td, "t")
+	b.Metrics(md, "m")
+	// Through JSON, as a sketch served by a collector would arrive.
+	raw, err := json.Marshal(b.Evidence())
+	require.NoError(t, err)
+	var ev Evidence
+	require.NoError(t, json.Unmarshal(raw, &ev))
+	a.Merge(&ev)
+
+	want, got := Propose(whole.Evidence(), ix, Options{}), Propose(a.Evidence(), ix, Options{})
+	require.Len(t, got.Attributes, len(want.Attributes))
+	for i := range want.Attributes {
+		w, g := want.Attributes[i], got.Attributes[i]
+		assert.Equal(t, w.Key, g.Key)
+		assert.Equal(t, w.Type, g.Type, w.Key)
+		assert.Equal(t, w.Count, g.Count, w.Key)
+		assert.InDelta(t, w.Cardinality, g.Cardinality, 0.5, w.Key)
+		assert.Equal(t, fmt.Sprint(w.Enum), fmt.Sprint(g.Enum), w.Key)
+	}
+	assert.Equal(t, want.Warnings, got.Warnings)
+	assert.Equal(t, want.Metrics, got.Metrics)
+	assert.Equal(t, want.Spans, got.Spans)
+	assert.Equal(t, want.Items, got.Items)
+}
+
+// TestExamplesBounded: example values are bounded by vocab.Bound, the
+// report's rule for every client-sent string: at most 256 bytes, valid
+// UTF-8.
+func TestExamplesBounded(t *testing.T) {
+	acc := New(Limits{})
+	long := strings.Repeat("é", 300) // 600 bytes
+	acc.Traces(spans("s", 2, func(i int, sp ptrace.Span) {
+		sp.Attributes().PutStr("acme.long", long)
+		sp.Attributes().PutStr("acme.bad", "ok\xff\xfe")
+	}), "t")
+	ev := acc.Evidence()
+	want, _ := vocab.Bound(long)
+	assert.Equal(t, []any{want}, ev.Attributes["acme.long"].Examples)
+	assert.LessOrEqual(t, len(want), vocab.MaxKeyLength)
+	bad, _ := vocab.Bound("ok\xff\xfe")
+	assert.Equal(t, []any{bad}, ev.Attributes["acme.bad"].Examples)
+}
+
+// TestInvalidNames: names that cannot be registry IDs are recorded with
+// where they were seen, bounded, and never proposed.
+func TestInvalidNames(t *testing.T) {
+	acc := New(Limits{})
+	acc.Traces(spans("s", 30, func(i int, sp ptrace.Span) {
+		sp.Attributes().PutStr(fmt.Sprintf("bad key %d", i), "x")
+		sp.Attributes().PutStr("acme.ok", "x")
+	}), "f.jsonl:3")
+	ld := plog.NewLogs()
+	ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().SetEventName("acme..event")
+	acc.Logs(ld, "f.jsonl:4")
+	ev := acc.Evidence()
+	assert.Equal(t, int64(31), ev.InvalidCount)
+	require.Len(t, ev.Invalid, MaxInvalid)
+	assert.Equal(t, Invalid{What: "attribute", Name: "bad key 0", Reason: "attribute key must not contain whitespace", Input: "f.jsonl:3"}, ev.Invalid[0])
+	assert.NotContains(t, ev.Attributes, "bad key 0")
+	assert.Contains(t, ev.Attributes, "acme.ok")
+}
+
+// TestNameFindingsOnMetrics: a proposed metric name gets the engine's
+// invalid_format.
+func TestNameFindingsOnMetrics(t *testing.T) {
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	for _, n := range []string{"acme.Requests", "acme.requests"} {
+		m := ms.AppendEmpty()
+		m.SetName(n)
+		m.SetEmptyGauge().DataPoints().AppendEmpty()
+	}
+	acc := New(Limits{})
+	acc.Metrics(md, "m")
+	p := Propose(acc.Evidence(), defaultIndex(t), Options{})
+	assert.Equal(t, []NameFinding{{ID: "invalid_format", Level: "violation", Name: "acme.Requests", What: "metric"}}, p.NameFindings)
+}

@@ -379,3 +379,32 @@ func TestWeaverScopeFindings(t *testing.T) {
 	assert.Equal(t, 3, rep.Statistics.TotalAdvisories)
 	assert.Equal(t, 1, rep.Statistics.Types["deprecated"])
 }
+
+// TestWeaverInstrument pins the metric sample's instrument as Weaver
+// serializes SampleInstrument (src/registry/otlp/conversion.rs at afa9700c:
+// a summary is Unsupported("Summary"), a metric without data
+// Unsupported("Unspecified")), the spelling a policy reads as
+// input.sample.metric.instrument (policy's TestInstrumentAsWeaver).
+func TestWeaverInstrument(t *testing.T) {
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	add := func(name string) pmetric.Metric { m := ms.AppendEmpty(); m.SetName(name); return m }
+	add("a.summary").SetEmptySummary().DataPoints().AppendEmpty()
+	add("a.metric.without.data")
+	add("a.counter").SetEmptySum().SetIsMonotonic(true)
+	add("an.updowncounter").SetEmptySum()
+	add("a.gauge").SetEmptyGauge()
+	add("an.exponential.histogram").SetEmptyExponentialHistogram()
+	ww := newWeaverWriter(t, io.Discard, WeaverOptions{Report: true})
+	ww.Metrics(md)
+	got := map[string]string{}
+	for _, s := range ww.Samples() {
+		if s.Metric != nil {
+			got[s.Metric.Name] = s.Metric.Instrument
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"a.summary": "Summary", "a.metric.without.data": "Unspecified", "a.counter": "counter",
+		"an.updowncounter": "updowncounter", "a.gauge": "gauge", "an.exponential.histogram": "histogram",
+	}, got)
+}

@@ -19,12 +19,14 @@ type FindingEvent struct {
 	// Name is the attribute key, metric name, event name or span definition
 	// id the finding is about.
 	Name string
-	// SampleType is Weaver's weaver.finding.sample.type: attribute, span,
-	// resource, instrumentation_scope, metric, number_data_point,
+	// SampleType is Weaver's weaver.finding.sample.type, a
+	// vocab.SampleType's name: attribute, span, resource,
+	// instrumentation_scope, metric, number_data_point,
 	// histogram_data_point, exponential_histogram_data_point, log.
 	SampleType string
-	// SignalType is Weaver's weaver.finding.signal.type: span, metric, log
-	// or resource; "" for a scope and its attributes.
+	// SignalType is Weaver's weaver.finding.signal.type, a
+	// vocab.SignalType's name: span, metric, log or resource; "" for a
+	// scope and its attributes.
 	SignalType string
 	// SignalName is the metric name, event name or span name ("" when none).
 	SignalName string
@@ -86,16 +88,16 @@ func (w *Walker) sampleType(f vocab.Finding, subj vocab.Subject) string {
 		}
 		return ss.signalType
 	case subj == vocab.SubjectKey:
-		return "attribute"
+		return vocab.SampleAttribute.String()
 	case f >= vocab.NumFindings:
 		// An Advisor's finding is on the sample it was offered.
 		return w.adv.s.Kind.String()
 	case subj == vocab.SubjectMetric:
-		return "metric"
+		return vocab.SampleMetric.String()
 	case subj == vocab.SubjectEvent:
-		return "log"
+		return vocab.SampleLog.String()
 	default:
-		return "span"
+		return vocab.SampleSpan.String()
 	}
 }
 
@@ -106,7 +108,7 @@ func (w *Walker) sinkResource(service string) {
 		return
 	}
 	w.grp.sink.service = service
-	w.grp.sink.signalType, w.grp.sink.signalName, w.grp.sink.pointType = "resource", "", ""
+	w.grp.sink.signalType, w.grp.sink.signalName, w.grp.sink.pointType = vocab.SignalResource.String(), "", ""
 }
 
 // sinkItem notes the item being walked for the sink.
@@ -121,11 +123,10 @@ func (w *Walker) sinkItem(signalType, name, pointType string) {
 func pointType(t pmetric.MetricType) string {
 	switch t {
 	case pmetric.MetricTypeHistogram:
-		return "histogram_data_point"
+		return vocab.SampleHistogramDataPoint.String()
 	case pmetric.MetricTypeExponentialHistogram:
-		return "exponential_histogram_data_point"
+		return vocab.SampleExponentialHistogramDataPoint.String()
 	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum, pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
-		return "number_data_point"
 	}
-	return "number_data_point"
+	return vocab.SampleNumberDataPoint.String()
 }

@@ -85,6 +85,51 @@ type Items struct {
 	Spans      int64 `json:"spans"`
 	DataPoints int64 `json:"data_points"`
 	LogRecords int64 `json:"log_records"`
+	// MetricsWithoutData are metrics without a data point: each is a
+	// sample of its own (Weaver's, instrument Unspecified when it has no
+	// data type), checked against the registry.
+	MetricsWithoutData int64 `json:"metrics_without_data_points"`
+}
+
+// Checked is how many items were checked: spans, data points, log records
+// and metrics without data points. A run that checked none fails closed.
+func (it Items) Checked() int64 {
+	return it.Spans + it.DataPoints + it.LogRecords + it.MetricsWithoutData
+}
+
+// MetricsWithoutData counts the metrics of md that have no data point: a
+// misconfigured SDK's metric, with a name and a unit and no points. Weaver
+// makes each a metric sample (src/registry/otlp/conversion.rs: no data is
+// instrument Unspecified), so they are checked, and count as checked.
+func MetricsWithoutData(md pmetric.Metrics) int64 {
+	var n int64
+	for _, rm := range md.ResourceMetrics().All() {
+		for _, sm := range rm.ScopeMetrics().All() {
+			for _, m := range sm.Metrics().All() {
+				if pointCount(m) == 0 {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+func pointCount(m pmetric.Metric) int {
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		return m.Sum().DataPoints().Len()
+	case pmetric.MetricTypeGauge:
+		return m.Gauge().DataPoints().Len()
+	case pmetric.MetricTypeHistogram:
+		return m.Histogram().DataPoints().Len()
+	case pmetric.MetricTypeExponentialHistogram:
+		return m.ExponentialHistogram().DataPoints().Len()
+	case pmetric.MetricTypeSummary:
+		return m.Summary().DataPoints().Len()
+	case pmetric.MetricTypeEmpty:
+	}
+	return 0
 }
 
 // Result is the outcome of a check.
@@ -157,6 +202,7 @@ func (c *Checker) Metrics(md pmetric.Metrics, input string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.items.DataPoints += int64(md.DataPointCount())
+	c.items.MetricsWithoutData += MetricsWithoutData(md)
 	c.walk("metrics", input, func(w *engine.Walker) { w.Metrics(md) })
 }
 

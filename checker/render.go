@@ -53,7 +53,8 @@ func Render(w io.Writer, format string, r *Result, failOn FailOn) error {
 //
 //	{
 //	  ...the /conformance document (generation, digest, totals, services, ...),
-//	  "items":    {"requests": 3, "spans": 2, "data_points": 0, "log_records": 1},
+//	  "items":    {"requests": 3, "spans": 2, "data_points": 0, "log_records": 1,
+//	               "metrics_without_data_points": 0},
 //	  "examples": {"<service entry>": {"<finding ID>": [
 //	    {"signal": "traces", "signal_type": "span", "signal_name": "GET /api/cart",
 //	     "subject": "key", "name": "http.method", "input": "in.jsonl:1"}]}}
@@ -109,6 +110,17 @@ func (e Example) String() string {
 	return b.String()
 }
 
+// String is what was checked, as the text renderers print it: "3
+// request(s): 2 span(s), 0 data point(s), 1 log record(s)", and ", 1
+// metric(s) without data points" when there were any.
+func (it Items) String() string {
+	s := fmt.Sprintf("%d request(s): %d span(s), %d data point(s), %d log record(s)", it.Requests, it.Spans, it.DataPoints, it.LogRecords)
+	if it.MetricsWithoutData > 0 {
+		s += fmt.Sprintf(", %d metric(s) without data points", it.MetricsWithoutData)
+	}
+	return s
+}
+
 // maxNames is how many top names the text renderers print per finding.
 const maxNames = 3
 
@@ -145,8 +157,7 @@ func summary(r *Result, failOn FailOn) string {
 }
 
 func renderText(w io.Writer, r *Result, failOn FailOn) error {
-	fmt.Fprintf(w, "checked %d request(s): %d span(s), %d data point(s), %d log record(s)\n",
-		r.Items.Requests, r.Items.Spans, r.Items.DataPoints, r.Items.LogRecords)
+	fmt.Fprintf(w, "checked %s\n", r.Items)
 	for _, s := range r.Services {
 		fmt.Fprintf(w, "\n%s\n", s.Service)
 		if len(s.Findings) == 0 {
@@ -171,8 +182,7 @@ func renderText(w io.Writer, r *Result, failOn FailOn) error {
 }
 
 func renderMarkdown(w io.Writer, r *Result, failOn FailOn) error {
-	fmt.Fprintf(w, "## otelgov check\n\n**%s**\n\nChecked %d request(s): %d span(s), %d data point(s), %d log record(s).\n",
-		summary(r, failOn), r.Items.Requests, r.Items.Spans, r.Items.DataPoints, r.Items.LogRecords)
+	fmt.Fprintf(w, "## otelgov check\n\n**%s**\n\nChecked %s.\n", summary(r, failOn), r.Items)
 	for _, s := range r.Services {
 		fmt.Fprintf(w, "\n### `%s`\n\n", mdEscape(s.Service))
 		if len(s.Findings) == 0 {

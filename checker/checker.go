@@ -67,7 +67,18 @@ type Finding struct {
 	// Top are the names reported most often (conformance report).
 	Top      []conformance.FindingName
 	Examples []Example
-	level    vocab.Level
+	// Replacements are, for a deprecated finding, what to use instead of
+	// each of its Top names and example names that the registry knows, in
+	// that order.
+	Replacements []NamedReplacement
+	level        vocab.Level
+}
+
+// NamedReplacement is the replacement of one name a finding is about.
+type NamedReplacement struct {
+	Subject string // key, metric or event
+	Name    string
+	*Replacement
 }
 
 // Lvl returns the finding's level.
@@ -250,6 +261,9 @@ func (c *Checker) Result() Result {
 				Examples: slices.Clone(c.examples[exampleKey{service: s.Service, id: id}]),
 			})
 		}
+		for i := range sr.Findings {
+			c.replacements(&sr.Findings[i])
+		}
 		slices.SortFunc(sr.Findings, func(a, b Finding) int {
 			if x := cmp.Compare(a.level, b.level); x != 0 {
 				return x // violation (0) first
@@ -259,6 +273,29 @@ func (c *Checker) Result() Result {
 		out.Services = append(out.Services, sr)
 	}
 	return out
+}
+
+// replacements fills f.Replacements when f is a deprecated finding: one per
+// distinct name among its top names and examples.
+func (c *Checker) replacements(f *Finding) {
+	if f.ID != vocab.FindingDeprecated.String() {
+		return
+	}
+	add := func(subject, name string) {
+		subj, ok := vocab.ParseSubject(subject)
+		if !ok || slices.ContainsFunc(f.Replacements, func(r NamedReplacement) bool { return r.Subject == subject && r.Name == name }) {
+			return
+		}
+		if r := ReplacementOf(c.ix, subj, name); r != nil {
+			f.Replacements = append(f.Replacements, NamedReplacement{Subject: subject, Name: name, Replacement: r})
+		}
+	}
+	for _, n := range f.Top {
+		add(n.Subject, n.Name)
+	}
+	for _, ex := range f.Examples {
+		add(ex.Subject, ex.Name)
+	}
 }
 
 // sink is the engine's FindingSink for the checker: it keeps, per batch,

@@ -66,14 +66,32 @@ type JSONResult struct {
 	conformance.Document
 	Items    Items                           `json:"items"`
 	Examples map[string]map[string][]Example `json:"examples"`
+	// Replacements are, by subject (key, metric, event) and name, what to
+	// use instead of each name a deprecated finding is about (its top
+	// names and examples in every service):
+	//
+	//	"replacements": {"key": {"net.peer.name": {"reason": "uncategorized",
+	//	  "note": "Replaced by `server.address` on client spans and ...",
+	//	  "current": [{"name": "server.address", "contexts": ["span, span_event, span_link (client, producer)"]},
+	//	              {"name": "client.address", "contexts": ["span, span_event, span_link (server, consumer)"]}]}}}
+	Replacements map[string]map[string]*Replacement `json:"replacements"`
 }
 
 // JSON returns the --format json document of r.
 func (r *Result) JSON() JSONResult {
-	out := JSONResult{Document: r.Document, Items: r.Items, Examples: map[string]map[string][]Example{}}
+	out := JSONResult{
+		Document: r.Document, Items: r.Items, Examples: map[string]map[string][]Example{},
+		Replacements: map[string]map[string]*Replacement{},
+	}
 	for _, s := range r.Services {
 		for i := range s.Findings {
 			f := &s.Findings[i]
+			for _, nr := range f.Replacements {
+				if out.Replacements[nr.Subject] == nil {
+					out.Replacements[nr.Subject] = map[string]*Replacement{}
+				}
+				out.Replacements[nr.Subject][nr.Name] = nr.Replacement
+			}
 			if len(f.Examples) == 0 {
 				continue
 			}
@@ -121,6 +139,10 @@ func (it Items) String() string {
 	return s
 }
 
+// String is the replacement line of the text renderers: "http.method ->
+// http.request.method".
+func (nr NamedReplacement) String() string { return nr.Name + " -> " + nr.Replacement.String() }
+
 // maxNames is how many top names the text renderers print per finding.
 const maxNames = 3
 
@@ -137,6 +159,25 @@ func (f *Finding) names() string {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%s (%d)", n.Name, n.Count)
+	}
+	return b.String()
+}
+
+// useInstead is the replacements of the finding's first names, for a
+// one-line message: "; use instead: http.method -> http.request.method".
+func (f *Finding) useInstead() string {
+	var b strings.Builder
+	for i, nr := range f.Replacements {
+		if i == maxNames {
+			fmt.Fprintf(&b, "; +%d more", len(f.Replacements)-maxNames)
+			break
+		}
+		if i == 0 {
+			b.WriteString("; use instead: ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(nr.String())
 	}
 	return b.String()
 }
@@ -172,6 +213,9 @@ func renderText(w io.Writer, r *Result, failOn FailOn) error {
 		for i := range s.Findings {
 			f := &s.Findings[i]
 			fmt.Fprintf(w, "  %-11s  %-*s  %*d  %s\n", f.Level, idw, f.ID, nw, f.Count, f.names())
+			for _, nr := range f.Replacements {
+				fmt.Fprintf(w, "      %s\n", nr)
+			}
 			for _, ex := range f.Examples {
 				fmt.Fprintf(w, "      e.g. %s\n", ex)
 			}
@@ -202,6 +246,16 @@ func renderMarkdown(w io.Writer, r *Result, failOn FailOn) error {
 				mark = ":x: "
 			}
 			fmt.Fprintf(w, "| %s%s | `%s` | %d | %s | %s |\n", mark, f.Level, f.ID, f.Count, mdEscape(f.names()), mdEscape(ex))
+		}
+		first := true
+		for i := range s.Findings {
+			for _, nr := range s.Findings[i].Replacements {
+				if first {
+					fmt.Fprint(w, "\nUse instead:\n\n")
+					first = false
+				}
+				fmt.Fprintf(w, "- `%s` -> %s\n", mdEscape(nr.Name), mdEscape(nr.Replacement.String()))
+			}
 		}
 	}
 	return nil
@@ -258,12 +312,15 @@ func renderJUnit(w io.Writer, r *Result, failOn FailOn) error {
 			for _, n := range f.Top {
 				fmt.Fprintf(&text, "%s %s: %d\n", n.Subject, n.Name, n.Count)
 			}
+			for _, nr := range f.Replacements {
+				fmt.Fprintf(&text, "use instead: %s\n", nr)
+			}
 			for _, ex := range f.Examples {
 				fmt.Fprintf(&text, "e.g. %s\n", ex)
 			}
 			if failOn.Fails(f.level) {
 				c.Failure = &junitFailure{
-					Message: fmt.Sprintf("%s: %s (%d occurrence(s): %s)", f.Level, f.ID, f.Count, f.names()),
+					Message: fmt.Sprintf("%s: %s (%d occurrence(s): %s)%s", f.Level, f.ID, f.Count, f.names(), f.useInstead()),
 					Type:    f.Level,
 					Text:    text.String(),
 				}

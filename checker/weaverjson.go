@@ -889,6 +889,9 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 		return
 	}
 	f := weaverFinding(ev)
+	if ev.Finding == vocab.FindingDeprecated {
+		ww.deprecation(&f, ev)
+	}
 	target.context(&f)
 	r := *target.result
 	if r == nil {
@@ -920,6 +923,28 @@ func (n *node) context(f *WeaverFinding) {
 	case n.metric != nil && f.ID == vocab.FindingUnitMismatch.String():
 		f.Context[vocab.ContextUnit.String()] = n.metric.Unit
 	}
+}
+
+// deprecation gives a deprecated finding Weaver's context and message
+// (crates/weaver_live_check/src/advice/deprecated_advisor.rs at afa9700c):
+// the deprecation's reason and note next to the name, and "Attribute
+// 'http.method' is deprecated; reason = 'renamed', note = 'Replaced by
+// `http.request.method`.'.".
+func (ww *WeaverWriter) deprecation(f *WeaverFinding, ev *engine.FindingEvent) {
+	r := ReplacementOf(ww.ix, ev.Subject, ev.Name)
+	if r == nil {
+		return
+	}
+	f.Context[vocab.ContextDeprecationReason.String()] = r.Reason
+	f.Context[vocab.ContextDeprecationNote.String()] = r.Note
+	what := deprecatedWords[min(ev.Subject, vocab.SubjectSpan)]
+	f.Message = fmt.Sprintf("%s '%s' is deprecated; reason = '%s', note = '%s'.", what, f.about, r.Reason, r.Note)
+}
+
+// deprecatedWords name a deprecated finding's subject as Weaver's message
+// does.
+var deprecatedWords = [vocab.NumSubjects]string{
+	vocab.SubjectKey: "Attribute", vocab.SubjectMetric: "Metric", vocab.SubjectEvent: "Event", vocab.SubjectSpan: "Span",
 }
 
 // subjectWords name a finding's subject in its message.

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -889,10 +890,24 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 		return
 	}
 	f := weaverFinding(ev)
-	if ev.Finding == vocab.FindingDeprecated {
+	switch ev.Finding {
+	case vocab.FindingDeprecated:
 		ww.deprecation(&f, ev)
+	case vocab.FindingEntityAssociationNotSatisfied:
+		// Weaver's context names the candidate entities, not the signal
+		// (type_advisor.rs, entity_association_not_satisfied).
+		types := nonNil(ev.EntityTypes())
+		f.Context = map[string]any{vocab.ContextEntityType.String(): types}
+		f.Message = fmt.Sprintf("None of the associated entities [%s] were satisfied by the resource.", strings.Join(types, ", "))
+	default:
+		if ev.Entity != "" {
+			f.Context[vocab.ContextEntityType.String()] = ev.Entity // type_advisor.rs, check_entity_resource_attributes
+		}
 	}
 	target.context(&f)
+	if target.metric != nil && ev.Finding == vocab.FindingUnexpectedInstrument {
+		ww.unexpectedInstrument(&f, target.metric)
+	}
 	r := *target.result
 	if r == nil {
 		r = &WeaverResult{AllAdvice: []WeaverFinding{}}
@@ -918,8 +933,6 @@ func (n *node) context(f *WeaverFinding) {
 		f.Context[vocab.ContextAttributeValue.String()] = n.attr.Value
 	case n.attr != nil && f.ID == vocab.FindingTypeMismatch.String():
 		f.Context[vocab.ContextAttributeType.String()] = n.attr.Type
-	case n.metric != nil && f.ID == vocab.FindingUnexpectedInstrument.String():
-		f.Context[vocab.ContextInstrument.String()] = n.metric.Instrument
 	case n.metric != nil && f.ID == vocab.FindingUnitMismatch.String():
 		f.Context[vocab.ContextUnit.String()] = n.metric.Unit
 	}
@@ -939,6 +952,24 @@ func (ww *WeaverWriter) deprecation(f *WeaverFinding, ev *engine.FindingEvent) {
 	f.Context[vocab.ContextDeprecationNote.String()] = r.Note
 	what := deprecatedWords[min(ev.Subject, vocab.SubjectSpan)]
 	f.Message = fmt.Sprintf("%s '%s' is deprecated; reason = '%s', note = '%s'.", what, f.about, r.Reason, r.Note)
+}
+
+// unexpectedInstrument gives unexpected_instrument Weaver's context and
+// message (crates/weaver_live_check/src/advice/type_advisor.rs at
+// afa9700c): an instrument Weaver does not support (Summary, Unspecified:
+// a metric without data) is "not supported", with the instrument alone;
+// another names the registry's instrument as expected.
+func (ww *WeaverWriter) unexpectedInstrument(f *WeaverFinding, m *WeaverMetric) {
+	got, _ := vocab.ParseInstrument(m.Instrument)
+	f.Context = map[string]any{vocab.ContextInstrument.String(): m.Instrument}
+	if !got.Supported() {
+		f.Message = fmt.Sprintf("Instrument '%s' is not supported", m.Instrument)
+		return
+	}
+	if d := ww.ix.Metric(f.about); d != nil {
+		f.Context[vocab.ContextExpected.String()] = d.Instrument
+		f.Message = fmt.Sprintf("Instrument should be '%s', but found '%s'.", d.Instrument, m.Instrument)
+	}
 }
 
 // deprecatedWords name a deprecated finding's subject as Weaver's message

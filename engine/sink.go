@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"slices"
+
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -32,6 +35,43 @@ type FindingEvent struct {
 	SignalName string
 	// Service is the resource's service.name ("" when none).
 	Service string
+	// Entity is, for the entity_*_attribute_not_present findings, the
+	// entity type whose attribute the resource lacks (Weaver's context
+	// entity_type); "" for other findings.
+	Entity string
+	// Association is, for entity_association_not_satisfied, the one_of
+	// that no entity satisfied (registry data: read-only); EntityTypes
+	// names its entities.
+	Association []registry.EntityAssociation
+}
+
+// EntityTypes are the entity types an entity_association_not_satisfied
+// finding's association names, in order and each once: Weaver's context
+// {"entity_type": [...]} (crates/weaver_live_check/src/advice/
+// type_advisor.rs, entity_association_not_satisfied, at afa9700c). Nil for
+// other findings.
+func (ev *FindingEvent) EntityTypes() []string { return EntityTypes(ev.Association) }
+
+// EntityTypes are the entity types as names, in order and each once.
+func EntityTypes(as []registry.EntityAssociation) []string {
+	var out []string
+	var walk func([]registry.EntityAssociation)
+	walk = func(as []registry.EntityAssociation) {
+		for i := range as {
+			switch a := &as[i]; {
+			case a.Entity != "":
+				if !slices.Contains(out, a.Entity) {
+					out = append(out, a.Entity)
+				}
+			case a.OneOf != nil:
+				walk(a.OneOf)
+			default:
+				walk(a.AllOf)
+			}
+		}
+	}
+	walk(as)
+	return out
 }
 
 // FindingSink receives a sample of the findings (Options.Sink). Emit is
@@ -50,6 +90,11 @@ type sinkState struct {
 	signalType string
 	signalName string
 	pointType  string
+	// assoc is the association of the entity_association_not_satisfied
+	// being reported (entities.go).
+	assoc []registry.EntityAssociation
+	// entity is the entity whose attributes are being checked.
+	entity string
 }
 
 func (s *sinkState) reset() { *s = sinkState{} }
@@ -64,7 +109,7 @@ func (w *Walker) emit(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name,
 	ev := FindingEvent{
 		Finding: f, ID: id, Level: lv, Subject: subj, Name: name,
 		SignalType: ss.signalType, SignalName: ss.signalName, Service: ss.service,
-		SampleType: w.sampleType(f, subj),
+		SampleType: w.sampleType(f, subj), Entity: ss.entity, Association: ss.assoc,
 	}
 	if !w.e.opts.Sink.Emit(&ev) {
 		ss.closed = true

@@ -72,6 +72,16 @@ func weaverFindings(samples []*checker.WeaverSample) []Finding {
 			if f.SignalName != nil {
 				wf.SignalName = *f.SignalName
 			}
+			if wf.Name == "" {
+				// Weaver's context names no subject for some findings on a
+				// signal (the candidate entities, an unsupported
+				// instrument): the engine's name is the signal's.
+				wf.Name = wf.SignalName
+				wf.Subject = map[string]string{
+					vocab.SignalMetric.String(): vocab.SubjectMetric.String(), vocab.SignalLog.String(): vocab.SubjectEvent.String(),
+				}[wf.SignalType]
+			}
+			wf.Context, wf.Message = f.Context, f.Message
 			out = append(out, wf)
 		}
 	}

@@ -54,6 +54,10 @@ type Example struct {
 	Name    string `json:"name"`
 	// Input is where the request came from (file:line or file@byte).
 	Input string `json:"input,omitempty"`
+	// EntityTypes are, for entity_association_not_satisfied, the entity
+	// types of the association no entity satisfied (Weaver's context
+	// entity_type): names from the registry.
+	EntityTypes []string `json:"entity_types,omitempty"`
 }
 
 // Finding is one finding ID in one service, as the conformance report
@@ -362,6 +366,8 @@ func (s *sink) Emit(ev *engine.FindingEvent) bool {
 		Subject:    ev.Subject.String(),
 		Name:       strings.Clone(ev.Name),
 		Input:      s.input,
+		// Registry names (the registry outlives the check).
+		EntityTypes: ev.EntityTypes(),
 	}
 	sn.names[sn.n] = ex.Name
 	sn.n++

@@ -121,6 +121,9 @@ func (e Example) String() string {
 	if e.Subject == "key" || e.Name != e.SignalName {
 		fmt.Fprintf(&b, ": %s %s", e.Subject, e.Name)
 	}
+	if e.EntityTypes != nil {
+		fmt.Fprintf(&b, " (none of the entities [%s])", strings.Join(e.EntityTypes, ", "))
+	}
 	if e.Input != "" {
 		b.WriteString(" at ")
 		b.WriteString(e.Input)

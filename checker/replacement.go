@@ -125,6 +125,7 @@ func weaverDeprecation(d registry.Deprecation, current []CurrentName) (reason, n
 		if d.Note == "" {
 			return deprecatedReasons[d.Reason], "Uncategorized."
 		}
+	case registry.DeprecatedUnspecified: // the string form: the string is the note
 	}
 	return deprecatedReasons[d.Reason], d.Note
 }

@@ -8,8 +8,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // replacementInput holds deprecated names of each kind: a plain rename
@@ -145,4 +148,30 @@ func TestWeaverDeprecation(t *testing.T) {
 	assert.True(t, strings.HasPrefix(got["net.peer.name"].Message, "Attribute 'net.peer.name' is deprecated; reason = 'uncategorized', note = 'Replaced by `server.address` on client spans"))
 	assert.Equal(t, "Metric 'db.client.connections.usage' is deprecated; reason = 'renamed', note = 'Replaced by `db.client.connection.count`.'.", got["db.client.connections.usage"].Message)
 	assert.Equal(t, "db.client.connections.usage", got["db.client.connections.usage"].Context["metric_name"])
+}
+
+// TestEntityTypesNamed: the text report names the entity types of an
+// unsatisfied association (Weaver's sample registry, crates/
+// weaver_live_check/data/model/entity_associations, and its first resource,
+// which has none of them), and --format json's example carries them.
+func TestEntityTypesNamed(t *testing.T) {
+	ix, err := registry.Load(registry.Sources{OrgRegistries: []string{"weaversuite/testdata/registries/entity_associations"}})
+	require.NoError(t, err)
+	c := New(ix, Options{Engine: engineOptions(), Limits: defaultLimits})
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "my-service")
+	rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().SetEventName("thing.happened")
+	c.Logs(ld, "in.jsonl:1")
+	r := c.Result()
+	f := find(&r, "my-service", "entity_association_not_satisfied")
+	require.NotNil(t, f)
+	require.Len(t, f.Examples, 1)
+	assert.Equal(t, []string{"host", "container"}, f.Examples[0].EntityTypes)
+	var text bytes.Buffer
+	require.NoError(t, Render(&text, FormatText, &r, FailOn{}))
+	assert.Contains(t, text.String(), `e.g. logs log "thing.happened" (none of the entities [host, container]) at in.jsonl:1`)
+	tenant := find(&r, "my-service", "entity_required_attribute_not_present")
+	require.NotNil(t, tenant)
+	assert.Nil(t, tenant.Examples[0].EntityTypes, "only the association finding lists entity types")
 }

@@ -79,11 +79,17 @@ SIGTERM, then prints the report.
 A check fails closed: inputs that together hold no span, metric or log
 record (an empty file, JSON that is not OTLP, NUL bytes, resources without
 items), or a --listen run that received none, are exit 2 unless
---allow-empty. A metric without data points is checked, as Weaver checks
-it (a sample of instrument Unspecified when it has no data type: a
-registry-defined metric gets unexpected_instrument), and counts. More than 64 requests without a resource in a row are
-corrupt input, and gzip input that expands more than
---max-decompression-ratio times is refused.
+--allow-empty. A metric without data points counts as checked: Weaver
+checks it as a sample (instrument Unspecified when it has no data type,
+so a registry-defined metric gets unexpected_instrument). More than 64
+requests without a resource in a row are corrupt input, and gzip input
+that expands more than --max-decompression-ratio times is refused.
+
+For a deprecated finding, every output names what to use instead of each
+name (the registry's renames, as otelgov explain lists them; a name whose
+replacement depends on the context, such as net.peer.name on server and
+client spans, once per context), or the deprecation's note when there is
+no current name; --format json lists them under "replacements".
 
 Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 (nothing checked included).`,

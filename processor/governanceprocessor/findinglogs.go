@@ -97,7 +97,18 @@ func (f *findingLog) Emit(ev *engine.FindingEvent) bool {
 	if ev.SignalName != "" {
 		a.PutStr("weaver.finding.signal.name", strings.Clone(ev.SignalName))
 	}
-	a.PutStr("weaver.finding.context."+vocab.SubjectContextKey(ev.Subject).String(), name)
+	if ev.Finding == vocab.FindingEntityAssociationNotSatisfied {
+		// Weaver's context names the candidate entities (registry names).
+		types := a.PutEmptySlice("weaver.finding.context." + vocab.ContextEntityType.String())
+		for _, e := range ev.EntityTypes() {
+			types.AppendEmpty().SetStr(e)
+		}
+	} else {
+		a.PutStr("weaver.finding.context."+vocab.SubjectContextKey(ev.Subject).String(), name)
+		if ev.Entity != "" {
+			a.PutStr("weaver.finding.context."+vocab.ContextEntityType.String(), ev.Entity)
+		}
+	}
 	if ev.Service != "" {
 		a.PutStr("weaver.finding.resource.attribute.service.name", strings.Clone(ev.Service))
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A policy directory with a rule by name and a rule by value (the README's
+// A policy directory with a rule by name and a rule by value (docs/policies.md's
 // worked example) and a span that breaks both.
 const (
 	policyByName = `package live_check_advice

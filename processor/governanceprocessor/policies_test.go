@@ -173,7 +173,7 @@ func TestPoliciesFindingLogs(t *testing.T) {
 func TestPoliciesTelemetryRepeats(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	// The README's name rule and one on span names: the policies fire on
+	// docs/policies.md's name rule and one on span names: the policies fire on
 	// attributes and spans (policy.Set.FiresOn), so the resource is not
 	// offered.
 	dir := t.TempDir()

@@ -152,35 +152,31 @@ const maxNames = 3
 // names are the finding's most frequent names, e.g. "http.method (5),
 // http.status_code (5), +1 more".
 func (f *Finding) names() string {
-	var b strings.Builder
-	for i, n := range f.Top {
-		if i == maxNames {
-			fmt.Fprintf(&b, ", +%d more", len(f.Top)-maxNames)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (%d)", n.Name, n.Count)
-	}
-	return b.String()
+	return firstNames(len(f.Top), ", ", func(i int) string { return fmt.Sprintf("%s (%d)", f.Top[i].Name, f.Top[i].Count) })
 }
 
 // useInstead is the replacements of the finding's first names, for a
 // one-line message: "; use instead: http.method -> http.request.method".
 func (f *Finding) useInstead() string {
+	if len(f.Replacements) == 0 {
+		return ""
+	}
+	return "; use instead: " + firstNames(len(f.Replacements), "; ", func(i int) string { return f.Replacements[i].String() })
+}
+
+// firstNames joins the first maxNames of n items with sep, and says how
+// many more there are.
+func firstNames(n int, sep string, item func(int) string) string {
 	var b strings.Builder
-	for i, nr := range f.Replacements {
+	for i := range n {
 		if i == maxNames {
-			fmt.Fprintf(&b, "; +%d more", len(f.Replacements)-maxNames)
+			fmt.Fprintf(&b, "%s+%d more", sep, n-maxNames)
 			break
 		}
-		if i == 0 {
-			b.WriteString("; use instead: ")
-		} else {
-			b.WriteString("; ")
+		if i > 0 {
+			b.WriteString(sep)
 		}
-		b.WriteString(nr.String())
+		b.WriteString(item(i))
 	}
 	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -386,15 +387,7 @@ func TestWeaverScopeFindings(t *testing.T) {
 // Unsupported("Unspecified")), the spelling a policy reads as
 // input.sample.metric.instrument (policy's TestInstrumentAsWeaver).
 func TestWeaverInstrument(t *testing.T) {
-	md := pmetric.NewMetrics()
-	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
-	add := func(name string) pmetric.Metric { m := ms.AppendEmpty(); m.SetName(name); return m }
-	add("a.summary").SetEmptySummary().DataPoints().AppendEmpty()
-	add("a.metric.without.data")
-	add("a.counter").SetEmptySum().SetIsMonotonic(true)
-	add("an.updowncounter").SetEmptySum()
-	add("a.gauge").SetEmptyGauge()
-	add("an.exponential.histogram").SetEmptyExponentialHistogram()
+	md := enginetest.InstrumentMetrics()
 	ww := newWeaverWriter(t, io.Discard, WeaverOptions{Report: true})
 	ww.Metrics(md)
 	got := map[string]string{}
@@ -403,8 +396,5 @@ func TestWeaverInstrument(t *testing.T) {
 			got[s.Metric.Name] = s.Metric.Instrument
 		}
 	}
-	assert.Equal(t, map[string]string{
-		"a.summary": "Summary", "a.metric.without.data": "Unspecified", "a.counter": "counter",
-		"an.updowncounter": "updowncounter", "a.gauge": "gauge", "an.exponential.histogram": "histogram",
-	}, got)
+	assert.Equal(t, enginetest.InstrumentNames, got)
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/policy"
 )
 
@@ -35,16 +35,7 @@ func TestInstrumentAsWeaver(t *testing.T) {
 	ix := suiteRegistry(t, "metrics")
 	s, err := source(t, ix, policy.Options{}, instrumentPolicy)
 	require.NoError(t, err)
-	md := pmetric.NewMetrics()
-	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
-	add := func(name string) pmetric.Metric { m := ms.AppendEmpty(); m.SetName(name); return m }
-	add("a.summary").SetEmptySummary().DataPoints().AppendEmpty()
-	add("a.metric.without.data")
-	add("a.counter").SetEmptySum().SetIsMonotonic(true)
-	add("an.updowncounter").SetEmptySum()
-	add("a.gauge").SetEmptyGauge()
-	add("a.histogram").SetEmptyHistogram()
-	add("an.exponential.histogram").SetEmptyExponentialHistogram()
+	md := enginetest.InstrumentMetrics()
 	got := map[string][]string{}
 	require.NoError(t, s.Metrics(context.Background(), ix, md, func(ev *policy.Event) {
 		got[ev.Message] = append(got[ev.Message], ev.ID)

@@ -84,9 +84,12 @@ func ReplacementOf(ix *registry.Index, subj vocab.Subject, name string) *Replace
 		return r
 	case vocab.SubjectEvent:
 		if g := ix.EventGroup(name); g != nil && g.Deprecated {
-			// The registry model keeps that an event is deprecated, not
-			// how: Weaver's reason for an unstructured deprecation.
-			return &Replacement{Reason: deprecatedReasons[registry.DeprecatedUncategorized], Current: []CurrentName{}}
+			r := &Replacement{Current: []CurrentName{}}
+			if g.Deprecation.RenamedTo != "" {
+				r.Current = append(r.Current, CurrentName{Name: g.Deprecation.RenamedTo})
+			}
+			r.Reason, r.Note = weaverDeprecation(g.Deprecation, r.Current)
+			return r
 		}
 	case vocab.SubjectSpan, vocab.NumSubjects:
 	}

@@ -463,7 +463,7 @@ func registryAttribute(a *registry.Attribute) *ast.Term {
 	}
 	kv := []any{"name", str(a.Key), "key", str(a.Key), "type", str(typ), "stability", str(a.Stability.String())}
 	if a.Deprecation.Reason != registry.NotDeprecated {
-		kv = append(kv, "deprecated", obj("reason", str(a.Deprecation.Reason.String()), "renamed_to", optStr(a.Deprecation.RenamedTo), "note", str(a.Deprecation.Note)))
+		kv = append(kv, "deprecated", deprecatedTerm(a.Deprecation))
 	}
 	if a.EnumStrings != nil || a.EnumInts != nil {
 		var members []*ast.Term
@@ -476,6 +476,12 @@ func registryAttribute(a *registry.Attribute) *ast.Term {
 		kv = append(kv, "members", ast.ArrayTerm(members...))
 	}
 	return obj(kv...)
+}
+
+// deprecatedTerm is a definition's deprecated field: reason, renamed_to
+// and note.
+func deprecatedTerm(d registry.Deprecation) *ast.Term {
+	return obj("reason", str(d.Reason.String()), "renamed_to", optStr(d.RenamedTo), "note", str(d.Note))
 }
 
 // registryGroup is the registry's definition of the signal as
@@ -491,7 +497,7 @@ func registryGroup(g *registry.Group) *ast.Term {
 		"attributes", ast.ArrayTerm(attrs...), "entity_associations", associations(g.Entities),
 	}
 	if g.Deprecated {
-		kv = append(kv, "deprecated", obj())
+		kv = append(kv, "deprecated", deprecatedTerm(g.Deprecation))
 	}
 	if g.HasKind {
 		kv = append(kv, "span_kind", str(g.SpanKind.String()))

@@ -216,6 +216,7 @@ func writeGroups(b *bytes.Buffer, groups []def.Group) {
 		}
 		if g.Deprecated {
 			b.WriteString(", Deprecated: true")
+			writeDeprecation(b, g.Deprecation)
 		}
 		if g.Entities != nil {
 			b.WriteString(", Entities: ")

@@ -137,6 +137,8 @@ type Group struct {
 	// Deprecated reports that the group itself is deprecated (an event or
 	// a metric).
 	Deprecated bool
+	// Deprecation is how the group is deprecated, when Deprecated.
+	Deprecation Deprecation
 	// Entities are the group's entity_associations (metrics and events).
 	Entities []EntityAssociation
 	Attrs    []GroupAttr

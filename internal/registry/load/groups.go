@@ -223,7 +223,7 @@ func parseGroupStatus(f yfile, key string, v *yaml.Node, g *def.Group) error {
 	case "deprecated":
 		var d def.Deprecation
 		d, err = parseDeprecation(f, v)
-		g.Deprecated = d.Reason != def.NotDeprecated
+		g.Deprecated, g.Deprecation = d.Reason != def.NotDeprecated, d
 	case "entity_associations":
 		g.Entities, err = parseEntityAssociations(f, v, key)
 	}

@@ -290,7 +290,13 @@ func (c *Checker) replacements(f *Finding) {
 		if !ok || slices.ContainsFunc(f.Replacements, func(r NamedReplacement) bool { return r.Subject == subject && r.Name == name }) {
 			return
 		}
-		if r := ReplacementOf(c.ix, subj, name); r != nil {
+		// A key's renames may be scoped to a metric or a span name: the
+		// first example of the key says where it was found.
+		var metric, span string
+		if i := slices.IndexFunc(f.Examples, func(e Example) bool { return e.Subject == subject && e.Name == name }); i >= 0 {
+			metric, span = signalContext(&f.Examples[i])
+		}
+		if r := ReplacementOf(c.ix, subj, name, metric, span); r != nil {
 			f.Replacements = append(f.Replacements, NamedReplacement{Subject: subject, Name: name, Replacement: r})
 		}
 	}
@@ -300,6 +306,17 @@ func (c *Checker) replacements(f *Finding) {
 	for _, ex := range f.Examples {
 		add(ex.Subject, ex.Name)
 	}
+}
+
+// signalContext is the metric or span name an example was found on.
+func signalContext(e *Example) (metric, span string) {
+	switch e.SignalType {
+	case vocab.SignalMetric.String():
+		return e.SignalName, ""
+	case vocab.SignalSpan.String():
+		return "", e.SignalName
+	}
+	return "", ""
 }
 
 // sink is the engine's FindingSink for the checker: it keeps, per batch,

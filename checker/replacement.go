@@ -60,15 +60,17 @@ func (r *Replacement) String() string {
 
 // ReplacementOf is the replacement of name, the subject of a deprecated
 // finding (an attribute key, a metric or an event name), in ix; nil when
-// ix knows nothing of it.
-func ReplacementOf(ix *registry.Index, subj vocab.Subject, name string) *Replacement {
+// ix knows nothing of it. For a key, metricName and spanName are the
+// metric or span it was found on ("" when not known): they select the
+// renames scoped to a metric or a span name.
+func ReplacementOf(ix *registry.Index, subj vocab.Subject, name, metricName, spanName string) *Replacement {
 	switch subj {
 	case vocab.SubjectKey:
 		a := ix.Lookup(name)
 		if a == nil {
 			return nil
 		}
-		r := &Replacement{Current: nonNil(currentNames(a.CurrentNames(name, "", "")))}
+		r := &Replacement{Current: nonNil(currentNames(a.CurrentNames(name, metricName, spanName)))}
 		r.Reason, r.Note = weaverDeprecation(a.Deprecation, r.Current)
 		return r
 	case vocab.SubjectMetric:
@@ -183,7 +185,11 @@ func contextsOf(cs []registry.ContextName, name string) []string {
 			}
 			continue
 		}
-		groups = append(groups, group{locs: []string{c.Context.Location.String()}})
+		loc := c.Context.Location.String()
+		if c.Context.MetricName != "" {
+			loc += " (metric " + c.Context.MetricName + ")"
+		}
+		groups = append(groups, group{locs: []string{loc}})
 	}
 	for _, l := range registry.Locations {
 		ks, ok := kinds[l]

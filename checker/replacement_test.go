@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // replacementInput holds deprecated names of each kind: a plain rename
@@ -174,4 +175,29 @@ func TestEntityTypesNamed(t *testing.T) {
 	tenant := find(&r, "my-service", "entity_required_attribute_not_present")
 	require.NotNil(t, tenant)
 	assert.Nil(t, tenant.Examples[0].EntityTypes, "only the association finding lists entity types")
+}
+
+// TestReplacementScopedToMetric: a key the schema file renames on one
+// metric only (state on db.client.connections.usage, semantic conventions'
+// schemas/1.26.0) is named with that metric, read from where it was found.
+func TestReplacementScopedToMetric(t *testing.T) {
+	eo := engineOptions()
+	eo.Profile = vocab.ProfileExtended // a schema-only name is deprecated there, unknown in weaver
+	c := newChecker(t, eo, defaultLimits)
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "db")
+	m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("db.client.connections.usage")
+	m.SetUnit("{connection}")
+	m.SetEmptySum().DataPoints().AppendEmpty().Attributes().PutStr("state", "idle")
+	c.Metrics(md, "in.jsonl:1")
+	r := c.Result()
+	f := find(&r, "db", "deprecated")
+	require.NotNil(t, f)
+	got := map[string]string{}
+	for _, nr := range f.Replacements {
+		got[nr.Name] = nr.Replacement.String()
+	}
+	assert.Equal(t, "db.client.connection.state on data_point (metric db.client.connections.usage)", got["state"])
 }

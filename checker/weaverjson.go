@@ -944,7 +944,8 @@ func (n *node) context(f *WeaverFinding) {
 // 'http.method' is deprecated; reason = 'renamed', note = 'Replaced by
 // `http.request.method`.'.".
 func (ww *WeaverWriter) deprecation(f *WeaverFinding, ev *engine.FindingEvent) {
-	r := ReplacementOf(ww.ix, ev.Subject, ev.Name)
+	metric, span := signalContext(&Example{SignalType: ev.SignalType, SignalName: ev.SignalName})
+	r := ReplacementOf(ww.ix, ev.Subject, ev.Name, metric, span)
 	if r == nil {
 		return
 	}

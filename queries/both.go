@@ -94,7 +94,7 @@ func transition(expr string, n *Names) (hits []hit, edits []edit, why string, er
 		for _, h := range hits {
 			for _, e := range h.edits {
 				if e.off >= l.start && e.off+len(e.old) <= l.end {
-					inner = append(inner, edit{e.off - l.start, e.old, e.repl})
+					inner = append(inner, edit{off: e.off - l.start, old: e.old, repl: e.repl})
 				}
 			}
 		}
@@ -106,7 +106,7 @@ func transition(expr string, n *Names) (hits []hit, edits []edit, why string, er
 		for _, r := range relabel {
 			newer = `label_replace(label_replace(` + newer + `, "` + r[0] + `", "$1", "` + r[1] + `", "(.*)"), "` + r[1] + `", "", "` + r[1] + `", ".*")`
 		}
-		edits = append(edits, edit{l.start, old, "(" + old + " or " + newer + ")"})
+		edits = append(edits, edit{off: l.start, old: old, repl: "(" + old + " or " + newer + ")", what: RewriteTransition})
 	}
 	out, ok := applyEdits(expr, slices.Clone(edits))
 	if !ok {
@@ -173,7 +173,7 @@ func collapse(expr string, n *Names) []edit {
 				return nil
 			}
 		}
-		edits = append(edits, edit{ps, expr[ps:pe2], newer})
+		edits = append(edits, edit{off: ps, old: expr[ps:pe2], repl: newer, what: RewriteCollapse})
 		return nil
 	})
 	return edits

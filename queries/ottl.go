@@ -52,7 +52,7 @@ func scanOTTL(stmt string, n *Names) []hit {
 		if k, ok := byName[lit]; ok {
 			prev := &hits[k]
 			if prev.rewritable && h.rewritable {
-				prev.edits = append(prev.edits, edit{off, lit, h.replacement})
+				prev.edits = append(prev.edits, edit{off: off, old: lit, repl: h.replacement, what: RewriteAttribute, name: lit})
 			} else if prev.rewritable {
 				// The same name both as a path key and elsewhere: rewrite none.
 				prev.rewritable, prev.edits, prev.why, prev.replacement = false, nil, h.why, ""
@@ -61,7 +61,7 @@ func scanOTTL(stmt string, n *Names) []hit {
 		}
 		h.first = off
 		if h.rewritable {
-			h.edits = []edit{{off, lit, h.replacement}}
+			h.edits = []edit{{off: off, old: lit, repl: h.replacement, what: RewriteAttribute, name: lit}}
 		}
 		byName[lit] = len(hits)
 		hits = append(hits, h)

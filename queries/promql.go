@@ -21,10 +21,29 @@ const (
 	KindMetric    Kind = "metric"    // a metric or series name
 )
 
-// edit replaces old at off (in the text being scanned) with repl.
+// edit replaces old at off (in the text being scanned) with repl; what
+// says what the bytes are, name the deprecated name it migrates.
 type edit struct {
-	off       int
-	old, repl string
+	off        int
+	old, repl  string
+	what, name string
+}
+
+// What a rewrite replaces (Rewrite.What).
+const (
+	RewriteMetric     = "metric"      // a metric or series name
+	RewriteLabel      = "label"       // a label name in PromQL or an alert template
+	RewriteValue      = "label value" // a compared value migrated with its label
+	RewriteAttribute  = "attribute"   // an attribute key in an OTTL path
+	RewriteTransition = "transition"  // --both's (old or new)
+	RewriteCollapse   = "collapse"    // a transition back to its new branch
+)
+
+func whatName(k Kind) string {
+	if k == KindMetric {
+		return RewriteMetric
+	}
+	return RewriteLabel
 }
 
 // hit is one deprecated name found in a query: its spelling as written,
@@ -147,13 +166,13 @@ func analyze(expr string, n *Names) ([]hit, []site, *queryfile.PromQL, error) {
 			if s.off < 0 {
 				h.rewritable, h.why = false, "the name is written with a Grafana variable"
 			} else {
-				h.edits = append(h.edits, edit{s.off, s.written, s.repl})
+				h.edits = append(h.edits, edit{off: s.off, old: s.written, repl: s.repl, what: whatName(s.kind), name: s.written})
 			}
 			if s.newRaw != "" {
 				if s.m.valOff < 0 {
 					h.rewritable, h.why = false, "the value is written with a Grafana variable and its values migrate"
 				} else {
-					h.edits = append(h.edits, edit{s.m.valOff, s.m.raw, s.newRaw})
+					h.edits = append(h.edits, edit{off: s.m.valOff, old: s.m.raw, repl: s.newRaw, what: RewriteValue, name: s.written})
 				}
 			}
 		}
@@ -274,7 +293,8 @@ func applyEdits(s string, edits []edit) (string, bool) {
 	return b.String(), true
 }
 
-// literalAlt is one alternative of a regex that lists values.
+// regexMeta matches a regex metacharacter: an alternative of a matcher's
+// regex is a literal value when it has none unescaped (see regexLiteral).
 var regexMeta = regexp.MustCompile(`[\\.+*?()\[\]{}^$|]`)
 
 // migrateMatcher migrates a renamed label's matcher value with the key's

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/otelgov/otelcol-governance/queryfile"
+	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // Finding is one deprecated name in one file.
@@ -46,13 +48,63 @@ type Note struct {
 	Unreadable bool `json:"unreadable,omitempty"`
 }
 
+// Rewrite is one replacement of bytes in a file: Old, at byte Offset (line
+// Line, byte Column, both from 1), becomes New, each as the file writes it
+// (escaped in a JSON string). A file's rewrites, applied in order to the
+// file as it was read, give the file --write writes, byte for byte: no
+// other byte changes.
+type Rewrite struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	Offset int    `json:"offset"`
+	// What the bytes are (the Rewrite* constants): metric, label (in
+	// PromQL or an alert template), label value (a compared value migrated
+	// with its label), attribute (an OTTL attribute path's key), transition
+	// (--both's (old or new)) or collapse (a --both transition written back
+	// to its new branch).
+	What string `json:"what"`
+	// Name is the deprecated name, as written, that the rewrite migrates
+	// (for a label value, its label's); "" for transitions.
+	Name string `json:"name,omitempty"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
 // Result of a scan.
 type Result struct {
 	Files    int       `json:"files"`
 	Findings []Finding `json:"findings"`
 	Notes    []Note    `json:"notes"`
+	// Rewrites lists every replacement of the rewritable findings, by file
+	// and offset: made when Written, planned otherwise. Without Write, a
+	// file that holds --both transitions gets the rewrites of its old
+	// branches listed; --write collapses the transitions instead.
+	Rewrites []Rewrite `json:"rewrites"`
+	// Written: the scan ran with Write, and Rewrites are made (in the
+	// files with ScanPaths, in the content ScanContent returns).
+	Written bool `json:"written"`
 	// Unreadable counts the unreadable notes.
 	Unreadable int `json:"unreadable"`
+}
+
+// finish orders the findings and rewrites by file (the rewrites of a file
+// are in offset order) and counts the unreadable notes.
+func (res *Result) finish() {
+	sort.SliceStable(res.Findings, func(i, j int) bool {
+		a, b := res.Findings[i], res.Findings[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	sort.SliceStable(res.Rewrites, func(i, j int) bool { return res.Rewrites[i].File < res.Rewrites[j].File })
+	res.Unreadable = 0
+	for _, n := range res.Notes {
+		if n.Unreadable {
+			res.Unreadable++
+		}
+	}
 }
 
 // Scanner scans files against a registry's names.
@@ -88,6 +140,13 @@ func (s *Scanner) scanPromQL(expr string) ([]hit, error) {
 	return hits, err
 }
 
+// Scan checks files and directories against a registry (ScanPaths with
+// the registry's names): the findings and the rewrites --write would make,
+// as data. It writes nothing.
+func Scan(ix *registry.Index, paths ...string) (Result, error) {
+	return NewScanner(NewNames(ix)).ScanPaths(paths)
+}
+
 // NewScanner returns a scanner of names.
 func NewScanner(n *Names) *Scanner { return &Scanner{names: n} }
 
@@ -102,7 +161,7 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": t
 // dangling symlink or an unreadable file is a note. A file reached twice
 // (through symlinks) is scanned once.
 func (s *Scanner) ScanPaths(paths []string) (Result, error) {
-	res := Result{Findings: []Finding{}, Notes: []Note{}}
+	res := Result{Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write}
 	s.seen = map[string]bool{}
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -144,18 +203,7 @@ func (s *Scanner) ScanPaths(paths []string) (Result, error) {
 			return res, err
 		}
 	}
-	sort.SliceStable(res.Findings, func(i, j int) bool {
-		a, b := res.Findings[i], res.Findings[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Line < b.Line
-	})
-	for _, n := range res.Notes {
-		if n.Unreadable {
-			res.Unreadable++
-		}
-	}
+	res.finish()
 	return res, nil
 }
 
@@ -169,6 +217,32 @@ type file struct {
 	// ruleLabels are the label rewrites of each rule's expressions, which
 	// its templates ($labels.x) follow.
 	ruleLabels map[int]map[string]string
+	// templated are the offsets of a Helm template's PromQL expressions
+	// that do not parse without their {{ }} blocks; templatedErr is the
+	// first one's error. One note lists them.
+	templated    []int
+	templatedErr error
+}
+
+// maxListedLines bounds the lines a note lists.
+const maxListedLines = 10
+
+// noteTemplated writes the one note for a template's expressions that
+// could not be checked.
+func (f *file) noteTemplated() {
+	if len(f.templated) == 0 {
+		return
+	}
+	var lines []string
+	for i, off := range f.templated {
+		if i == maxListedLines {
+			lines = append(lines, "…")
+			break
+		}
+		lines = append(lines, strconv.Itoa(f.x.Line(off)))
+	}
+	f.note(f.templated[0], fmt.Sprintf("PromQL with template blocks: %d expression(s) not checked, line(s) %s (first: %v)",
+		len(f.templated), strings.Join(lines, ", "), f.templatedErr), false)
 }
 
 func (f *file) note(off int, msg string, unreadable bool) {
@@ -191,34 +265,82 @@ func (s *Scanner) scanFile(path string, res *Result) error {
 		return nil
 	}
 	res.Files++
+	out, err := s.scanContent(path, b, res)
+	if err != nil || !s.Write || bytes.Equal(out, b) {
+		return err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, out, st.Mode().Perm()) //nolint:gosec // the user names the paths
+}
+
+// ScanContent scans one file's content held in memory; name is reported
+// and decides JSON or YAML (with the content's first byte). It returns the
+// content with the rewrites applied (content itself when there are none)
+// and writes nothing, Write or not; Write only decides, as for ScanPaths,
+// whether findings are marked rewritten and --both transitions collapse.
+func (s *Scanner) ScanContent(name string, content []byte) (Result, []byte, error) {
+	res := Result{Files: 1, Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write}
+	out, err := s.scanContent(name, content, &res)
+	res.finish()
+	return res, out, err
+}
+
+// scanContent scans a file's content, adds its findings, notes and
+// rewrites to res and returns the content rewritten. With Write (not
+// Both), the --both transitions of the file are collapsed first (see
+// collapse) and the rewrites of the collapsed content are composed with
+// them, so that every rewrite is listed against the content as read.
+func (s *Scanner) scanContent(name string, orig []byte, res *Result) ([]byte, error) {
+	content := orig
+	var collapsed []edit
 	if s.Write && !s.Both {
 		// A query that --both rewrote reads (old or new): back to new only
 		// first, then the old names left around it are rewritten below.
-		if b, err = s.collapseFile(path, b); err != nil {
-			return err
+		collapsed = s.collapseEdits(name, orig)
+		var err error
+		if content, err = applyFile(name, orig, collapsed); err != nil {
+			return orig, err
 		}
 	}
-	f := &file{name: path, content: b, res: res, x: queryfile.Extract(path, b), ruleLabels: map[int]map[string]string{}}
+	f := &file{name: name, content: content, res: res, x: queryfile.Extract(name, content), ruleLabels: map[int]map[string]string{}}
 	for _, n := range f.x.Notes {
 		f.note(n.Off, n.Message, n.Unreadable)
-	}
-	if f.x.Template && !f.x.Unreadable {
-		f.note(0, fmt.Sprintf("read as a Helm template: checked outside its {{ }} blocks (%d skipped)", len(f.x.Notes)), false)
 	}
 	for i := range f.x.Queries {
 		s.query(f, &f.x.Queries[i])
 	}
-	if s.Write && len(f.edits) > 0 {
-		return f.apply()
+	f.noteTemplated()
+	edits, err := compose(name, collapsed, sortEdits(f.edits))
+	if err != nil {
+		return orig, err
 	}
-	return nil
+	out, err := applyFile(name, orig, edits)
+	if err != nil {
+		return orig, err
+	}
+	line, lineStart, pos := 1, 0, 0 // edits are in offset order
+	for _, e := range edits {
+		for ; pos < e.off; pos++ {
+			if orig[pos] == '\n' {
+				line, lineStart = line+1, pos+1
+			}
+		}
+		res.Rewrites = append(res.Rewrites, Rewrite{
+			File: name, Line: line, Column: e.off - lineStart + 1, Offset: e.off,
+			What: e.what, Name: e.name, Old: e.old, New: e.repl,
+		})
+	}
+	return out, nil
 }
 
-// collapseFile writes back to their new branch the transition queries of a
-// file (see collapse) and returns the content to scan.
-func (s *Scanner) collapseFile(path string, b []byte) ([]byte, error) {
-	x := queryfile.Extract(path, b)
-	f := &file{name: path, content: b, x: x}
+// collapseEdits are the edits that write back to their new branch the
+// transition queries of a file (see collapse).
+func (s *Scanner) collapseEdits(name string, b []byte) []edit {
+	x := queryfile.Extract(name, b)
+	var edits []edit
 	for i := range x.Queries {
 		q := &x.Queries[i]
 		if q.Kind != queryfile.KindPromQL {
@@ -226,39 +348,55 @@ func (s *Scanner) collapseFile(path string, b []byte) ([]byte, error) {
 		}
 		for _, e := range collapse(q.Text, s.names) {
 			if fe, ok := fileEdit(b, q, e); ok {
-				f.edits = append(f.edits, fe)
+				edits = append(edits, fe)
 			}
 		}
 	}
-	if len(f.edits) == 0 {
-		return b, nil
-	}
-	if err := f.apply(); err != nil {
-		return nil, err
-	}
-	return os.ReadFile(path) //nolint:gosec // the user names the paths
+	return sortEdits(edits)
 }
 
-// apply writes the file with its edits, touching no other byte.
-func (f *file) apply() error {
-	slices.SortFunc(f.edits, func(a, b edit) int { return a.off - b.off })
-	f.edits = slices.Compact(f.edits)
-	var out bytes.Buffer
-	last := 0
-	for _, e := range f.edits {
-		if e.off < last || !bytes.HasPrefix(f.content[e.off:], []byte(e.old)) {
-			return fmt.Errorf("%s: internal error: overlapping or stale edit at byte %d", f.name, e.off)
+// sortEdits orders edits by offset and drops repeats (a query read twice).
+func sortEdits(edits []edit) []edit {
+	slices.SortFunc(edits, func(a, b edit) int { return a.off - b.off })
+	return slices.Compact(edits)
+}
+
+// applyFile applies edits to a file's content (applyEdits), touching no
+// other byte.
+func applyFile(name string, content []byte, edits []edit) ([]byte, error) {
+	if len(edits) == 0 {
+		return content, nil
+	}
+	out, ok := applyEdits(string(content), edits)
+	if !ok {
+		return nil, fmt.Errorf("%s: internal error: overlapping or stale edits", name)
+	}
+	return []byte(out), nil
+}
+
+// compose turns then, edits of the content that first made, into edits of
+// the content first was applied to, with first's own: one list that
+// reproduces both. An edit of then inside one of first's replacements is
+// an internal error (a collapsed transition holds current names only).
+func compose(name string, first, then []edit) ([]edit, error) {
+	if len(first) == 0 {
+		return then, nil
+	}
+	out := make([]edit, 0, len(first)+len(then))
+	delta, i := 0, 0 // delta: offset in first's output minus offset in its input
+	for _, e := range then {
+		for i < len(first) && first[i].off+delta+len(first[i].repl) <= e.off {
+			out = append(out, first[i])
+			delta += len(first[i].repl) - len(first[i].old)
+			i++
 		}
-		out.Write(f.content[last:e.off])
-		out.WriteString(e.repl)
-		last = e.off + len(e.old)
+		if i < len(first) && first[i].off+delta < e.off+len(e.old) {
+			return nil, fmt.Errorf("%s: internal error: edit at byte %d inside a collapsed transition", name, e.off)
+		}
+		e.off -= delta
+		out = append(out, e)
 	}
-	out.Write(f.content[last:])
-	st, err := os.Stat(f.name)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(f.name, out.Bytes(), st.Mode().Perm())
+	return append(out, first[i:]...), nil
 }
 
 func (s *Scanner) query(f *file, q *queryfile.Query) {
@@ -278,7 +416,10 @@ func (s *Scanner) query(f *file, q *queryfile.Query) {
 			switch {
 			case q.Optional || errors.Is(err, queryfile.ErrNotPromQL):
 			case f.x.Template:
-				f.note(q.Off, "PromQL with template blocks: skipped ("+err.Error()+")", false)
+				if len(f.templated) == 0 {
+					f.templatedErr = err
+				}
+				f.templated = append(f.templated, q.Off)
 			default:
 				f.note(q.Off, "PromQL does not parse: "+err.Error(), true)
 			}
@@ -340,11 +481,8 @@ func (s *Scanner) record(f *file, q *queryfile.Query, where string, hits []hit) 
 				edits = append(edits, fe)
 			}
 			if good {
-				fd.Rewritable, ok[i] = true, true
-				if s.Write {
-					f.edits = append(f.edits, edits...)
-					fd.Rewritten = true
-				}
+				fd.Rewritable, ok[i], fd.Rewritten = true, true, s.Write
+				f.edits = append(f.edits, edits...)
 			} else {
 				fd.Why = "the name is written with escapes (JSON \\u, YAML quoting) or across folded lines in the file; rewrite it by hand"
 			}
@@ -387,7 +525,7 @@ func fileEdit(content []byte, q *queryfile.Query, e edit) (edit, bool) {
 			last, lok = q.Map(e.off + len(e.old) - 1)
 		}
 		if lok && last-fo == len(old)-1 && bytes.HasPrefix(content[fo:], []byte(old)) {
-			return edit{fo, old, q.Escape(e.repl)}, true
+			return edit{off: fo, old: old, repl: q.Escape(e.repl), what: e.what, name: e.name}, true
 		}
 	}
 	return edit{}, false
@@ -422,7 +560,7 @@ func templateHits(v string, n *Names, rewritten map[string]string) []hit {
 		}
 		if k, seen := byName[name]; seen {
 			if hits[k].rewritable {
-				hits[k].edits = append(hits[k].edits, edit{start, name, hits[k].replacement})
+				hits[k].edits = append(hits[k].edits, edit{off: start, old: name, repl: hits[k].replacement, what: RewriteLabel, name: name})
 			}
 			continue
 		}
@@ -437,7 +575,7 @@ func templateHits(v string, n *Names, rewritten map[string]string) []hit {
 		case inExpr && repl != "":
 			h.rewritable, h.replacement = true, repl
 			h.current = repl
-			h.edits = []edit{{start, name, repl}}
+			h.edits = []edit{{off: start, old: name, repl: repl, what: RewriteLabel, name: name}}
 		case inExpr:
 			h.why = "the rule's expression keeps this label: " + whyOr(h.why, "not rewritable there")
 		default:

@@ -231,29 +231,49 @@ func TestTemplatesFollowTheirExpression(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(string(b), "http_request_method"), "the folded rule and its annotation; the other rule keeps both")
 }
 
+// TestHelmTemplate reads a chart template shaped like the collector
+// chart's templates/prometheusrule.yaml (testdata/realworld): one note for
+// the file with the count of blocks it skipped, not one per block.
 func TestHelmTemplate(t *testing.T) {
-	res, _ := scanText(t, false, map[string]string{"templates/rules.yaml": `{{- if .Values.rules.enabled }}
+	res, _ := scanText(t, false, map[string]string{"templates/prometheusrule.yaml": `{{- if .Values.prometheusRule.enabled }}
 apiVersion: monitoring.coreos.com/v1
 kind: PrometheusRule
 metadata:
   name: {{ include "x.fullname" . }}
+  namespace: {{ template "x.namespace" . }}
+  labels:
+    {{- include "x.labels" . | nindent 4 }}
+    {{- range $key, $value := .Values.prometheusRule.extraLabels }}
+    {{- printf "%s: %s" $key (tpl $value $ | quote) | nindent 4 }}
+    {{- end }}
 spec:
   groups:
-  - name: g
+{{- if .Values.prometheusRule.defaultRules.enabled }}
+  - name: collectorRules
     rules:
-    - alert: A
+    - alert: ServerErrors
       expr: sum by (http_method) (rate(x{job="{{ .Values.job }}"}[5m])) > 0
+      for: 2m
+      labels:
+        severity: critical
+        {{- with .Values.prometheusRule.defaultRules.additionalRuleLabels }}
+          {{- toYaml . | nindent 8 }}
+        {{- end }}
+    - alert: Refused
+      expr: rate(otelcol_receiver_refused_spans{{ .Values.suffix }}_total[5m]) > 0
+    - alert: Dropped
+      expr: rate(otelcol_exporter_send_failed_spans{{ .Values.suffix }}_total[5m]) > 0
+{{- end }}
 {{- end }}
 `})
-	assert.Equal(t, []found{{"rules.yaml", "http_method", "http_request_method", 11, true}}, findings(res))
+	assert.Equal(t, []found{{"prometheusrule.yaml", "http_method", "http_request_method", 18, true}}, findings(res))
 	assert.Zero(t, res.Unreadable)
-	var skipped int
-	for _, n := range res.Notes {
-		if strings.Contains(n.Message, "skipped") {
-			skipped++
-		}
-	}
-	assert.Equal(t, 5, skipped, "four blocks and the summary")
+	require.Len(t, res.Notes, 2, "one note for the blocks, one for the expressions they break: %+v", res.Notes)
+	file := res.Notes[0].File
+	assert.Equal(t, Note{File: file, Line: 1, Message: "read as a Helm template: checked outside its {{ }} blocks (16 skipped)"}, res.Notes[0])
+	assert.Equal(t, file, res.Notes[1].File)
+	assert.Equal(t, 26, res.Notes[1].Line)
+	assert.Contains(t, res.Notes[1].Message, "PromQL with template blocks: 2 expression(s) not checked, line(s) 26, 28 (first: ")
 }
 
 func TestSymlinks(t *testing.T) {

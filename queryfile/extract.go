@@ -2,6 +2,7 @@ package queryfile
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -133,14 +134,16 @@ func Extract(name string, data []byte) *File {
 	}
 	if looksLikeTemplate(body) && !parsesAsYAML(body) {
 		f.Template = true
-		blanked, skipped := blankTemplate(body)
-		f.Notes = append(f.Notes, skipped...)
-		for i := range f.Notes {
-			f.Notes[i].Off += start
-		}
+		blanked, skipped, first := blankTemplate(body)
 		if !f.yamlDocs(blanked, shift, 0) {
 			f.Unreadable = true
+			return f
 		}
+		// One note for the file: a chart template holds dozens of blocks.
+		f.Notes = append(f.Notes, Note{
+			Off:     start + first,
+			Message: fmt.Sprintf("read as a Helm template: checked outside its {{ }} blocks (%d skipped)", skipped),
+		})
 		return f
 	}
 	if !f.yamlDocs(body, shift, 0) {

@@ -329,12 +329,18 @@ func (f *File) jsonWalk(n *jnode, m Map, esc func(string) string, datasource, ti
 		}
 		switch k {
 		case "expr", "query", "definition":
-			if k != "expr" && !queryHolder || k == "definition" && n.get("query") != nil {
-				continue // not a query, or the definition of one read under "query"
+			if k != "expr" && !queryHolder {
+				continue // not a query
 			}
 			name := title
 			if r := n.get("refId"); r != nil && r.str && !strings.HasPrefix(title, "variable ") {
 				name += "/" + r.s
+			}
+			if k == "definition" {
+				// A variable's definition is what Grafana's variable editor
+				// shows; it repeats the query, and is read and rewritten
+				// with it.
+				name += "/definition"
 			}
 			q := Query{
 				Kind: KindPromQL, Text: v.s, Optional: k != "expr", Name: name,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestParsePromQLGrafana(t *testing.T) {
@@ -71,7 +72,9 @@ func TestExtractMapsEveryQueryToItsBytes(t *testing.T) {
 	}
 	f := Extract("t.yaml", []byte(files["t.yaml"]))
 	assert.True(t, f.Template)
-	assert.Len(t, f.Notes, 3, "each skipped block is noted")
+	require.Len(t, f.Notes, 1, "one note for the file, not one per block")
+	assert.Equal(t, "read as a Helm template: checked outside its {{ }} blocks (3 skipped)", f.Notes[0].Message)
+	assert.Zero(t, f.Notes[0].Off, "at the first block")
 }
 
 func TestExtractUnreadable(t *testing.T) {
@@ -108,5 +111,32 @@ func TestExtractUnreadable(t *testing.T) {
 		assert.True(t, f.Unreadable, "%s: %q", name, body)
 		require.NotEmpty(t, f.Notes, name)
 		assert.True(t, f.Notes[0].Unreadable, name)
+	}
+}
+
+// TestIsCollector: a collector config or a fragment of one split across
+// --config files is read as one; a Helm values file, an Alertmanager
+// config and a Kubernetes Service are not.
+func TestIsCollector(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want      bool
+	}{
+		{"whole config", "receivers: {otlp: {}}\nprocessors: {batch: {}}\nexporters: {debug: {}}\nservice: {pipelines: {}}\n", true},
+		{"receivers and processors only", "receivers: {otlp: {}}\nprocessors: {attributes: {actions: []}}\n", true},
+		{"processors only", "processors: {transform: {}}\n", true},
+		{"a section left empty", "processors:\nconnectors: {count: {}}\n", true},
+		{"exporters and service only: nothing to read", "exporters: {debug: {}}\nservice: {pipelines: {}}\n", false},
+		{"helm values", "mode: deployment\nservice: {type: ClusterIP}\nprocessors: {batch: {}}\nconfig: {processors: {batch: {}}}\n", false},
+		{"alertmanager config", "route: {receiver: x}\nreceivers:\n- name: x\n", false},
+		{"receivers as a list", "receivers:\n- otlp\nprocessors: {batch: {}}\n", false},
+		{"kubernetes service", "service: {type: ClusterIP}\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var n yaml.Node
+			require.NoError(t, yaml.Unmarshal([]byte(tt.doc), &n))
+			assert.Equal(t, tt.want, isCollector(n.Content[0]))
+		})
 	}
 }

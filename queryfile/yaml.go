@@ -307,10 +307,31 @@ func (y *ydoc) document(n *yaml.Node) {
 	y.search(n)
 }
 
-// isCollector: a mapping shaped like a collector configuration.
+// collectorSections are the top-level keys of a collector configuration;
+// the collector rejects any other key, in each file it merges as well.
+var collectorSections = map[string]bool{
+	"receivers": true, "processors": true, "exporters": true, "connectors": true, "extensions": true, "service": true,
+}
+
+// isCollector: a mapping shaped like a collector configuration or a
+// fragment of one (a config split across --config files): every key is a
+// collector section, each a mapping (or null), and receivers, processors
+// or connectors among them. A Helm values file is not one: its own keys
+// (mode, image, config) are no collector sections, and its config: is read
+// where the search finds it.
 func isCollector(n *yaml.Node) bool {
-	has := func(k string) bool { v := get(n, k); return v != nil && v.Kind == yaml.MappingNode }
-	return (has("processors") || has("receivers") || has("connectors")) && (has("service") || has("exporters"))
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		return false
+	}
+	components := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
+		if !collectorSections[k] || (v.Kind != yaml.MappingNode && v.Tag != "!!null") {
+			return false
+		}
+		components = components || (k != "exporters" && k != "extensions" && k != "service" && v.Kind == yaml.MappingNode)
+	}
+	return components
 }
 
 // search looks through an unrecognised document for collector configs,
@@ -552,10 +573,10 @@ func looksLikeTemplate(b []byte) bool {
 }
 
 // blankTemplate replaces each {{ }} block with spaces (newlines kept), so
-// offsets stay those of the file, and notes each block it skipped.
-func blankTemplate(b []byte) ([]byte, []Note) {
-	out := bytes.Clone(b)
-	var notes []Note
+// offsets stay those of the file; it returns how many blocks it skipped and
+// where the first one begins.
+func blankTemplate(b []byte) (out []byte, skipped, first int) {
+	out = bytes.Clone(b)
 	for i := 0; i < len(out); {
 		j := bytes.Index(out[i:], []byte("{{"))
 		if j < 0 {
@@ -567,11 +588,10 @@ func blankTemplate(b []byte) ([]byte, []Note) {
 			break
 		}
 		end := start + k + 2
-		action := strings.Join(strings.Fields(string(b[start:end])), " ")
-		if len(action) > 60 {
-			action = action[:57] + "..."
+		if skipped == 0 {
+			first = start
 		}
-		notes = append(notes, Note{Off: start, Message: fmt.Sprintf("helm template: skipped %s", action)})
+		skipped++
 		for p := start; p < end; p++ {
 			if out[p] != '\n' {
 				out[p] = ' '
@@ -579,5 +599,5 @@ func blankTemplate(b []byte) ([]byte, []Note) {
 		}
 		i = end
 	}
-	return out, notes
+	return out, skipped, first
 }

@@ -28,7 +28,8 @@ type Group struct {
 	Name      string
 	Stability Stability
 	// Deprecated reports that the definition itself is deprecated (for a
-	// metric, see also Metric.Deprecation); Deprecation says how.
+	// metric, see also Metric.Deprecation); Deprecation is how it is
+	// declared.
 	Deprecated  bool
 	Deprecation Deprecation
 	// Entities are the definition's entity_associations (metrics and

@@ -28,10 +28,12 @@ func newQueries() *cobra.Command {
 		Short: "Find deprecated attribute and metric names in alert rules, dashboards and collector configs",
 		Long: `queries scans the places that silently break when names change: Prometheus
 rule files and PrometheusRule manifests, Grafana dashboards (plain, in
-ConfigMaps, ConfigMapLists and GrafanaDashboards), Grafana alerting rules,
-collector configs, OpenTelemetryCollector resources and Helm values
-(OTTL statements and conditions, attributes/resource/filter/groupbyattrs/
-k8s_attributes keys). Helm templates are read outside their {{ }} blocks.
+ConfigMaps, ConfigMapLists and GrafanaDashboards; a query variable's query
+and its definition), Grafana alerting rules, collector configs and the
+fragments of one split across --config files, OpenTelemetryCollector
+resources and Helm values (OTTL statements and conditions, attributes/
+resource/filter/groupbyattrs/k8s_attributes keys). Helm templates are read
+outside their {{ }} blocks (one note per file says how many).
 Directories are walked for .yaml, .yml and .json files; version-control
 directories are skipped, other hidden ones are scanned; a file reached
 through symlinks is scanned once.
@@ -48,7 +50,10 @@ keeps what the query selects: one current name in every context, same
 instrument and unit for metrics, a label's compared values migrated with it
 (rpc_grpc_status_code!="0" -> rpc_response_status_code!="OK"), and the
 rewritten query parses to the same selectors; otherwise the finding says why
-not. No other byte changes.
+not. No other byte changes: the text output lists every rewrite it made
+(file:line:column, what, old and new bytes), and --format json lists them
+("rewrites", planned when "written" is false), so that the listed rewrites
+applied to the files as they were give the written files byte for byte.
 
 --write --both is for a migration under way: each selector reading old names
 becomes (old or new), the new branch reading the current names and migrated
@@ -150,7 +155,19 @@ func writeQueries(w io.Writer, res *queries.Result) {
 		}
 		fmt.Fprintln(w)
 	}
+	if res.Written {
+		for _, r := range res.Rewrites {
+			fmt.Fprintf(w, "%s:%d:%d: rewrote %s %q -> %q", r.File, r.Line, r.Column, r.What, r.Old, r.New)
+			if r.Name != "" && r.Name != r.Old {
+				fmt.Fprintf(w, " (of %s)", r.Name)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	fmt.Fprintf(w, "%d file(s) scanned: %d deprecated name(s) left, %d rewritten", res.Files, left, rewritten)
+	if res.Written {
+		fmt.Fprintf(w, " in %d rewrite(s)", len(res.Rewrites))
+	}
 	if res.Unreadable > 0 {
 		fmt.Fprintf(w, "; %d unreadable input(s) not checked", res.Unreadable)
 	}

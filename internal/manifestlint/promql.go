@@ -249,8 +249,9 @@ func RuleExprs(doc map[string]any) (exprs map[string]string, recorded Exported) 
 }
 
 // DashboardExprs returns every PromQL expression of a Grafana dashboard,
-// keyed "panel title/refId" or "variable name": panel targets (rows' nested
-// panels included) and query variables.
+// keyed "panel title/refId", "variable name" or "variable name/definition":
+// panel targets (rows' nested panels included) and query variables' queries
+// and definitions (what Grafana's variable editor shows).
 func DashboardExprs(data []byte) (map[string]string, error) {
 	f := queryfile.Extract("dashboard.json", data)
 	if f.Unreadable {

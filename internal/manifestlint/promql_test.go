@@ -46,7 +46,7 @@ func shippedExprs(t *testing.T) (map[string]string, Exported) {
 	require.NoError(t, err)
 	dash, err := DashboardExprs(data)
 	require.NoError(t, err)
-	require.Len(t, dash, 16, "15 panel targets (7 of the report, 3 of the shape memo, 5 of the policies) and the service variable")
+	require.Len(t, dash, 17, "15 panel targets (7 of the report, 3 of the shape memo, 5 of the policies) and the service variable's query and definition")
 	for k, v := range dash {
 		exprs[k] = v
 	}

@@ -54,6 +54,10 @@ type Example struct {
 	Name    string `json:"name"`
 	// Input is where the request came from (file:line or file@byte).
 	Input string `json:"input,omitempty"`
+	// EntityTypes are, for entity_association_not_satisfied, the entity
+	// types of the association no entity satisfied (Weaver's context
+	// entity_type): names from the registry.
+	EntityTypes []string `json:"entity_types,omitempty"`
 }
 
 // Finding is one finding ID in one service, as the conformance report
@@ -67,7 +71,18 @@ type Finding struct {
 	// Top are the names reported most often (conformance report).
 	Top      []conformance.FindingName
 	Examples []Example
-	level    vocab.Level
+	// Replacements are, for a deprecated finding, what to use instead of
+	// each of its Top names and example names that the registry knows, in
+	// that order.
+	Replacements []NamedReplacement
+	level        vocab.Level
+}
+
+// NamedReplacement is the replacement of one name a finding is about.
+type NamedReplacement struct {
+	Subject string // key, metric or event
+	Name    string
+	*Replacement
 }
 
 // Lvl returns the finding's level.
@@ -85,6 +100,51 @@ type Items struct {
 	Spans      int64 `json:"spans"`
 	DataPoints int64 `json:"data_points"`
 	LogRecords int64 `json:"log_records"`
+	// MetricsWithoutData are metrics without a data point: each is a
+	// sample of its own (Weaver's, instrument Unspecified when it has no
+	// data type), checked against the registry.
+	MetricsWithoutData int64 `json:"metrics_without_data_points"`
+}
+
+// Checked is how many items were checked: spans, data points, log records
+// and metrics without data points. A run that checked none fails closed.
+func (it Items) Checked() int64 {
+	return it.Spans + it.DataPoints + it.LogRecords + it.MetricsWithoutData
+}
+
+// MetricsWithoutData counts the metrics of md that have no data point: a
+// misconfigured SDK's metric, with a name and a unit and no points. Weaver
+// makes each a metric sample (src/registry/otlp/conversion.rs: no data is
+// instrument Unspecified), so they are checked, and count as checked.
+func MetricsWithoutData(md pmetric.Metrics) int64 {
+	var n int64
+	for _, rm := range md.ResourceMetrics().All() {
+		for _, sm := range rm.ScopeMetrics().All() {
+			for _, m := range sm.Metrics().All() {
+				if pointCount(m) == 0 {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+func pointCount(m pmetric.Metric) int {
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		return m.Sum().DataPoints().Len()
+	case pmetric.MetricTypeGauge:
+		return m.Gauge().DataPoints().Len()
+	case pmetric.MetricTypeHistogram:
+		return m.Histogram().DataPoints().Len()
+	case pmetric.MetricTypeExponentialHistogram:
+		return m.ExponentialHistogram().DataPoints().Len()
+	case pmetric.MetricTypeSummary:
+		return m.Summary().DataPoints().Len()
+	case pmetric.MetricTypeEmpty:
+	}
+	return 0
 }
 
 // Result is the outcome of a check.
@@ -157,6 +217,7 @@ func (c *Checker) Metrics(md pmetric.Metrics, input string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.items.DataPoints += int64(md.DataPointCount())
+	c.items.MetricsWithoutData += MetricsWithoutData(md)
 	c.walk("metrics", input, func(w *engine.Walker) { w.Metrics(md) })
 }
 
@@ -204,6 +265,9 @@ func (c *Checker) Result() Result {
 				Examples: slices.Clone(c.examples[exampleKey{service: s.Service, id: id}]),
 			})
 		}
+		for i := range sr.Findings {
+			c.replacements(&sr.Findings[i])
+		}
 		slices.SortFunc(sr.Findings, func(a, b Finding) int {
 			if x := cmp.Compare(a.level, b.level); x != 0 {
 				return x // violation (0) first
@@ -213,6 +277,46 @@ func (c *Checker) Result() Result {
 		out.Services = append(out.Services, sr)
 	}
 	return out
+}
+
+// replacements fills f.Replacements when f is a deprecated finding: one per
+// distinct name among its top names and examples.
+func (c *Checker) replacements(f *Finding) {
+	if f.ID != vocab.FindingDeprecated.String() {
+		return
+	}
+	add := func(subject, name string) {
+		subj, ok := vocab.ParseSubject(subject)
+		if !ok || slices.ContainsFunc(f.Replacements, func(r NamedReplacement) bool { return r.Subject == subject && r.Name == name }) {
+			return
+		}
+		// A key's renames may be scoped to a metric or a span name: the
+		// first example of the key says where it was found.
+		var metric, span string
+		if i := slices.IndexFunc(f.Examples, func(e Example) bool { return e.Subject == subject && e.Name == name }); i >= 0 {
+			metric, span = signalContext(&f.Examples[i])
+		}
+		if r := ReplacementOf(c.ix, subj, name, metric, span); r != nil {
+			f.Replacements = append(f.Replacements, NamedReplacement{Subject: subject, Name: name, Replacement: r})
+		}
+	}
+	for _, n := range f.Top {
+		add(n.Subject, n.Name)
+	}
+	for _, ex := range f.Examples {
+		add(ex.Subject, ex.Name)
+	}
+}
+
+// signalContext is the metric or span name an example was found on.
+func signalContext(e *Example) (metric, span string) {
+	switch e.SignalType {
+	case vocab.SignalMetric.String():
+		return e.SignalName, ""
+	case vocab.SignalSpan.String():
+		return "", e.SignalName
+	}
+	return "", ""
 }
 
 // sink is the engine's FindingSink for the checker: it keeps, per batch,
@@ -279,6 +383,8 @@ func (s *sink) Emit(ev *engine.FindingEvent) bool {
 		Subject:    ev.Subject.String(),
 		Name:       strings.Clone(ev.Name),
 		Input:      s.input,
+		// Registry names (the registry outlives the check).
+		EntityTypes: ev.EntityTypes(),
 	}
 	sn.names[sn.n] = ex.Name
 	sn.n++

@@ -102,7 +102,7 @@ func TestCheckFindings(t *testing.T) {
 	}
 	assert.True(t, r.Fails(FailOn{Level: vocab.LevelViolation}))
 	assert.False(t, r.Fails(FailOn{None: true}))
-	assert.Equal(t, Items{Requests: 3, Spans: 5, DataPoints: 2, LogRecords: 2}, r.Items)
+	assert.Equal(t, Items{Requests: 3, Spans: 5, DataPoints: 2, LogRecords: 2, MetricsWithoutData: 1}, r.Items, "http.server.duration has no data point")
 	assert.Equal(t, int64(20), r.Document.Totals.Attributes["deprecated_kept"])
 }
 

@@ -53,7 +53,8 @@ func Render(w io.Writer, format string, r *Result, failOn FailOn) error {
 //
 //	{
 //	  ...the /conformance document (generation, digest, totals, services, ...),
-//	  "items":    {"requests": 3, "spans": 2, "data_points": 0, "log_records": 1},
+//	  "items":    {"requests": 3, "spans": 2, "data_points": 0, "log_records": 1,
+//	               "metrics_without_data_points": 0},
 //	  "examples": {"<service entry>": {"<finding ID>": [
 //	    {"signal": "traces", "signal_type": "span", "signal_name": "GET /api/cart",
 //	     "subject": "key", "name": "http.method", "input": "in.jsonl:1"}]}}
@@ -65,14 +66,32 @@ type JSONResult struct {
 	conformance.Document
 	Items    Items                           `json:"items"`
 	Examples map[string]map[string][]Example `json:"examples"`
+	// Replacements are, by subject (key, metric, event) and name, what to
+	// use instead of each name a deprecated finding is about (its top
+	// names and examples in every service):
+	//
+	//	"replacements": {"key": {"net.peer.name": {"reason": "uncategorized",
+	//	  "note": "Replaced by `server.address` on client spans and ...",
+	//	  "current": [{"name": "server.address", "contexts": ["span, span_event, span_link (client, producer)"]},
+	//	              {"name": "client.address", "contexts": ["span, span_event, span_link (server, consumer)"]}]}}}
+	Replacements map[string]map[string]*Replacement `json:"replacements"`
 }
 
 // JSON returns the --format json document of r.
 func (r *Result) JSON() JSONResult {
-	out := JSONResult{Document: r.Document, Items: r.Items, Examples: map[string]map[string][]Example{}}
+	out := JSONResult{
+		Document: r.Document, Items: r.Items, Examples: map[string]map[string][]Example{},
+		Replacements: map[string]map[string]*Replacement{},
+	}
 	for _, s := range r.Services {
 		for i := range s.Findings {
 			f := &s.Findings[i]
+			for _, nr := range f.Replacements {
+				if out.Replacements[nr.Subject] == nil {
+					out.Replacements[nr.Subject] = map[string]*Replacement{}
+				}
+				out.Replacements[nr.Subject][nr.Name] = nr.Replacement
+			}
 			if len(f.Examples) == 0 {
 				continue
 			}
@@ -102,6 +121,9 @@ func (e Example) String() string {
 	if e.Subject == "key" || e.Name != e.SignalName {
 		fmt.Fprintf(&b, ": %s %s", e.Subject, e.Name)
 	}
+	if e.EntityTypes != nil {
+		fmt.Fprintf(&b, " (none of the entities [%s])", strings.Join(e.EntityTypes, ", "))
+	}
 	if e.Input != "" {
 		b.WriteString(" at ")
 		b.WriteString(e.Input)
@@ -109,22 +131,52 @@ func (e Example) String() string {
 	return b.String()
 }
 
+// String is what was checked, as the text renderers print it: "3
+// request(s): 2 span(s), 0 data point(s), 1 log record(s)", and ", 1
+// metric(s) without data points" when there were any.
+func (it Items) String() string {
+	s := fmt.Sprintf("%d request(s): %d span(s), %d data point(s), %d log record(s)", it.Requests, it.Spans, it.DataPoints, it.LogRecords)
+	if it.MetricsWithoutData > 0 {
+		s += fmt.Sprintf(", %d metric(s) without data points", it.MetricsWithoutData)
+	}
+	return s
+}
+
+// String is the replacement line of the text renderers: "http.method ->
+// http.request.method".
+func (nr NamedReplacement) String() string { return nr.Name + " -> " + nr.Replacement.String() }
+
 // maxNames is how many top names the text renderers print per finding.
 const maxNames = 3
 
 // names are the finding's most frequent names, e.g. "http.method (5),
 // http.status_code (5), +1 more".
 func (f *Finding) names() string {
+	return firstNames(len(f.Top), ", ", func(i int) string { return fmt.Sprintf("%s (%d)", f.Top[i].Name, f.Top[i].Count) })
+}
+
+// useInstead is the replacements of the finding's first names, for a
+// one-line message: "; use instead: http.method -> http.request.method".
+func (f *Finding) useInstead() string {
+	if len(f.Replacements) == 0 {
+		return ""
+	}
+	return "; use instead: " + firstNames(len(f.Replacements), "; ", func(i int) string { return f.Replacements[i].String() })
+}
+
+// firstNames joins the first maxNames of n items with sep, and says how
+// many more there are.
+func firstNames(n int, sep string, item func(int) string) string {
 	var b strings.Builder
-	for i, n := range f.Top {
+	for i := range n {
 		if i == maxNames {
-			fmt.Fprintf(&b, ", +%d more", len(f.Top)-maxNames)
+			fmt.Fprintf(&b, "%s+%d more", sep, n-maxNames)
 			break
 		}
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteString(sep)
 		}
-		fmt.Fprintf(&b, "%s (%d)", n.Name, n.Count)
+		b.WriteString(item(i))
 	}
 	return b.String()
 }
@@ -145,8 +197,7 @@ func summary(r *Result, failOn FailOn) string {
 }
 
 func renderText(w io.Writer, r *Result, failOn FailOn) error {
-	fmt.Fprintf(w, "checked %d request(s): %d span(s), %d data point(s), %d log record(s)\n",
-		r.Items.Requests, r.Items.Spans, r.Items.DataPoints, r.Items.LogRecords)
+	fmt.Fprintf(w, "checked %s\n", r.Items)
 	for _, s := range r.Services {
 		fmt.Fprintf(w, "\n%s\n", s.Service)
 		if len(s.Findings) == 0 {
@@ -161,6 +212,9 @@ func renderText(w io.Writer, r *Result, failOn FailOn) error {
 		for i := range s.Findings {
 			f := &s.Findings[i]
 			fmt.Fprintf(w, "  %-11s  %-*s  %*d  %s\n", f.Level, idw, f.ID, nw, f.Count, f.names())
+			for _, nr := range f.Replacements {
+				fmt.Fprintf(w, "      %s\n", nr)
+			}
 			for _, ex := range f.Examples {
 				fmt.Fprintf(w, "      e.g. %s\n", ex)
 			}
@@ -171,8 +225,7 @@ func renderText(w io.Writer, r *Result, failOn FailOn) error {
 }
 
 func renderMarkdown(w io.Writer, r *Result, failOn FailOn) error {
-	fmt.Fprintf(w, "## otelgov check\n\n**%s**\n\nChecked %d request(s): %d span(s), %d data point(s), %d log record(s).\n",
-		summary(r, failOn), r.Items.Requests, r.Items.Spans, r.Items.DataPoints, r.Items.LogRecords)
+	fmt.Fprintf(w, "## otelgov check\n\n**%s**\n\nChecked %s.\n", summary(r, failOn), r.Items)
 	for _, s := range r.Services {
 		fmt.Fprintf(w, "\n### `%s`\n\n", mdEscape(s.Service))
 		if len(s.Findings) == 0 {
@@ -192,6 +245,16 @@ func renderMarkdown(w io.Writer, r *Result, failOn FailOn) error {
 				mark = ":x: "
 			}
 			fmt.Fprintf(w, "| %s%s | `%s` | %d | %s | %s |\n", mark, f.Level, f.ID, f.Count, mdEscape(f.names()), mdEscape(ex))
+		}
+		first := true
+		for i := range s.Findings {
+			for _, nr := range s.Findings[i].Replacements {
+				if first {
+					fmt.Fprint(w, "\nUse instead:\n\n")
+					first = false
+				}
+				fmt.Fprintf(w, "- `%s` -> %s\n", mdEscape(nr.Name), mdEscape(nr.Replacement.String()))
+			}
 		}
 	}
 	return nil
@@ -248,12 +311,15 @@ func renderJUnit(w io.Writer, r *Result, failOn FailOn) error {
 			for _, n := range f.Top {
 				fmt.Fprintf(&text, "%s %s: %d\n", n.Subject, n.Name, n.Count)
 			}
+			for _, nr := range f.Replacements {
+				fmt.Fprintf(&text, "use instead: %s\n", nr)
+			}
 			for _, ex := range f.Examples {
 				fmt.Fprintf(&text, "e.g. %s\n", ex)
 			}
 			if failOn.Fails(f.level) {
 				c.Failure = &junitFailure{
-					Message: fmt.Sprintf("%s: %s (%d occurrence(s): %s)", f.Level, f.ID, f.Count, f.names()),
+					Message: fmt.Sprintf("%s: %s (%d occurrence(s): %s)%s", f.Level, f.ID, f.Count, f.names(), f.useInstead()),
 					Type:    f.Level,
 					Text:    text.String(),
 				}

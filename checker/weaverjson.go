@@ -13,6 +13,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -110,7 +111,7 @@ type WeaverSpanLink struct {
 // SampleHistogramDataPoint or SampleExponentialHistogramDataPoint: the
 // fields of its kind are set (see MarshalJSON).
 type WeaverDataPoint struct {
-	kind            string // number_data_point, histogram_data_point, exponential_histogram_data_point
+	kind            vocab.SampleType // a number, histogram or exponential histogram data point
 	Attributes      []*WeaverAttribute
 	Value           any
 	Count           uint64
@@ -126,9 +127,9 @@ type WeaverDataPoint struct {
 	LiveCheckResult *WeaverResult
 }
 
-// Kind is the point's sample type: number_data_point, histogram_data_point
-// or exponential_histogram_data_point.
-func (p *WeaverDataPoint) Kind() string { return p.kind }
+// SampleType is the point's sample type: a number, histogram or
+// exponential histogram data point.
+func (p *WeaverDataPoint) SampleType() vocab.SampleType { return p.kind }
 
 // WeaverBuckets are an exponential histogram's buckets.
 type WeaverBuckets struct {
@@ -140,9 +141,9 @@ type WeaverBuckets struct {
 func (p *WeaverDataPoint) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"attributes": p.Attributes, "live_check_result": p.LiveCheckResult}
 	switch p.kind {
-	case "number_data_point":
+	case vocab.SampleNumberDataPoint:
 		m["value"], m["flags"], m["exemplars"] = p.Value, p.Flags, []any{}
-	case "histogram_data_point":
+	case vocab.SampleHistogramDataPoint:
 		m["count"], m["sum"], m["bucket_counts"], m["explicit_bounds"] = p.Count, p.Sum, nonNil(p.BucketCounts), nonNil(p.ExplicitBounds)
 		m["min"], m["max"], m["flags"], m["exemplars"] = p.Min, p.Max, p.Flags, []any{}
 	default:
@@ -406,7 +407,7 @@ func (ww *WeaverWriter) Logs(ld plog.Logs) {
 // the later walks report them again and attach skips them there.
 func (ww *WeaverWriter) resource(r pcommon.Resource, walk func(*engine.Walker)) {
 	res := &WeaverResource{Attributes: attributes(r.Attributes())}
-	ww.own("resource", "", &res.LiveCheckResult, res.Attributes, "resource", walk)
+	ww.own(vocab.SampleResource, "", &res.LiveCheckResult, res.Attributes, vocab.SignalResource, walk)
 	ww.emit(&WeaverSample{Resource: res})
 }
 
@@ -422,19 +423,19 @@ func (ww *WeaverWriter) scope(s pcommon.InstrumentationScope, schemaURL string, 
 		Name: clone(s.Name()), Version: clone(s.Version()), SchemaURL: clone(schemaURL),
 		Attributes: attributes(s.Attributes()), DroppedAttributesCount: s.DroppedAttributesCount(),
 	}
-	ww.own("instrumentation_scope", sc.Name, &sc.LiveCheckResult, sc.Attributes, "", walk)
+	ww.own(vocab.SampleScope, sc.Name, &sc.LiveCheckResult, sc.Attributes, vocab.SignalNone, walk)
 	ww.emit(&WeaverSample{InstrumentationScope: sc})
 }
 
 // own places on a resource or scope sample (its result r and its
 // attributes) the findings of walk with the sample's signal type.
-func (ww *WeaverWriter) own(sampleType, name string, r **WeaverResult, attrs []*WeaverAttribute, signalType string, walk func(*engine.Walker)) {
+func (ww *WeaverWriter) own(sampleType vocab.SampleType, name string, r **WeaverResult, attrs []*WeaverAttribute, signalType vocab.SignalType, walk func(*engine.Walker)) {
 	events := ww.walk(walk)
 	t := &tree{}
 	t.add(sampleType, name, r)
 	t.attrs(attrs)
 	for i := range events {
-		if events[i].SignalType == signalType {
+		if events[i].SignalType == signalType.String() {
 			ww.place(t, &events[i])
 		}
 	}
@@ -448,24 +449,13 @@ func (ww *WeaverWriter) walk(run func(*engine.Walker)) []engine.FindingEvent {
 	return slices.Clone(ww.rec.events)
 }
 
-var spanKinds = map[ptrace.SpanKind]string{
-	ptrace.SpanKindServer: "server", ptrace.SpanKindClient: "client",
-	ptrace.SpanKindProducer: "producer", ptrace.SpanKindConsumer: "consumer",
-}
-
-var statusCodes = [...]string{ptrace.StatusCodeUnset: "unset", ptrace.StatusCodeOk: "ok", ptrace.StatusCodeError: "error"}
-
 func (ww *WeaverWriter) span(sp ptrace.Span) *WeaverSample {
-	kind, ok := spanKinds[sp.Kind()]
-	if !ok {
-		kind = "internal"
-	}
 	s := &WeaverSpan{
-		Name: clone(sp.Name()), Kind: kind, Attributes: attributes(sp.Attributes()),
+		Name: clone(sp.Name()), Kind: engine.SpanKindOf(sp.Kind()), Attributes: attributes(sp.Attributes()),
 		SpanEvents: []*WeaverSpanEvent{}, SpanLinks: []*WeaverSpanLink{},
 	}
-	if c := sp.Status().Code(); int(c) < len(statusCodes) {
-		s.Status = &WeaverStatus{Code: statusCodes[c], Message: clone(sp.Status().Message())}
+	if c, ok := engine.StatusCodeOf(sp.Status().Code()); ok {
+		s.Status = &WeaverStatus{Code: c, Message: clone(sp.Status().Message())}
 	}
 	for _, ev := range sp.Events().All() {
 		s.SpanEvents = append(s.SpanEvents, &WeaverSpanEvent{Name: clone(ev.Name()), Attributes: attributes(ev.Attributes())})
@@ -477,11 +467,11 @@ func (ww *WeaverWriter) span(sp ptrace.Span) *WeaverSample {
 }
 
 func (ww *WeaverWriter) metric(m pmetric.Metric) *WeaverSample {
-	s := &WeaverMetric{Name: clone(m.Name()), Unit: clone(m.Unit())}
+	s := &WeaverMetric{Name: clone(m.Name()), Instrument: engine.InstrumentOf(m).String(), Unit: clone(m.Unit())}
 	num := func(dps pmetric.NumberDataPointSlice) {
 		s.DataPoints = []*WeaverDataPoint{}
 		for _, dp := range dps.All() {
-			p := &WeaverDataPoint{kind: "number_data_point", Attributes: attributes(dp.Attributes()), Flags: uint32(dp.Flags())}
+			p := &WeaverDataPoint{kind: vocab.SampleNumberDataPoint, Attributes: attributes(dp.Attributes()), Flags: uint32(dp.Flags())}
 			if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
 				p.Value = dp.IntValue()
 			} else {
@@ -492,41 +482,33 @@ func (ww *WeaverWriter) metric(m pmetric.Metric) *WeaverSample {
 	}
 	switch m.Type() {
 	case pmetric.MetricTypeSum:
-		s.Instrument = "updowncounter"
-		if m.Sum().IsMonotonic() {
-			s.Instrument = "counter"
-		}
 		num(m.Sum().DataPoints())
 	case pmetric.MetricTypeGauge:
-		s.Instrument = "gauge"
 		num(m.Gauge().DataPoints())
 	case pmetric.MetricTypeHistogram:
-		s.Instrument = "histogram"
 		s.DataPoints = []*WeaverDataPoint{}
 		for _, dp := range m.Histogram().DataPoints().All() {
 			p := &WeaverDataPoint{
-				kind: "histogram_data_point", Attributes: attributes(dp.Attributes()), Count: dp.Count(),
+				kind: vocab.SampleHistogramDataPoint, Attributes: attributes(dp.Attributes()), Count: dp.Count(),
 				BucketCounts: dp.BucketCounts().AsRaw(), ExplicitBounds: dp.ExplicitBounds().AsRaw(), Flags: uint32(dp.Flags()),
 			}
 			p.Sum, p.Min, p.Max = optFloat(dp.HasSum(), dp.Sum()), optFloat(dp.HasMin(), dp.Min()), optFloat(dp.HasMax(), dp.Max())
 			s.DataPoints = append(s.DataPoints, p)
 		}
 	case pmetric.MetricTypeExponentialHistogram:
-		s.Instrument = "histogram"
 		s.DataPoints = []*WeaverDataPoint{}
 		for _, dp := range m.ExponentialHistogram().DataPoints().All() {
 			p := &WeaverDataPoint{
-				kind: "exponential_histogram_data_point", Attributes: attributes(dp.Attributes()), Count: dp.Count(),
+				kind: vocab.SampleExponentialHistogramDataPoint, Attributes: attributes(dp.Attributes()), Count: dp.Count(),
 				Scale: dp.Scale(), ZeroCount: dp.ZeroCount(), Sum: optFloat(dp.HasSum(), dp.Sum()),
 				Positive: &WeaverBuckets{Offset: dp.Positive().Offset(), BucketCounts: nonNil(dp.Positive().BucketCounts().AsRaw())},
 				Negative: &WeaverBuckets{Offset: dp.Negative().Offset(), BucketCounts: nonNil(dp.Negative().BucketCounts().AsRaw())},
 			}
 			s.DataPoints = append(s.DataPoints, p)
 		}
-	case pmetric.MetricTypeSummary:
-		s.Instrument = "Summary" // Weaver: SampleInstrument::Unsupported("Summary"), no data points
-	default:
-		s.Instrument = "Unspecified"
+	case pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
+		// Weaver: SampleInstrument::Unsupported("Summary" or
+		// "Unspecified"), no data points
 	}
 	return &WeaverSample{Metric: s}
 }
@@ -736,7 +718,7 @@ func (ww *WeaverWriter) count(s *WeaverSample) {
 	st := ww.stats
 	attrs := func(as []*WeaverAttribute) {
 		for _, a := range as {
-			st.entity("attribute", a.LiveCheckResult)
+			st.entity(vocab.SampleAttribute, a.LiveCheckResult)
 			if _, ok := st.SeenRegistryAttributes[a.Name]; ok {
 				st.SeenRegistryAttributes[a.Name]++
 			} else {
@@ -747,31 +729,31 @@ func (ww *WeaverWriter) count(s *WeaverSample) {
 	switch {
 	case s.Resource != nil:
 		attrs(s.Resource.Attributes)
-		st.entity("resource", s.Resource.LiveCheckResult)
+		st.entity(vocab.SampleResource, s.Resource.LiveCheckResult)
 	case s.InstrumentationScope != nil:
 		attrs(s.InstrumentationScope.Attributes)
-		st.entity("instrumentation_scope", s.InstrumentationScope.LiveCheckResult)
+		st.entity(vocab.SampleScope, s.InstrumentationScope.LiveCheckResult)
 	case s.Span != nil:
 		attrs(s.Span.Attributes)
 		for _, e := range s.Span.SpanEvents {
 			attrs(e.Attributes)
-			st.entity("span_event", e.LiveCheckResult)
+			st.entity(vocab.SampleSpanEvent, e.LiveCheckResult)
 		}
 		for _, l := range s.Span.SpanLinks {
 			attrs(l.Attributes)
-			st.entity("span_link", l.LiveCheckResult)
+			st.entity(vocab.SampleSpanLink, l.LiveCheckResult)
 		}
-		st.entity("span", s.Span.LiveCheckResult)
+		st.entity(vocab.SampleSpan, s.Span.LiveCheckResult)
 	case s.Metric != nil:
 		for _, p := range s.Metric.DataPoints {
 			attrs(p.Attributes)
 			st.entity(p.kind, p.LiveCheckResult)
 		}
-		st.entity("metric", s.Metric.LiveCheckResult)
+		st.entity(vocab.SampleMetric, s.Metric.LiveCheckResult)
 		seen(st.SeenRegistryMetrics, st.SeenNonRegistryMetrics, s.Metric.Name)
 	case s.Log != nil:
 		attrs(s.Log.Attributes)
-		st.entity("log", s.Log.LiveCheckResult)
+		st.entity(vocab.SampleLog, s.Log.LiveCheckResult)
 		if s.Log.EventName != "" {
 			seen(st.SeenRegistryEvents, st.SeenNonRegistryEvents, s.Log.EventName)
 		}
@@ -786,9 +768,9 @@ func seen(registered, other map[string]int, name string) {
 	}
 }
 
-func (st *WeaverStatistics) entity(kind string, r *WeaverResult) {
+func (st *WeaverStatistics) entity(kind vocab.SampleType, r *WeaverResult) {
 	st.TotalEntities++
-	st.TotalEntitiesByType[kind]++
+	st.TotalEntitiesByType[kind.String()]++
 	if r == nil || len(r.AllAdvice) == 0 {
 		st.NoAdviceCount++
 		return
@@ -833,20 +815,20 @@ type tree struct {
 }
 
 type node struct {
-	sampleType string // the engine's SampleType ("attribute" for attributes)
+	sampleType vocab.SampleType
 	name       string // attribute key or sample name
 	result     **WeaverResult
 	attr       *WeaverAttribute // for attributes: the value findings' context
 	metric     *WeaverMetric    // for metrics: the instrument and unit findings' context
 }
 
-func (t *tree) add(sampleType, name string, r **WeaverResult) {
+func (t *tree) add(sampleType vocab.SampleType, name string, r **WeaverResult) {
 	t.nodes = append(t.nodes, node{sampleType: sampleType, name: name, result: r})
 }
 
 func (t *tree) attrs(as []*WeaverAttribute) {
 	for _, a := range as {
-		t.nodes = append(t.nodes, node{sampleType: "attribute", name: a.Name, result: &a.LiveCheckResult, attr: a})
+		t.nodes = append(t.nodes, node{sampleType: vocab.SampleAttribute, name: a.Name, result: &a.LiveCheckResult, attr: a})
 	}
 }
 
@@ -859,7 +841,7 @@ func (ww *WeaverWriter) attach(s *WeaverSample, events []engine.FindingEvent) {
 	t := &tree{}
 	switch {
 	case s.Span != nil:
-		t.add("span", s.Span.Name, &s.Span.LiveCheckResult)
+		t.add(vocab.SampleSpan, s.Span.Name, &s.Span.LiveCheckResult)
 		t.attrs(s.Span.Attributes)
 		for _, e := range s.Span.SpanEvents {
 			t.attrs(e.Attributes)
@@ -868,18 +850,18 @@ func (ww *WeaverWriter) attach(s *WeaverSample, events []engine.FindingEvent) {
 			t.attrs(l.Attributes)
 		}
 	case s.Metric != nil:
-		t.add("metric", s.Metric.Name, &s.Metric.LiveCheckResult)
+		t.add(vocab.SampleMetric, s.Metric.Name, &s.Metric.LiveCheckResult)
 		t.nodes[len(t.nodes)-1].metric = s.Metric
 		for _, p := range s.Metric.DataPoints {
 			t.add(p.kind, "", &p.LiveCheckResult) // Weaver: a data point has no sample name
 			t.attrs(p.Attributes)
 		}
 	case s.Log != nil:
-		t.add("log", s.Log.EventName, &s.Log.LiveCheckResult)
+		t.add(vocab.SampleLog, s.Log.EventName, &s.Log.LiveCheckResult)
 		t.attrs(s.Log.Attributes)
 	}
 	for i := range events {
-		if events[i].SignalType != "resource" && events[i].SignalType != "" {
+		if events[i].SignalType != vocab.SignalResource.String() && events[i].SignalType != vocab.SignalNone.String() {
 			ww.place(t, &events[i])
 		}
 	}
@@ -893,7 +875,7 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 	var target *node
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if n.sampleType != ev.SampleType || (n.sampleType == "attribute" && n.name != ev.Name) {
+		if n.sampleType.String() != ev.SampleType || (n.sampleType == vocab.SampleAttribute && n.name != ev.Name) {
 			continue
 		}
 		if *n.result == nil || !slices.ContainsFunc((*n.result).AllAdvice, func(f WeaverFinding) bool { return f.ID == id && f.about == ev.Name }) {
@@ -908,7 +890,24 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 		return
 	}
 	f := weaverFinding(ev)
+	switch ev.Finding {
+	case vocab.FindingDeprecated:
+		ww.deprecation(&f, ev)
+	case vocab.FindingEntityAssociationNotSatisfied:
+		// Weaver's context names the candidate entities, not the signal
+		// (type_advisor.rs, entity_association_not_satisfied).
+		types := nonNil(ev.EntityTypes())
+		f.Context = map[string]any{vocab.ContextEntityType.String(): types}
+		f.Message = fmt.Sprintf("None of the associated entities [%s] were satisfied by the resource.", strings.Join(types, ", "))
+	default:
+		if ev.Entity != "" {
+			f.Context[vocab.ContextEntityType.String()] = ev.Entity // type_advisor.rs, check_entity_resource_attributes
+		}
+	}
 	target.context(&f)
+	if target.metric != nil && ev.Finding == vocab.FindingUnexpectedInstrument {
+		ww.unexpectedInstrument(&f, target.metric)
+	}
 	r := *target.result
 	if r == nil {
 		r = &WeaverResult{AllAdvice: []WeaverFinding{}}
@@ -931,14 +930,58 @@ func (ww *WeaverWriter) place(t *tree, ev *engine.FindingEvent) {
 func (n *node) context(f *WeaverFinding) {
 	switch {
 	case n.attr != nil && f.ID == vocab.FindingUndefinedEnumVariant.String():
-		f.Context["attribute_value"] = n.attr.Value
+		f.Context[vocab.ContextAttributeValue.String()] = n.attr.Value
 	case n.attr != nil && f.ID == vocab.FindingTypeMismatch.String():
-		f.Context["attribute_type"] = n.attr.Type
-	case n.metric != nil && f.ID == vocab.FindingUnexpectedInstrument.String():
-		f.Context["instrument"] = n.metric.Instrument
+		f.Context[vocab.ContextAttributeType.String()] = n.attr.Type
 	case n.metric != nil && f.ID == vocab.FindingUnitMismatch.String():
-		f.Context["unit"] = n.metric.Unit
+		f.Context[vocab.ContextUnit.String()] = n.metric.Unit
 	}
+}
+
+// deprecation gives a deprecated finding Weaver's context and message
+// (crates/weaver_live_check/src/advice/deprecated_advisor.rs at afa9700c):
+// the deprecation's reason and note next to the name, and "Attribute
+// 'http.method' is deprecated; reason = 'renamed', note = 'Replaced by
+// `http.request.method`.'.".
+func (ww *WeaverWriter) deprecation(f *WeaverFinding, ev *engine.FindingEvent) {
+	metric, span := signalContext(&Example{SignalType: ev.SignalType, SignalName: ev.SignalName})
+	r := ReplacementOf(ww.ix, ev.Subject, ev.Name, metric, span)
+	if r == nil {
+		return
+	}
+	f.Context[vocab.ContextDeprecationReason.String()] = r.Reason
+	f.Context[vocab.ContextDeprecationNote.String()] = r.Note
+	what := deprecatedWords[min(ev.Subject, vocab.SubjectSpan)]
+	f.Message = fmt.Sprintf("%s '%s' is deprecated; reason = '%s', note = '%s'.", what, f.about, r.Reason, r.Note)
+}
+
+// unexpectedInstrument gives unexpected_instrument Weaver's context and
+// message (crates/weaver_live_check/src/advice/type_advisor.rs at
+// afa9700c): an instrument Weaver does not support (Summary, Unspecified:
+// a metric without data) is "not supported", with the instrument alone;
+// another names the registry's instrument as expected.
+func (ww *WeaverWriter) unexpectedInstrument(f *WeaverFinding, m *WeaverMetric) {
+	got, _ := vocab.ParseInstrument(m.Instrument)
+	f.Context = map[string]any{vocab.ContextInstrument.String(): m.Instrument}
+	if !got.Supported() {
+		f.Message = fmt.Sprintf("Instrument '%s' is not supported", m.Instrument)
+		return
+	}
+	if d := ww.ix.Metric(f.about); d != nil {
+		f.Context[vocab.ContextExpected.String()] = d.Instrument
+		f.Message = fmt.Sprintf("Instrument should be '%s', but found '%s'.", d.Instrument, m.Instrument)
+	}
+}
+
+// deprecatedWords name a deprecated finding's subject as Weaver's message
+// does.
+var deprecatedWords = [vocab.NumSubjects]string{
+	vocab.SubjectKey: "Attribute", vocab.SubjectMetric: "Metric", vocab.SubjectEvent: "Event", vocab.SubjectSpan: "Span",
+}
+
+// subjectWords name a finding's subject in its message.
+var subjectWords = [vocab.NumSubjects]string{
+	vocab.SubjectKey: "attribute", vocab.SubjectMetric: "metric", vocab.SubjectEvent: "event", vocab.SubjectSpan: "span definition",
 }
 
 // weaverFinding is the engine's finding as Weaver's PolicyFinding. The
@@ -946,20 +989,8 @@ func (n *node) context(f *WeaverFinding) {
 // is otelgov's wording, not Weaver's.
 func weaverFinding(ev *engine.FindingEvent) WeaverFinding {
 	f := WeaverFinding{ID: ev.FindingID(), Level: ev.Level.String(), level: ev.Level, Context: map[string]any{}, about: ev.Name}
-	switch ev.Subject {
-	case vocab.SubjectKey:
-		f.Context["attribute_key"] = ev.Name
-		f.Message = fmt.Sprintf("%s: attribute `%s`", f.ID, ev.Name)
-	case vocab.SubjectMetric:
-		f.Context["metric_name"] = ev.Name
-		f.Message = fmt.Sprintf("%s: metric `%s`", f.ID, ev.Name)
-	case vocab.SubjectEvent:
-		f.Context["event_name"] = ev.Name
-		f.Message = fmt.Sprintf("%s: event `%s`", f.ID, ev.Name)
-	default:
-		f.Context["span_definition"] = ev.Name
-		f.Message = fmt.Sprintf("%s: span definition `%s`", f.ID, ev.Name)
-	}
+	f.Context[vocab.SubjectContextKey(ev.Subject).String()] = ev.Name
+	f.Message = fmt.Sprintf("%s: %s `%s`", f.ID, subjectWords[min(ev.Subject, vocab.SubjectSpan)], ev.Name)
 	if ev.SignalType != "" {
 		st := ev.SignalType
 		f.SignalType = &st

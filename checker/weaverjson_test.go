@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -378,4 +379,22 @@ func TestWeaverScopeFindings(t *testing.T) {
 	}
 	assert.Equal(t, 3, rep.Statistics.TotalAdvisories)
 	assert.Equal(t, 1, rep.Statistics.Types["deprecated"])
+}
+
+// TestWeaverInstrument pins the metric sample's instrument as Weaver
+// serializes SampleInstrument (src/registry/otlp/conversion.rs at afa9700c:
+// a summary is Unsupported("Summary"), a metric without data
+// Unsupported("Unspecified")), the spelling a policy reads as
+// input.sample.metric.instrument (policy's TestInstrumentAsWeaver).
+func TestWeaverInstrument(t *testing.T) {
+	md := enginetest.InstrumentMetrics()
+	ww := newWeaverWriter(t, io.Discard, WeaverOptions{Report: true})
+	ww.Metrics(md)
+	got := map[string]string{}
+	for _, s := range ww.Samples() {
+		if s.Metric != nil {
+			got[s.Metric.Name] = s.Metric.Instrument
+		}
+	}
+	assert.Equal(t, enginetest.InstrumentNames, got)
 }

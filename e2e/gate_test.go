@@ -52,7 +52,7 @@ func TestGateFailsClosed(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"empty file", []string{"check", empty}, "otelgov: nothing checked: no span, data point or log record in " + empty + " (no request)"},
+		{"empty file", []string{"check", empty}, "otelgov: nothing checked: no span, metric or log record in " + empty + " (no request)"},
 		{"non-OTLP JSON", []string{"check", foo}, "otelgov: " + foo + ":1 (byte 0): not an OTLP request: a JSON object with none of resourceSpans, resourceMetrics and resourceLogs"},
 		{"NUL stream", []string{"check", nul}, "otelgov: " + nul + ": byte 0: corrupt input: more than 64 requests without a resource in a row from byte 0 (4-byte lengths of 0: NUL bytes?)"},
 		{"NUL stream gzip", []string{"check", nulGz}, "otelgov: " + nulGz + ": byte 0: corrupt input: more than 64 requests without a resource in a row"},
@@ -60,7 +60,7 @@ func TestGateFailsClosed(t *testing.T) {
 		{"gzip bomb, limit named", []string{"check", bomb}, "decompression limit exceeded: gzip input expands more than 200 times"},
 		{"gzip bomb, a lower limit", []string{"check", "--max-decompression-ratio", "50", bomb}, "more than 50 times"},
 		{"NUL stream, --allow-empty is no pass for corrupt input", []string{"check", "--allow-empty", nul}, "corrupt input"},
-		{"all inputs named", []string{"check", empty, "-"}, "no span, data point or log record in " + empty + " (no request), - (no request)"},
+		{"all inputs named", []string{"check", empty, "-"}, "no span, metric or log record in " + empty + " (no request), - (no request)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +82,7 @@ func TestGateFailsClosed(t *testing.T) {
 	assert.Contains(t, out, "checked 0 request(s)")
 	code, out, errOut = otelgov(t, nil, "check", recordedClean, empty)
 	assert.Equal(t, 0, code, "%s%s", out, errOut)
-	assert.Contains(t, errOut, "otelgov: warning: no span, data point or log record in "+empty+" (no request)")
+	assert.Contains(t, errOut, "otelgov: warning: no span, metric or log record in "+empty+" (no request)")
 
 	// The limit is a limit: raised, the bomb's request is read to the end.
 	start := time.Now()
@@ -93,7 +93,7 @@ func TestGateFailsClosed(t *testing.T) {
 }
 
 // TestGateListenNothingReceived: check --listen that received no span,
-// data point or log record by POST /stop or SIGTERM is exit 2, and says so.
+// metric or log record by POST /stop or SIGTERM is exit 2, and says so.
 func TestGateListenNothingReceived(t *testing.T) {
 	t.Run("POST /stop", func(t *testing.T) {
 		l := startListen(t)
@@ -104,10 +104,10 @@ func TestGateListenNothingReceived(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, resp.Body.Close())
 		assert.Equal(t, "2", resp.Header.Get("X-Otelgov-Exit"))
-		assert.Contains(t, string(body), "otelgov: nothing received: no span, data point or log record arrived (0 request(s))")
+		assert.Contains(t, string(body), "otelgov: nothing received: no span, metric or log record arrived (0 request(s))")
 		assert.Equal(t, 2, l.wait(t), l.stderr.String())
 		assert.Less(t, time.Since(start), gateDeadline)
-		assert.Contains(t, l.stderr.String(), "otelgov: nothing received by POST /stop: no span, data point or log record arrived (0 request(s))")
+		assert.Contains(t, l.stderr.String(), "otelgov: nothing received by POST /stop: no span, metric or log record arrived (0 request(s))")
 		assert.Empty(t, l.stdout.String())
 	})
 	t.Run("SIGTERM", func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestGateListenNothingReceived(t *testing.T) {
 		require.NoError(t, l.cmd.Process.Signal(syscall.SIGTERM))
 		assert.Equal(t, 2, l.wait(t), l.stderr.String())
 		assert.Less(t, time.Since(start), gateDeadline)
-		assert.Contains(t, l.stderr.String(), "otelgov: nothing received by SIGTERM or SIGINT: no span, data point or log record arrived")
+		assert.Contains(t, l.stderr.String(), "otelgov: nothing received by SIGTERM or SIGINT: no span, metric or log record arrived")
 		assert.Empty(t, l.stdout.String())
 	})
 	t.Run("--allow-empty", func(t *testing.T) {

@@ -19,52 +19,28 @@ import (
 // an Advisor each call site costs one nil test.
 
 // SampleKind is the kind of a sample offered to an Advisor: the member of
-// Weaver's input.sample that is set.
-type SampleKind uint8
+// Weaver's input.sample that is set, Weaver's sample type (vocab).
+type SampleKind = vocab.SampleType
 
-// The sample kinds.
+// The sample kinds, vocab's sample types. SampleScope is an
+// instrumentation scope (Weaver's input.sample.instrumentation_scope),
+// offered once per scope before the scope's attributes and signals, as
+// Weaver's OTLP ingester does (afa9700c, src/registry/otlp/otlp_ingester.rs).
 const (
-	SampleResource SampleKind = iota
-	SampleAttribute
-	SampleSpan
-	SampleSpanEvent
-	SampleSpanLink
-	SampleMetric
-	SampleNumberDataPoint
-	SampleHistogramDataPoint
-	SampleExponentialHistogramDataPoint
-	SampleExemplar
-	SampleLog
-	// SampleScope is an instrumentation scope (Weaver's
-	// input.sample.instrumentation_scope), offered once per scope before
-	// the scope's attributes and signals, as Weaver's OTLP ingester does
-	// (afa9700c, src/registry/otlp/otlp_ingester.rs).
-	SampleScope
-	NumSampleKinds
+	SampleResource                      = vocab.SampleResource
+	SampleAttribute                     = vocab.SampleAttribute
+	SampleSpan                          = vocab.SampleSpan
+	SampleSpanEvent                     = vocab.SampleSpanEvent
+	SampleSpanLink                      = vocab.SampleSpanLink
+	SampleMetric                        = vocab.SampleMetric
+	SampleNumberDataPoint               = vocab.SampleNumberDataPoint
+	SampleHistogramDataPoint            = vocab.SampleHistogramDataPoint
+	SampleExponentialHistogramDataPoint = vocab.SampleExponentialHistogramDataPoint
+	SampleExemplar                      = vocab.SampleExemplar
+	SampleLog                           = vocab.SampleLog
+	SampleScope                         = vocab.SampleScope
+	NumSampleKinds                      = vocab.NumSampleTypes
 )
-
-var sampleKindNames = [NumSampleKinds]string{
-	SampleResource:                      "resource",
-	SampleAttribute:                     "attribute",
-	SampleSpan:                          "span",
-	SampleSpanEvent:                     "span_event",
-	SampleSpanLink:                      "span_link",
-	SampleMetric:                        "metric",
-	SampleNumberDataPoint:               "number_data_point",
-	SampleHistogramDataPoint:            "histogram_data_point",
-	SampleExponentialHistogramDataPoint: "exponential_histogram_data_point",
-	SampleExemplar:                      "exemplar",
-	SampleLog:                           "log",
-	SampleScope:                         "instrumentation_scope",
-}
-
-// String is Weaver's name of the sample kind.
-func (k SampleKind) String() string {
-	if k < NumSampleKinds {
-		return sampleKindNames[k]
-	}
-	return "invalid"
-}
 
 // SampleKinds is a set of sample kinds.
 type SampleKinds uint16
@@ -374,7 +350,7 @@ func (w *Walker) adviseResource(r pcommon.Resource) {
 	if w.e.opts.Advisor == nil {
 		return
 	}
-	w.adv.s = Sample{Resource: r, SignalType: "resource"}
+	w.adv.s = Sample{Resource: r, SignalType: vocab.SignalResource.String()}
 	if w.adv.kinds.Has(SampleResource) {
 		w.advise(SampleResource)
 	}
@@ -470,7 +446,7 @@ func (w *Walker) adviseSpan(sp ptrace.Span) {
 }
 
 func (w *Walker) adviseSpanOn(sp ptrace.Span) {
-	w.adviseSignal("span", sp.Name(), nil)
+	w.adviseSignal(vocab.SignalSpan.String(), sp.Name(), nil)
 	if w.adv.kinds.Has(SampleSpan) {
 		w.adv.s.Span = sp
 		w.advise(SampleSpan)
@@ -495,7 +471,7 @@ func (w *Walker) adviseMetric(m pmetric.Metric) {
 }
 
 func (w *Walker) adviseMetricOn(m pmetric.Metric) {
-	w.adviseSignal("metric", m.Name(), w.ix.MetricGroup(m.Name()))
+	w.adviseSignal(vocab.SignalMetric.String(), m.Name(), w.ix.MetricGroup(m.Name()))
 	if w.adv.kinds.Has(SampleMetric) {
 		w.adv.s.Metric = m
 		w.advise(SampleMetric)
@@ -514,7 +490,7 @@ func (w *Walker) adviseLogOn(lr plog.LogRecord) {
 	if name := lr.EventName(); name != "" {
 		g = w.ix.EventGroup(name)
 	}
-	w.adviseSignal("log", lr.EventName(), g)
+	w.adviseSignal(vocab.SignalLog.String(), lr.EventName(), g)
 	if w.adv.kinds.Has(SampleLog) {
 		w.adv.s.Log = lr
 		w.advise(SampleLog)

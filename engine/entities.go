@@ -83,11 +83,13 @@ func (w *Walker) reportAssoc(a *registry.EntityAssociation, subj vocab.Subject, 
 		if e == nil {
 			return
 		}
+		w.grp.sink.entity = a.Entity
 		for i := range e.Attrs {
 			if sa := &e.Attrs[i]; !w.onResource(sa.Key) {
 				w.finding(entityFindings[sa.Level], vocab.SubjectKey, sa.Key)
 			}
 		}
+		w.grp.sink.entity = ""
 	case a.OneOf != nil:
 		w.reportOneOf(a.OneOf, subj, name)
 	default:
@@ -101,7 +103,13 @@ func (w *Walker) reportAssoc(a *registry.EntityAssociation, subj vocab.Subject, 
 // one entity_association_not_satisfied about the item.
 func (w *Walker) reportOneOf(as []registry.EntityAssociation, subj vocab.Subject, name string) {
 	if !w.anySatisfied(as) {
+		w.grp.sink.assoc = as
+		n := w.svc.Findings[vocab.FindingEntityAssociationNotSatisfied]
 		w.finding(vocab.FindingEntityAssociationNotSatisfied, subj, name)
+		if w.svc.Findings[vocab.FindingEntityAssociationNotSatisfied] > n {
+			w.notSatisfied(as)
+		}
+		w.grp.sink.assoc = nil
 		return
 	}
 	for i := range as {
@@ -109,6 +117,25 @@ func (w *Walker) reportOneOf(as []registry.EntityAssociation, subj vocab.Subject
 			w.reportAssoc(&as[i], subj, name)
 		}
 	}
+}
+
+// notSatisfied counts one entity_association_not_satisfied of as in
+// Batch.Associations (a one_of of the registry: its first element's
+// address names it).
+func (w *Walker) notSatisfied(as []registry.EntityAssociation) {
+	b := &w.tally
+	for i := range b.Associations {
+		if same(b.Associations[i].Association, as) {
+			b.Associations[i].Count++
+			return
+		}
+	}
+	b.Associations = append(b.Associations, AssociationTally{Association: as, Count: 1})
+}
+
+// same reports whether a and b are the same association of the registry.
+func same(a, b []registry.EntityAssociation) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // onResource reports whether the current resource has attribute k.

@@ -122,3 +122,18 @@ func TestEntityFindings(t *testing.T) {
 		assert.True(t, produced[f], "no case produces %s", f)
 	}
 }
+
+// TestEntityTypes: the entity types of an association, in order and each
+// once, as Weaver's referenced_entities with its de-duplication
+// (crates/weaver_live_check/src/advice/type_advisor.rs at afa9700c).
+func TestEntityTypes(t *testing.T) {
+	as := []registry.EntityAssociation{
+		{AllOf: []registry.EntityAssociation{{Entity: "tenant"}, {Entity: "host"}}},
+		{OneOf: []registry.EntityAssociation{{Entity: "container"}, {Entity: "host"}}},
+		{Entity: "tenant"},
+	}
+	assert.Equal(t, []string{"tenant", "host", "container"}, EntityTypes(as))
+	assert.Nil(t, EntityTypes(nil))
+	ev := FindingEvent{Association: as[1].OneOf}
+	assert.Equal(t, []string{"container", "host"}, ev.EntityTypes())
+}

@@ -329,7 +329,7 @@ func (w *Walker) spanEvent(ev ptrace.SpanEvent) {
 // its definition.
 func (w *Walker) logRecord(lr plog.LogRecord) {
 	w.mig.rec = lr // a move to EventName needs the record (values.go)
-	w.sinkItem("log", lr.EventName(), "")
+	w.sinkItem(vocab.SignalLog.String(), lr.EventName(), "")
 	w.adviseLog(lr)
 	s := &w.grp
 	if !w.e.opts.Findings {
@@ -449,18 +449,6 @@ func (w *Walker) pointAttrs(m pcommon.Map, pc pointCheck) {
 // instrumentMatches reports whether metric data has the registry's
 // instrument. Summaries match no instrument.
 func instrumentMatches(m pmetric.Metric, instrument string) bool {
-	switch m.Type() {
-	case pmetric.MetricTypeSum:
-		if m.Sum().IsMonotonic() {
-			return instrument == "counter"
-		}
-		return instrument == "updowncounter"
-	case pmetric.MetricTypeGauge:
-		return instrument == "gauge"
-	case pmetric.MetricTypeHistogram, pmetric.MetricTypeExponentialHistogram:
-		return instrument == "histogram"
-	case pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
-		return false
-	}
-	return false
+	i := InstrumentOf(m)
+	return i.Supported() && i.String() == instrument
 }

@@ -48,9 +48,9 @@ func (w *Walker) rule(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name,
 		}
 	}
 	switch w.sampleType(f, subj) {
-	case "attribute":
+	case vocab.SampleAttribute.String():
 		s.Name, s.Named = name, true
-	case "span", "metric", "log":
+	case vocab.SampleSpan.String(), vocab.SampleMetric.String(), vocab.SampleLog.String():
 		// Weaver's sample_name: the span's name, the metric's, the log's
 		// event name ("" too is a name).
 		s.Name, s.Named = ss.signalName, true

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"slices"
+
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -19,17 +22,56 @@ type FindingEvent struct {
 	// Name is the attribute key, metric name, event name or span definition
 	// id the finding is about.
 	Name string
-	// SampleType is Weaver's weaver.finding.sample.type: attribute, span,
-	// resource, instrumentation_scope, metric, number_data_point,
+	// SampleType is Weaver's weaver.finding.sample.type, a
+	// vocab.SampleType's name: attribute, span, resource,
+	// instrumentation_scope, metric, number_data_point,
 	// histogram_data_point, exponential_histogram_data_point, log.
 	SampleType string
-	// SignalType is Weaver's weaver.finding.signal.type: span, metric, log
-	// or resource; "" for a scope and its attributes.
+	// SignalType is Weaver's weaver.finding.signal.type, a
+	// vocab.SignalType's name: span, metric, log or resource; "" for a
+	// scope and its attributes.
 	SignalType string
 	// SignalName is the metric name, event name or span name ("" when none).
 	SignalName string
 	// Service is the resource's service.name ("" when none).
 	Service string
+	// Entity is, for the entity_*_attribute_not_present findings, the
+	// entity type whose attribute the resource lacks (Weaver's context
+	// entity_type); "" for other findings.
+	Entity string
+	// Association is, for entity_association_not_satisfied, the one_of
+	// that no entity satisfied (registry data: read-only); EntityTypes
+	// names its entities.
+	Association []registry.EntityAssociation
+}
+
+// EntityTypes are the entity types an entity_association_not_satisfied
+// finding's association names, in order and each once: Weaver's context
+// {"entity_type": [...]} (crates/weaver_live_check/src/advice/
+// type_advisor.rs, entity_association_not_satisfied, at afa9700c). Nil for
+// other findings.
+func (ev *FindingEvent) EntityTypes() []string { return EntityTypes(ev.Association) }
+
+// EntityTypes are the entity types as names, in order and each once.
+func EntityTypes(as []registry.EntityAssociation) []string {
+	var out []string
+	var walk func([]registry.EntityAssociation)
+	walk = func(as []registry.EntityAssociation) {
+		for i := range as {
+			switch a := &as[i]; {
+			case a.Entity != "":
+				if !slices.Contains(out, a.Entity) {
+					out = append(out, a.Entity)
+				}
+			case a.OneOf != nil:
+				walk(a.OneOf)
+			default:
+				walk(a.AllOf)
+			}
+		}
+	}
+	walk(as)
+	return out
 }
 
 // FindingSink receives a sample of the findings (Options.Sink). Emit is
@@ -48,6 +90,11 @@ type sinkState struct {
 	signalType string
 	signalName string
 	pointType  string
+	// assoc is the association of the entity_association_not_satisfied
+	// being reported (entities.go).
+	assoc []registry.EntityAssociation
+	// entity is the entity whose attributes are being checked.
+	entity string
 }
 
 func (s *sinkState) reset() { *s = sinkState{} }
@@ -62,7 +109,7 @@ func (w *Walker) emit(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name,
 	ev := FindingEvent{
 		Finding: f, ID: id, Level: lv, Subject: subj, Name: name,
 		SignalType: ss.signalType, SignalName: ss.signalName, Service: ss.service,
-		SampleType: w.sampleType(f, subj),
+		SampleType: w.sampleType(f, subj), Entity: ss.entity, Association: ss.assoc,
 	}
 	if !w.e.opts.Sink.Emit(&ev) {
 		ss.closed = true
@@ -86,16 +133,16 @@ func (w *Walker) sampleType(f vocab.Finding, subj vocab.Subject) string {
 		}
 		return ss.signalType
 	case subj == vocab.SubjectKey:
-		return "attribute"
+		return vocab.SampleAttribute.String()
 	case f >= vocab.NumFindings:
 		// An Advisor's finding is on the sample it was offered.
 		return w.adv.s.Kind.String()
 	case subj == vocab.SubjectMetric:
-		return "metric"
+		return vocab.SampleMetric.String()
 	case subj == vocab.SubjectEvent:
-		return "log"
+		return vocab.SampleLog.String()
 	default:
-		return "span"
+		return vocab.SampleSpan.String()
 	}
 }
 
@@ -106,7 +153,7 @@ func (w *Walker) sinkResource(service string) {
 		return
 	}
 	w.grp.sink.service = service
-	w.grp.sink.signalType, w.grp.sink.signalName, w.grp.sink.pointType = "resource", "", ""
+	w.grp.sink.signalType, w.grp.sink.signalName, w.grp.sink.pointType = vocab.SignalResource.String(), "", ""
 }
 
 // sinkItem notes the item being walked for the sink.
@@ -121,11 +168,10 @@ func (w *Walker) sinkItem(signalType, name, pointType string) {
 func pointType(t pmetric.MetricType) string {
 	switch t {
 	case pmetric.MetricTypeHistogram:
-		return "histogram_data_point"
+		return vocab.SampleHistogramDataPoint.String()
 	case pmetric.MetricTypeExponentialHistogram:
-		return "exponential_histogram_data_point"
+		return vocab.SampleExponentialHistogramDataPoint.String()
 	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum, pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
-		return "number_data_point"
 	}
-	return "number_data_point"
+	return vocab.SampleNumberDataPoint.String()
 }

@@ -73,6 +73,10 @@ type Batch struct {
 	// entry (Slot -1, Service "") for the whole batch: nothing reads
 	// per-service counts then, and FindingTotals still holds.
 	Services []ServiceTally
+	// Associations counts entity_association_not_satisfied by the
+	// association no entity satisfied (over all services): at most one
+	// entry per one_of of the registry.
+	Associations []AssociationTally
 	// Relevelled counts the findings a scoped level override
 	// (Options.Rules, Engine.LevelScoped) counted at another level than
 	// Engine.Level's, by service, finding and level; they are counted in
@@ -122,6 +126,14 @@ type FindingTally struct {
 	Count int64
 }
 
+// AssociationTally is how often one entity association was not satisfied
+// in one batch.
+type AssociationTally struct {
+	// Association is the one_of no entity satisfied (registry data).
+	Association []registry.EntityAssociation
+	Count       int64
+}
+
 // SignalTally is one registry definition's use in one batch: how many
 // items it checked and which of its attributes they carried.
 type SignalTally struct {
@@ -151,6 +163,8 @@ func (b *Batch) Reset() {
 	b.SchemaURLs = [NumSchemaLevels]int64{}
 	b.Services = b.Services[:0]
 	b.Relevelled = b.Relevelled[:0]
+	clear(b.Associations)
+	b.Associations = b.Associations[:0]
 	b.Keys = b.Keys[:0]
 	b.Findings = b.Findings[:0]
 	b.Signals = b.Signals[:0]

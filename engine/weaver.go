@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
@@ -53,30 +54,65 @@ func (t sampleType) String() string {
 	return ""
 }
 
+// InstrumentOf is Weaver's instrument of m (src/registry/otlp/conversion.rs
+// otlp_data_to_instrument): a monotonic sum is a counter, another sum an
+// updowncounter, a gauge a gauge, either histogram a histogram, a summary
+// Weaver's unsupported "Summary" and a metric without data "Unspecified".
+// It is the one mapping of pdata metric types to Weaver's instruments: the
+// instrument check, the Weaver report and the Rego input all read it.
+func InstrumentOf(m pmetric.Metric) vocab.Instrument {
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		if m.Sum().IsMonotonic() {
+			return vocab.InstrumentCounter
+		}
+		return vocab.InstrumentUpDownCounter
+	case pmetric.MetricTypeGauge:
+		return vocab.InstrumentGauge
+	case pmetric.MetricTypeHistogram, pmetric.MetricTypeExponentialHistogram:
+		return vocab.InstrumentHistogram
+	case pmetric.MetricTypeSummary:
+		return vocab.InstrumentSummary
+	case pmetric.MetricTypeEmpty:
+	}
+	return vocab.InstrumentUnspecified
+}
+
+// spanKinds are Weaver's span kinds by OTLP kind (an unspecified kind is
+// internal, as Weaver's OTLP conversion reads it).
+var spanKinds = [...]string{
+	ptrace.SpanKindUnspecified: "internal",
+	ptrace.SpanKindInternal:    "internal",
+	ptrace.SpanKindServer:      "server",
+	ptrace.SpanKindClient:      "client",
+	ptrace.SpanKindProducer:    "producer",
+	ptrace.SpanKindConsumer:    "consumer",
+}
+
+// SpanKindOf is Weaver's name of a span's kind: the Weaver report's and
+// the Rego input's span.kind.
+func SpanKindOf(k ptrace.SpanKind) string {
+	if int(k) < len(spanKinds) {
+		return spanKinds[k]
+	}
+	return spanKinds[ptrace.SpanKindInternal]
+}
+
+var statusCodes = [...]string{ptrace.StatusCodeUnset: "unset", ptrace.StatusCodeOk: "ok", ptrace.StatusCodeError: "error"}
+
+// StatusCodeOf is Weaver's name of a span status code; false for a code
+// OTLP does not define (Weaver then has no status).
+func StatusCodeOf(c ptrace.StatusCode) (string, bool) {
+	if int(c) < len(statusCodes) {
+		return statusCodes[c], true
+	}
+	return "", false
+}
+
 // InferredType is Weaver's name of the type it infers for v
 // (SampleAttribute::infer_type): "string", "int[]"..., "" when none. Advice
 // policies read it as input.sample.attribute.type.
 func InferredType(v pcommon.Value) string { return inferType(v).String() }
-
-// Instrument is Weaver's instrument of m (otlp_data_to_instrument in
-// src/registry/otlp/conversion.rs): counter, updowncounter, gauge or
-// histogram; "" for a summary or a metric without data, which Weaver does
-// not support.
-func Instrument(m pmetric.Metric) string {
-	switch m.Type() {
-	case pmetric.MetricTypeSum:
-		if m.Sum().IsMonotonic() {
-			return "counter"
-		}
-		return "updowncounter"
-	case pmetric.MetricTypeGauge:
-		return "gauge"
-	case pmetric.MetricTypeHistogram, pmetric.MetricTypeExponentialHistogram:
-		return "histogram"
-	case pmetric.MetricTypeSummary, pmetric.MetricTypeEmpty:
-	}
-	return ""
-}
 
 // inferType is Weaver's type of v. Bytes and maps have no JSON form in
 // Weaver's OTLP conversion; array elements without one are left out.

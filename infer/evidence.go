@@ -353,9 +353,10 @@ func (a *Accumulator) Metrics(md pmetric.Metrics, input string) {
 }
 
 func (a *Accumulator) metric(m pmetric.Metric) {
-	inst := engine.Instrument(m)
+	i := engine.InstrumentOf(m)
+	inst := i.String()
 	var g *Group
-	if inst == "" {
+	if !i.Supported() {
 		a.ev.Overflow.Summaries++
 	} else if g = a.group(a.ev.Metrics, KindMetric, m.Name(), &a.ev.Overflow.Metrics); g != nil {
 		if len(g.Variants) == 0 {

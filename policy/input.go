@@ -55,7 +55,7 @@ func Attribute(k string, v pcommon.Value) Sample {
 
 // Span is a span sample.
 func Span(s ptrace.Span) Sample {
-	return Sample{Kind: engine.SampleSpan, name: s.Name(), detail: spanKind(s.Kind()), span: s}
+	return Sample{Kind: engine.SampleSpan, name: s.Name(), detail: engine.SpanKindOf(s.Kind()), span: s}
 }
 
 // SpanEvent is a span event sample.
@@ -145,7 +145,7 @@ func sampleKey(s *engine.Sample) Key {
 	case engine.SampleAttribute:
 		k.Kind, k.Name, k.Detail = engine.SampleAttribute, s.Key, valueType(s.Value)
 	case engine.SampleSpan:
-		k.Kind, k.Name, k.Detail = engine.SampleSpan, s.Span.Name(), spanKind(s.Span.Kind())
+		k.Kind, k.Name, k.Detail = engine.SampleSpan, s.Span.Name(), engine.SpanKindOf(s.Span.Kind())
 	case engine.SampleSpanEvent:
 		k.Kind, k.Name = engine.SampleSpanEvent, s.SpanEvent.Name()
 	case engine.SampleSpanLink:
@@ -298,32 +298,10 @@ func valueType(v pcommon.Value) string { return engine.InferredType(v) }
 
 func uintNumber(u uint64) json.Number { return json.Number(strconv.FormatUint(u, 10)) }
 
-var spanKinds = [...]string{
-	ptrace.SpanKindUnspecified: "internal",
-	ptrace.SpanKindInternal:    "internal",
-	ptrace.SpanKindServer:      "server",
-	ptrace.SpanKindClient:      "client",
-	ptrace.SpanKindProducer:    "producer",
-	ptrace.SpanKindConsumer:    "consumer",
-}
-
-func spanKind(k ptrace.SpanKind) string {
-	if int(k) < len(spanKinds) {
-		return spanKinds[k]
-	}
-	return "internal"
-}
-
-var statusCodes = [...]string{
-	ptrace.StatusCodeUnset: "unset",
-	ptrace.StatusCodeOk:    "ok",
-	ptrace.StatusCodeError: "error",
-}
-
 func spanTerm(s ptrace.Span) *ast.Term {
 	status := ast.NullTerm()
-	if c := s.Status().Code(); int(c) < len(statusCodes) {
-		status = obj("code", str(statusCodes[c]), "message", str(s.Status().Message()))
+	if c, ok := engine.StatusCodeOf(s.Status().Code()); ok {
+		status = obj("code", str(c), "message", str(s.Status().Message()))
 	}
 	events := make([]*ast.Term, 0, s.Events().Len())
 	for i := 0; i < s.Events().Len(); i++ {
@@ -334,7 +312,7 @@ func spanTerm(s ptrace.Span) *ast.Term {
 	for i := 0; i < s.Links().Len(); i++ {
 		links = append(links, obj("attributes", attributesTerm(s.Links().At(i).Attributes())))
 	}
-	return obj("name", str(s.Name()), "kind", str(spanKind(s.Kind())), "status", status,
+	return obj("name", str(s.Name()), "kind", str(engine.SpanKindOf(s.Kind())), "status", status,
 		"attributes", attributesTerm(s.Attributes()), "span_events", ast.ArrayTerm(events...), "span_links", ast.ArrayTerm(links...))
 }
 
@@ -349,17 +327,10 @@ func scopeTerm(s pcommon.InstrumentationScope, schemaURL string) *ast.Term {
 		"attributes", attributesTerm(s.Attributes()), "dropped_attributes_count", ast.IntNumberTerm(int(s.DroppedAttributesCount())))
 }
 
-// instrument is Weaver's instrument of m: counter, updowncounter, gauge,
-// histogram, or the OTLP type it does not support.
-func instrument(m pmetric.Metric) string {
-	if s := engine.Instrument(m); s != "" {
-		return s
-	}
-	if m.Type() == pmetric.MetricTypeSummary {
-		return "summary"
-	}
-	return "empty"
-}
+// instrument is Weaver's instrument of m as it serializes it (counter,
+// updowncounter, gauge, histogram, Summary, Unspecified): the engine's one
+// mapping, which the Weaver report writes too.
+func instrument(m pmetric.Metric) string { return engine.InstrumentOf(m).String() }
 
 func metricTerm(m pmetric.Metric) *ast.Term {
 	var pts []*ast.Term
@@ -492,7 +463,7 @@ func registryAttribute(a *registry.Attribute) *ast.Term {
 	}
 	kv := []any{"name", str(a.Key), "key", str(a.Key), "type", str(typ), "stability", str(a.Stability.String())}
 	if a.Deprecation.Reason != registry.NotDeprecated {
-		kv = append(kv, "deprecated", obj("reason", str(a.Deprecation.Reason.String()), "renamed_to", optStr(a.Deprecation.RenamedTo), "note", str(a.Deprecation.Note)))
+		kv = append(kv, "deprecated", deprecatedTerm(a.Deprecation))
 	}
 	if a.EnumStrings != nil || a.EnumInts != nil {
 		var members []*ast.Term
@@ -505,6 +476,12 @@ func registryAttribute(a *registry.Attribute) *ast.Term {
 		kv = append(kv, "members", ast.ArrayTerm(members...))
 	}
 	return obj(kv...)
+}
+
+// deprecatedTerm is a definition's deprecated field: reason, renamed_to
+// and note.
+func deprecatedTerm(d registry.Deprecation) *ast.Term {
+	return obj("reason", str(d.Reason.String()), "renamed_to", optStr(d.RenamedTo), "note", str(d.Note))
 }
 
 // registryGroup is the registry's definition of the signal as
@@ -520,7 +497,7 @@ func registryGroup(g *registry.Group) *ast.Term {
 		"attributes", ast.ArrayTerm(attrs...), "entity_associations", associations(g.Entities),
 	}
 	if g.Deprecated {
-		kv = append(kv, "deprecated", obj())
+		kv = append(kv, "deprecated", deprecatedTerm(g.Deprecation))
 	}
 	if g.HasKind {
 		kv = append(kv, "span_kind", str(g.SpanKind.String()))

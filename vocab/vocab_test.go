@@ -147,3 +147,40 @@ func TestBoundAllocs(t *testing.T) {
 		_, _ = Bound(long)
 	}))
 }
+
+// TestWeaverWords pins Weaver's spelling of its sample types, signal types,
+// instruments and context keys (crates/weaver_live_check/src/lib.rs and
+// sample_metric.rs at afa9700c; src/registry/otlp/conversion.rs names the
+// unsupported instruments) and checks that each table round-trips.
+func TestWeaverWords(t *testing.T) {
+	t.Run("sample_type", func(t *testing.T) { checkTable(t, NumSampleTypes, ParseSampleType, false) })
+	t.Run("context_key", func(t *testing.T) { checkTable(t, NumContextKeys, ParseContextKey, false) })
+	assert.Equal(t, []string{
+		"resource", "attribute", "span", "span_event", "span_link", "metric", "number_data_point",
+		"histogram_data_point", "exponential_histogram_data_point", "exemplar", "log", "instrumentation_scope",
+	}, sampleTypeNames[:])
+	assert.Equal(t, []string{"", "span", "metric", "log", "resource"}, signalTypeNames[:])
+	for v := SignalSpan; v < NumSignalTypes; v++ {
+		got, ok := ParseSignalType(v.String())
+		require.True(t, ok, v.String())
+		assert.Equal(t, v, got)
+	}
+	_, ok := ParseSignalType("")
+	assert.False(t, ok, "no signal type has no name to parse")
+	// Weaver serializes SampleInstrument untagged: a supported instrument in
+	// the registry's lower case, an unsupported one by its OTLP type name.
+	assert.Equal(t, []string{"Unspecified", "counter", "updowncounter", "gauge", "histogram", "Summary"}, instrumentNames[:])
+	for v := range NumInstruments {
+		got, ok := ParseInstrument(v.String())
+		require.True(t, ok, v.String())
+		assert.Equal(t, v, got)
+		assert.Equal(t, v != InstrumentUnspecified && v != InstrumentSummary, v.Supported(), v.String())
+	}
+	assert.Equal(t, invalid, NumInstruments.String())
+	assert.Equal(t, "attribute_key", SubjectContextKey(SubjectKey).String())
+	assert.Equal(t, "metric_name", SubjectContextKey(SubjectMetric).String())
+	assert.Equal(t, "event_name", SubjectContextKey(SubjectEvent).String())
+	assert.Equal(t, "span_definition", SubjectContextKey(SubjectSpan).String())
+	assert.Equal(t, "entity_type", ContextEntityType.String())
+	assert.Equal(t, "deprecation_note", ContextDeprecationNote.String())
+}

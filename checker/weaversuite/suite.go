@@ -10,6 +10,7 @@
 package weaversuite // import "github.com/otelgov/otelcol-governance/checker/weaversuite"
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/otelgov/otelcol-governance/checker"
+	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/otlpfile"
 	"github.com/otelgov/otelcol-governance/policy"
@@ -62,6 +64,15 @@ type Case struct {
 	// the checker and the Weaver report all see them.
 	FindingFilters        []FilterYAML   `yaml:"finding_filters"`
 	FindingLevelOverrides []OverrideYAML `yaml:"finding_level_overrides"`
+	// Replacements are what otelgov check names instead of each deprecated
+	// name ("key http.method" or "metric x" -> the replacement as the text
+	// report prints it): the checker's part of a deprecated finding, which
+	// Weaver's report carries as the deprecation's note.
+	Replacements map[string]string `yaml:"replacements"`
+	// Checked, when set, is how many items the checker counts as checked
+	// (spans, data points, log records, metrics without data points): the
+	// fail-closed gate's count.
+	Checked *int64 `yaml:"checked"`
 	// AdvicePolicies, AdviceData and AdvicePreprocessor are Weaver's
 	// --advice-policies (a directory), --advice-data (a glob pattern) and
 	// --advice-preprocessor (a jq file), relative to testdata: the
@@ -83,7 +94,14 @@ type Expectation struct {
 	SignalType string `yaml:"signal_type"`
 	SignalName string `yaml:"signal_name"`
 	SampleType string `yaml:"sample_type"`
-	Count      int    `yaml:"count"`
+	// Context and Message select on the finding as otelgov check
+	// --format weaver writes it: each context key given must hold the
+	// value given (compared as JSON), and the message must match (a '*'
+	// glob). An expectation with either counts the Weaver report's
+	// findings instead of the engine's.
+	Context map[string]any `yaml:"context"`
+	Message string         `yaml:"message"`
+	Count   int            `yaml:"count"`
 	// Source, when set, says that the expectation is read from Weaver's
 	// source (file:line) rather than asserted by a test.
 	Source string `yaml:"source"`
@@ -104,6 +122,9 @@ type Exclusion struct {
 // Finding is one finding the engine reported, as the suite compares it.
 type Finding struct {
 	ID, Level, Subject, Name, SignalType, SignalName, SampleType string
+	// Context and Message are the Weaver report's (Result.Weaver only).
+	Context map[string]any
+	Message string
 }
 
 // Result is what a case produced.
@@ -151,6 +172,11 @@ func (e *Expectation) String() string {
 	add("signal_type", e.SignalType)
 	add("signal_name", e.SignalName)
 	add("sample_type", e.SampleType)
+	if e.Context != nil {
+		c, _ := json.Marshal(e.Context)
+		add("context", string(c))
+	}
+	add("message", e.Message)
 	if b.Len() == 0 {
 		b.WriteString("all")
 	}
@@ -161,7 +187,30 @@ func (e *Expectation) String() string {
 // Matches reports whether f matches every selector of e.
 func (e *Expectation) Matches(f *Finding) bool {
 	return sel(e.ID, f.ID) && sel(e.Level, f.Level) && sel(e.Name, f.Name) &&
-		sel(e.SignalType, f.SignalType) && sel(e.SignalName, f.SignalName) && sel(e.SampleType, f.SampleType)
+		sel(e.SignalType, f.SignalType) && sel(e.SignalName, f.SignalName) && sel(e.SampleType, f.SampleType) &&
+		sel(e.Message, f.Message) && contextMatches(e.Context, f.Context)
+}
+
+// OnReport reports whether e selects on what only the Weaver report
+// holds (context, message): it is then counted in Result.Weaver.
+func (e *Expectation) OnReport() bool { return e.Context != nil || e.Message != "" }
+
+// contextMatches reports whether got holds every key of want with the
+// same value, both compared as JSON (YAML and the report type lists
+// differently).
+func contextMatches(want, got map[string]any) bool {
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok {
+			return false
+		}
+		wj, err1 := json.Marshal(w)
+		gj, err2 := json.Marshal(g)
+		if err1 != nil || err2 != nil || string(wj) != string(gj) {
+			return false
+		}
+	}
+	return true
 }
 
 // sel matches one selector; a selector with '*' is a glob ("entity_*").
@@ -211,6 +260,10 @@ func (c *Case) Options() (engine.Options, error) {
 	return o, nil
 }
 
+// checkLimits are otelgov check's default report bounds (--max-services,
+// --top-keys).
+var checkLimits = conformance.Limits{MaxServices: 1000, TopKeys: 100}
+
 // Run checks the case's input against its registry.
 func (c *Case) Run(dir string) (*Result, error) {
 	ix, err := c.registry(dir)
@@ -228,7 +281,7 @@ func (c *Case) Run(dir string) (*Result, error) {
 	eo := opts
 	eo.Sink = rec
 	e := engine.New(eo)
-	ch := checker.New(ix, checker.Options{Engine: opts})
+	ch := checker.New(ix, checker.Options{Engine: opts, Limits: checkLimits})
 	ww := checker.NewWeaverWriter(io.Discard, ix, checker.WeaverOptions{Engine: opts, Report: true})
 	err = c.records(dir, func(r *otlpfile.Record, where string) {
 		w := e.Walker(ix, true)

@@ -1,6 +1,7 @@
 package weaversuite
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 	"testing"
@@ -38,7 +39,11 @@ func TestWeaverSuite(t *testing.T) {
 			for j := range c.Expect {
 				e := &c.Expect[j]
 				total++
-				got := e.CountIn(findings)
+				on := findings
+				if e.OnReport() {
+					on = res.Weaver
+				}
+				got := e.CountIn(on)
 				ok := got == e.Count
 				switch {
 				case ok && e.Pending == "":
@@ -49,7 +54,27 @@ func TestWeaverSuite(t *testing.T) {
 					pending++
 					t.Logf("pending %s: got %d (%s)", e, got, e.Pending)
 				default:
-					t.Errorf("%s: got %d\n%s", e, got, dump(findings))
+					t.Errorf("%s: got %d\n%s", e, got, dump(on))
+				}
+			}
+			if c.Replacements != nil {
+				total++
+				got := map[string]string{}
+				for _, sr := range res.Check.Services {
+					for _, f := range sr.Findings {
+						for _, nr := range f.Replacements {
+							got[nr.Subject+" "+nr.Name] = nr.Replacement.String()
+						}
+					}
+				}
+				if assert.Equal(t, c.Replacements, got, "otelgov check's replacements") {
+					passing++
+				}
+			}
+			if c.Checked != nil {
+				total++
+				if assert.Equal(t, *c.Checked, res.Check.Items.Checked(), "items checked (the fail-closed gate's count)") {
+					passing++
 				}
 			}
 			for th, fails := range c.FailOn {
@@ -106,7 +131,12 @@ func weaverAgrees(t *testing.T, res *Result) {
 func dump(fs []Finding) string {
 	l := make([]string, 0, len(fs))
 	for _, f := range fs {
-		l = append(l, "  "+f.ID+" "+f.Level+" "+f.Subject+"="+f.Name+" "+f.SignalType+"/"+f.SignalName+" "+f.SampleType)
+		line := "  " + f.ID + " " + f.Level + " " + f.Subject + "=" + f.Name + " " + f.SignalType + "/" + f.SignalName + " " + f.SampleType
+		if f.Context != nil {
+			c, _ := json.Marshal(f.Context)
+			line += " " + string(c) + " " + f.Message
+		}
+		l = append(l, line)
 	}
 	sort.Strings(l)
 	return strings.Join(l, "\n")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/checker"
 	"github.com/otelgov/otelcol-governance/findingrules"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // FilterYAML is one of Weaver's [[live-check.finding_filters]], with its
@@ -52,16 +53,17 @@ func (c *Case) rules() (*findingrules.Rules, error) {
 // span definition), the sample type where in the sample it was placed.
 func weaverFindings(samples []*checker.WeaverSample) []Finding {
 	var out []Finding
-	add := func(sampleType string, r *checker.WeaverResult) {
+	add := func(sampleType vocab.SampleType, r *checker.WeaverResult) {
 		if r == nil {
 			return
 		}
 		for i := range r.AllAdvice {
 			f := &r.AllAdvice[i]
-			wf := Finding{ID: f.ID, Level: f.Level, SampleType: sampleType}
-			for k, subj := range map[string]string{"attribute_key": "key", "metric_name": "metric", "event_name": "event", "span_definition": "span"} {
+			wf := Finding{ID: f.ID, Level: f.Level, SampleType: sampleType.String()}
+			for subj := range vocab.NumSubjects {
+				k := vocab.SubjectContextKey(subj).String()
 				if v, ok := f.Context[k].(string); ok {
-					wf.Name, wf.Subject = v, subj
+					wf.Name, wf.Subject = v, subj.String()
 				}
 			}
 			if f.SignalType != nil {
@@ -70,19 +72,29 @@ func weaverFindings(samples []*checker.WeaverSample) []Finding {
 			if f.SignalName != nil {
 				wf.SignalName = *f.SignalName
 			}
+			if wf.Name == "" {
+				// Weaver's context names no subject for some findings on a
+				// signal (the candidate entities, an unsupported
+				// instrument): the engine's name is the signal's.
+				wf.Name = wf.SignalName
+				wf.Subject = map[string]string{
+					vocab.SignalMetric.String(): vocab.SubjectMetric.String(), vocab.SignalLog.String(): vocab.SubjectEvent.String(),
+				}[wf.SignalType]
+			}
+			wf.Context, wf.Message = f.Context, f.Message
 			out = append(out, wf)
 		}
 	}
 	attrs := func(as []*checker.WeaverAttribute) {
 		for _, a := range as {
-			add("attribute", a.LiveCheckResult)
+			add(vocab.SampleAttribute, a.LiveCheckResult)
 		}
 	}
 	for _, s := range samples {
 		switch {
 		case s.Resource != nil:
 			attrs(s.Resource.Attributes)
-			add("resource", s.Resource.LiveCheckResult)
+			add(vocab.SampleResource, s.Resource.LiveCheckResult)
 		case s.Span != nil:
 			attrs(s.Span.Attributes)
 			for _, e := range s.Span.SpanEvents {
@@ -91,16 +103,16 @@ func weaverFindings(samples []*checker.WeaverSample) []Finding {
 			for _, l := range s.Span.SpanLinks {
 				attrs(l.Attributes)
 			}
-			add("span", s.Span.LiveCheckResult)
+			add(vocab.SampleSpan, s.Span.LiveCheckResult)
 		case s.Metric != nil:
 			for _, p := range s.Metric.DataPoints {
 				attrs(p.Attributes)
-				add(p.Kind(), p.LiveCheckResult)
+				add(p.SampleType(), p.LiveCheckResult)
 			}
-			add("metric", s.Metric.LiveCheckResult)
+			add(vocab.SampleMetric, s.Metric.LiveCheckResult)
 		case s.Log != nil:
 			attrs(s.Log.Attributes)
-			add("log", s.Log.LiveCheckResult)
+			add(vocab.SampleLog, s.Log.LiveCheckResult)
 		}
 	}
 	return out

@@ -81,12 +81,20 @@ With --listen, check serves OTLP gRPC and HTTP instead, until POST /stop,
 SIGTERM or, with --inactivity-timeout, no request for that long, then prints
 the report.
 
-A check fails closed: inputs that together hold no span, data point or log
+A check fails closed: inputs that together hold no span, metric or log
 record (an empty file, JSON that is not OTLP, NUL bytes, resources without
 items), or a --listen run that received none, are exit 2 unless
---allow-empty. More than 64 requests without a resource in a row are
-corrupt input, and gzip input that expands more than
---max-decompression-ratio times is refused.
+--allow-empty. A metric without data points counts as checked: Weaver
+checks it as a sample (instrument Unspecified when it has no data type,
+so a registry-defined metric gets unexpected_instrument). More than 64
+requests without a resource in a row are corrupt input, and gzip input
+that expands more than --max-decompression-ratio times is refused.
+
+For a deprecated finding, every output names what to use instead of each
+name (the registry's renames, as otelgov explain lists them; a name whose
+replacement depends on the context, such as net.peer.name on server and
+client spans, once per context), or the deprecation's note when there is
+no current name; --format json lists them under "replacements".
 
 Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 (nothing checked included).`,
@@ -123,7 +131,7 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on, 2 bad input or usage
 	fs.StringVar(&o.signal, "signal", "", "signal of binary protobuf input: traces, metrics or logs (default: detected)")
 	fs.IntVar(&o.maxRecord, "max-record-size", otlpfile.DefaultMaxRecordBytes, "largest single OTLP request in bytes; bounds memory")
 	fs.IntVar(&o.maxRatio, "max-decompression-ratio", otlpfile.DefaultMaxDecompressionRatio, maxRatioUsage)
-	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "pass a run that checked no span, data point or log record (default: exit 2, so that an empty, missing or non-OTLP recording fails the gate)")
+	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "pass a run that checked no span, metric or log record (default: exit 2, so that an empty, missing or non-OTLP recording fails the gate)")
 	o.listen.bind(fs, "the report", 0)
 	o.listen.bindForward(fs)
 	o.weaver.bind(fs)
@@ -232,11 +240,11 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 		items += read[i].items
 	}
 	if items == 0 && !o.allowEmpty {
-		return badInput(fmt.Errorf("nothing checked: no span, data point or log record in %s: an empty, non-OTLP or zero-filled recording fails the gate (--allow-empty passes it)", describeEmpty(read, files)))
+		return badInput(fmt.Errorf("nothing checked: no span, metric or log record in %s: an empty, non-OTLP or zero-filled recording fails the gate (--allow-empty passes it)", describeEmpty(read, files)))
 	}
 	for i, f := range files {
 		if read[i].items == 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: no span, data point or log record in %s (%s)\n", f, read[i])
+			fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: warning: no span, metric or log record in %s (%s)\n", f, read[i])
 		}
 	}
 	reportPolicyErrors(cmd.ErrOrStderr(), s.advisor)
@@ -247,7 +255,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
 type fileRead struct {
 	requests int64 // with a resource
 	empty    int64 // without: skipped by the reader
-	items    int64 // spans, data points and log records
+	items    int64 // spans, data points, log records and metrics without data points
 }
 
 func (f fileRead) String() string {
@@ -315,6 +323,9 @@ func checkFile(stdin io.Reader, opts otlpfile.Options, c checkSink) (fileRead, e
 		}
 		read.requests++
 		read.items += int64(rec.Items())
+		if rec.Kind == vocab.KindMetrics {
+			read.items += checker.MetricsWithoutData(rec.Metrics)
+		}
 		in := where(name, &rec)
 		switch rec.Kind {
 		case vocab.KindTraces:

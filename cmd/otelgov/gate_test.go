@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCheckFailsClosed: inputs that hold no span, data point or log record
+// TestCheckFailsClosed: inputs that hold no span, metric or log record
 // are exit 2 naming the file, unless --allow-empty.
 func TestCheckFailsClosed(t *testing.T) {
 	dir := t.TempDir()
@@ -47,7 +47,7 @@ func TestCheckFailsClosed(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"empty file", []string{"check", empty}, "", exitBad, "otelgov: nothing checked: no span, data point or log record in " + empty + " (no request): an empty, non-OTLP or zero-filled recording fails the gate (--allow-empty passes it)"},
+		{"empty file", []string{"check", empty}, "", exitBad, "otelgov: nothing checked: no span, metric or log record in " + empty + " (no request): an empty, non-OTLP or zero-filled recording fails the gate (--allow-empty passes it)"},
 		{"whitespace", []string{"check", blank}, "", exitBad, blank + " (no request)"},
 		{"stdin", []string{"check", "-"}, "", exitBad, "in - (no request)"},
 		{"non-OTLP JSON", []string{"check", foo}, "", exitBad, foo + `:1 (byte 0): not an OTLP request: a JSON object with none of resourceSpans, resourceMetrics and resourceLogs (1 key(s), the first "foo")`},
@@ -58,7 +58,7 @@ func TestCheckFailsClosed(t *testing.T) {
 		{"resources without items", []string{"check", noItems}, "", exitBad, noItems + " (1 request(s), resources without items)"},
 		{"all inputs named", []string{"check", empty, braces}, "", exitBad, empty + " (no request), " + braces + " (2 request(s) without a resource)"},
 		{"allow-empty", []string{"check", "--allow-empty", empty, braces, noItems}, "", exitClean, ""},
-		{"one empty input among others", []string{"check", fixtureClean, empty}, "", exitClean, "otelgov: warning: no span, data point or log record in " + empty + " (no request)"},
+		{"one empty input among others", []string{"check", fixtureClean, empty}, "", exitClean, "otelgov: warning: no span, metric or log record in " + empty + " (no request)"},
 		{"bad ratio", []string{"check", "--max-decompression-ratio", "0", fixtureClean}, "", exitBad, "--max-decompression-ratio must be positive"},
 	}
 	for _, tt := range tests {
@@ -117,9 +117,9 @@ func TestListenNothingReceived(t *testing.T) {
 				return
 			}
 			assert.Equal(t, "2", resp.Header.Get("X-Otelgov-Exit"))
-			assert.Equal(t, "otelgov: nothing received: no span, data point or log record arrived (1 request(s)): a service that sent nothing, or to another endpoint, fails the gate (--allow-empty passes it)\n", string(body))
+			assert.Equal(t, "otelgov: nothing received: no span, metric or log record arrived (1 request(s)): a service that sent nothing, or to another endpoint, fails the gate (--allow-empty passes it)\n", string(body))
 			assert.Equal(t, exitBad, code)
-			assert.Contains(t, errOut.String(), "otelgov: nothing received by POST /stop: no span, data point or log record arrived (1 request(s))")
+			assert.Contains(t, errOut.String(), "otelgov: nothing received by POST /stop: no span, metric or log record arrived (1 request(s))")
 			assert.Empty(t, out.String())
 		})
 	}
@@ -135,4 +135,48 @@ func waitListening(t *testing.T, h string) {
 		}
 		return err == nil
 	}, 10*time.Second, 20*time.Millisecond)
+}
+
+// TestCheckMetricsWithoutData: a request whose only items are metrics
+// without data points (a misconfigured SDK's) is checked, not "nothing
+// checked": Weaver makes each metric a sample, instrument Unspecified when
+// it has no data (src/registry/otlp/conversion.rs at afa9700c), and reports
+// unexpected_instrument for a metric the registry defines
+// (crates/weaver_live_check/src/advice/type_advisor.rs). Over --listen too.
+func TestCheckMetricsWithoutData(t *testing.T) {
+	const req = `{"resourceMetrics":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"cart"}}]},"scopeMetrics":[{"metrics":[{"name":"http.server.request.duration","unit":"s"}]}]}]}`
+	p := filepath.Join(t.TempDir(), "nopoints.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(req+"\n"), 0o600))
+	code, out, errOut := otelgov(t, "", "check", p)
+	assert.Equal(t, exitFindings, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "checked 1 request(s): 0 span(s), 0 data point(s), 0 log record(s), 1 metric(s) without data points")
+	assert.Contains(t, out, "unexpected_instrument  1  http.server.request.duration (1)")
+	assert.NotContains(t, errOut, "warning")
+
+	code, out, _ = otelgov(t, "", "check", "--format", "weaver", "--no-stream", p)
+	assert.Equal(t, exitFindings, code)
+	assert.Contains(t, out, `"instrument": "Unspecified"`)
+	assert.Contains(t, out, `"id": "unexpected_instrument"`)
+
+	h := freeAddr(t)
+	var lout, lerr syncBuf
+	done := make(chan int)
+	go func() {
+		done <- run([]string{"check", "--listen", "--grpc-endpoint", "", "--http-endpoint", h}, nil, &lout, &lerr)
+	}()
+	waitListening(t, h)
+	resp, err := http.Post("http://"+h+"/v1/metrics", "application/json", strings.NewReader(req))
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	resp, err = http.Post("http://"+h+"/stop", "", nil)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	select {
+	case code = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("otelgov did not stop")
+	}
+	assert.Equal(t, "1", resp.Header.Get("X-Otelgov-Exit"), lerr.String())
+	assert.Equal(t, exitFindings, code)
+	assert.Contains(t, lout.String(), "1 metric(s) without data points")
 }

@@ -212,14 +212,15 @@ func (l *listener) feed(fn func(checkSink)) {
 	fn(l.sink)
 }
 
-// nothingReceived reports whether the run fails closed: no span, data point
-// or log record arrived, and --allow-empty is not set.
+// nothingReceived reports whether the run fails closed: no span, data
+// point, log record or metric (one without data points included) arrived,
+// and --allow-empty is not set.
 func (l *listener) nothingReceived(res *checker.Result) bool {
-	return !l.allowEmpty && res.Items.Spans+res.Items.DataPoints+res.Items.LogRecords == 0
+	return !l.allowEmpty && res.Items.Checked() == 0
 }
 
 func nothingReceivedText(res *checker.Result) string {
-	return fmt.Sprintf("no span, data point or log record arrived (%d request(s)): a service that sent nothing, or to another endpoint, fails the gate (--allow-empty passes it)", res.Items.Requests)
+	return fmt.Sprintf("no span, metric or log record arrived (%d request(s)): a service that sent nothing, or to another endpoint, fails the gate (--allow-empty passes it)", res.Items.Requests)
 }
 
 func (l *listener) mux() *http.ServeMux {

@@ -97,27 +97,22 @@ func (f *findingLog) Emit(ev *engine.FindingEvent) bool {
 	if ev.SignalName != "" {
 		a.PutStr("weaver.finding.signal.name", strings.Clone(ev.SignalName))
 	}
-	a.PutStr("weaver.finding.context."+contextKey(ev.Subject), name)
+	if ev.Finding == vocab.FindingEntityAssociationNotSatisfied {
+		// Weaver's context names the candidate entities (registry names).
+		types := a.PutEmptySlice("weaver.finding.context." + vocab.ContextEntityType.String())
+		for _, e := range ev.EntityTypes() {
+			types.AppendEmpty().SetStr(e)
+		}
+	} else {
+		a.PutStr("weaver.finding.context."+vocab.SubjectContextKey(ev.Subject).String(), name)
+		if ev.Entity != "" {
+			a.PutStr("weaver.finding.context."+vocab.ContextEntityType.String(), ev.Entity)
+		}
+	}
 	if ev.Service != "" {
 		a.PutStr("weaver.finding.resource.attribute.service.name", strings.Clone(ev.Service))
 	}
 	return true
-}
-
-// contextKey names a finding's subject under weaver.finding.context.
-func contextKey(s vocab.Subject) string {
-	switch s {
-	case vocab.SubjectKey:
-		return "attribute_key"
-	case vocab.SubjectMetric:
-		return "metric_name"
-	case vocab.SubjectEvent:
-		return "event_name"
-	case vocab.SubjectSpan:
-		return "span_type"
-	case vocab.NumSubjects:
-	}
-	return "name"
 }
 
 // drainInto moves the buffered records into ld.

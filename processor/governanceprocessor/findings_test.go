@@ -2,6 +2,7 @@ package governanceprocessor
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/otelgov/otelcol-governance/findingrules"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
+	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -273,4 +275,50 @@ func TestFindingsV2(t *testing.T) {
 		}
 		assert.Equal(t, map[string]int64{"not_stable": 2}, byFinding, "the metric and its attribute")
 	}
+}
+
+// TestEntityAssociationsTelemetry: an entity_association_not_satisfied is
+// counted on :8888 with the association's entity types (Weaver's context
+// entity_type), registry names: Weaver's sample registry
+// (crates/weaver_live_check/data/model/entity_associations/registry.yaml,
+// an all_of[tenant, one_of[host, container]]) and its first resource, which
+// has none of them.
+func TestEntityAssociationsTelemetry(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	cfg := withConfig(func(c *config) {
+		c.Registry.Embedded = false
+		c.Registry.OrgRegistries = []string{"../../checker/weaversuite/testdata/registries/entity_associations"}
+		c.Registry.RulesFiles = nil
+	})
+	require.NoError(t, cfg.Validate())
+	lp, err := NewFactory().CreateLogs(context.Background(), metadatatest.NewSettings(tel), cfg, &consumertest.LogsSink{})
+	require.NoError(t, err)
+	require.NoError(t, lp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, lp.Shutdown(context.Background())) })
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "my-service")
+	lrs := rl.ScopeLogs().AppendEmpty().LogRecords()
+	lrs.AppendEmpty().SetEventName("thing.happened")
+	lrs.AppendEmpty().SetEventName("thing.happened")
+	require.NoError(t, lp.ConsumeLogs(context.Background(), ld))
+
+	metadatatest.AssertEqualProcessorGovernanceEntityAssociationsNotSatisfied(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: attribute.NewSet(attribute.String("processor", "governance"), attribute.String("otel.signal", "logs"),
+			attribute.String("entity_types", "host,container")), Value: 2},
+	}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestAssociationCountersBounded: past maxAssociations distinct
+// associations, the label is _other.
+func TestAssociationCountersBounded(t *testing.T) {
+	a := newAssociationCounters(nil)
+	for i := range maxAssociations + 3 {
+		as := []registry.EntityAssociation{{Entity: fmt.Sprintf("e%d", i)}}
+		a.add([]engine.AssociationTally{{Association: as, Count: 1}})
+	}
+	assert.Len(t, a.byName, maxAssociations+1)
+	require.Contains(t, a.byName, vocab.ServiceOther)
+	assert.Equal(t, int64(3), a.byName[vocab.ServiceOther].n.Load())
 }

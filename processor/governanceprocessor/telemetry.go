@@ -40,6 +40,9 @@ type telemetry struct {
 	// findings counts findings by ID; its series exist only when the
 	// signal checks are on (levels non-nil).
 	findings findingCounters
+	// associations counts entity_association_not_satisfied by its entity
+	// types.
+	associations *associationCounters
 }
 
 // counter is one series of an observable counter: its running total and
@@ -86,6 +89,7 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig vocab.Ki
 	services.init(base, levels)
 	t := &telemetry{tb: tb, base: base, services: services}
 	t.findings = newFindingCounters(base, levels, nil)
+	t.associations = newAssociationCounters(base)
 	for l := range engine.NumSchemaLevels {
 		t.schema[l].opts = observeOpts(base, attribute.String("target", l.String()))
 	}
@@ -161,6 +165,10 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig vocab.Ki
 			t.findings.observe(o)
 			return nil
 		}),
+		tb.RegisterProcessorGovernanceEntityAssociationsNotSatisfiedCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.associations.observe(o)
+			return nil
+		}),
 		tb.RegisterProcessorGovernanceServiceFindingsCallback(func(_ context.Context, o metric.Int64Observer) error {
 			t.services.observeFindings(o)
 			return nil
@@ -214,6 +222,7 @@ func (t *telemetry) record(c *engine.Batch) {
 	if t.findings.levels != nil {
 		totals := c.FindingTotals()
 		t.findings.add(&totals, c.Relevelled, -1)
+		t.associations.add(c.Associations)
 	}
 }
 

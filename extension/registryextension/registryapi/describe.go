@@ -6,18 +6,6 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-// spanKinds are the kinds a span-scoped rename may depend on.
-var spanKinds = []registry.SpanKind{
-	registry.SpanKindUnspecified, registry.SpanKindInternal, registry.SpanKindServer,
-	registry.SpanKindClient, registry.SpanKindProducer, registry.SpanKindConsumer,
-}
-
-var locations = []registry.Location{
-	registry.LocationResource, registry.LocationScope, registry.LocationSpan,
-	registry.LocationSpanEvent, registry.LocationSpanLink, registry.LocationDataPoint,
-	registry.LocationLog,
-}
-
 // Describe is what the registry ix (of generation generation) says about
 // one attribute key: the body of the extension's GET
 // /registry/attributes/{key} and of otelgov explain. metricName and spanName
@@ -48,35 +36,14 @@ func Describe(ix *registry.Index, generation int64, key, metricName, spanName st
 			Note:      a.Deprecation.Note,
 		}
 	}
-	for _, l := range locations {
-		ctx := registry.Context{Location: l}
-		cn := ContextName{Location: l.String()}
-		switch l {
-		case registry.LocationDataPoint:
-			ctx.MetricName, cn.MetricName = metricName, metricName
-		case registry.LocationSpan, registry.LocationSpanEvent, registry.LocationSpanLink:
-			ctx.SpanName, cn.SpanName = spanName, spanName
-			// One entry when the kind does not matter, else one per kind.
-			names := make([]string, len(spanKinds))
-			same := true
-			for i, k := range spanKinds {
-				ctx.SpanKind = k
-				names[i], _ = a.CurrentName(key, ctx)
-				same = same && names[i] == names[0]
-			}
-			if !same {
-				for i, k := range spanKinds {
-					kc := cn
-					kc.SpanKind = k.String()
-					kc.Name, kc.Renamed = names[i], names[i] != key
-					out.CurrentNames = append(out.CurrentNames, kc)
-				}
-				continue
-			}
-			ctx.SpanKind = registry.SpanKindUnspecified
-		case registry.LocationResource, registry.LocationScope, registry.LocationLog:
+	for _, c := range a.CurrentNames(key, metricName, spanName) {
+		cn := ContextName{
+			Location: c.Context.Location.String(), MetricName: c.Context.MetricName,
+			SpanName: c.Context.SpanName, Name: c.Name, Renamed: c.Renamed,
 		}
-		cn.Name, cn.Renamed = a.CurrentName(key, ctx)
+		if c.ByKind {
+			cn.SpanKind = c.Context.SpanKind.String()
+		}
 		out.CurrentNames = append(out.CurrentNames, cn)
 	}
 	return out

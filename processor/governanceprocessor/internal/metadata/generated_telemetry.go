@@ -25,30 +25,31 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                 metric.Meter
-	mu                                    sync.Mutex
-	registrations                         []metric.Registration
-	ProcessorGovernanceAttributes         metric.Int64ObservableCounter
-	ProcessorGovernanceAttributesDropped  metric.Int64ObservableCounter
-	ProcessorGovernanceFindings           metric.Int64ObservableCounter
-	ProcessorGovernanceMemoBytes          metric.Int64ObservableGauge
-	ProcessorGovernanceMemoEntries        metric.Int64ObservableGauge
-	ProcessorGovernanceMemoEvictions      metric.Int64ObservableCounter
-	ProcessorGovernanceMemoHits           metric.Int64ObservableCounter
-	ProcessorGovernanceMemoMisses         metric.Int64ObservableCounter
-	ProcessorGovernanceMetricNames        metric.Int64ObservableCounter
-	ProcessorGovernancePolicyBudgetSkips  metric.Int64ObservableCounter
-	ProcessorGovernancePolicyErrors       metric.Int64ObservableCounter
-	ProcessorGovernancePolicyEvaluations  metric.Int64ObservableCounter
-	ProcessorGovernancePolicyFindings     metric.Int64ObservableCounter
-	ProcessorGovernancePolicyMemoHits     metric.Int64ObservableCounter
-	ProcessorGovernancePolicyTimeouts     metric.Int64ObservableCounter
-	ProcessorGovernanceRegistryInfo       metric.Int64Gauge
-	ProcessorGovernanceSchemaURLRewrites  metric.Int64ObservableCounter
-	ProcessorGovernanceServiceAttributes  metric.Int64ObservableCounter
-	ProcessorGovernanceServiceFindings    metric.Int64ObservableCounter
-	ProcessorGovernanceServiceNameBounded metric.Int64ObservableCounter
-	ProcessorGovernanceServiceOverflow    metric.Int64ObservableCounter
+	meter                                             metric.Meter
+	mu                                                sync.Mutex
+	registrations                                     []metric.Registration
+	ProcessorGovernanceAttributes                     metric.Int64ObservableCounter
+	ProcessorGovernanceAttributesDropped              metric.Int64ObservableCounter
+	ProcessorGovernanceEntityAssociationsNotSatisfied metric.Int64ObservableCounter
+	ProcessorGovernanceFindings                       metric.Int64ObservableCounter
+	ProcessorGovernanceMemoBytes                      metric.Int64ObservableGauge
+	ProcessorGovernanceMemoEntries                    metric.Int64ObservableGauge
+	ProcessorGovernanceMemoEvictions                  metric.Int64ObservableCounter
+	ProcessorGovernanceMemoHits                       metric.Int64ObservableCounter
+	ProcessorGovernanceMemoMisses                     metric.Int64ObservableCounter
+	ProcessorGovernanceMetricNames                    metric.Int64ObservableCounter
+	ProcessorGovernancePolicyBudgetSkips              metric.Int64ObservableCounter
+	ProcessorGovernancePolicyErrors                   metric.Int64ObservableCounter
+	ProcessorGovernancePolicyEvaluations              metric.Int64ObservableCounter
+	ProcessorGovernancePolicyFindings                 metric.Int64ObservableCounter
+	ProcessorGovernancePolicyMemoHits                 metric.Int64ObservableCounter
+	ProcessorGovernancePolicyTimeouts                 metric.Int64ObservableCounter
+	ProcessorGovernanceRegistryInfo                   metric.Int64Gauge
+	ProcessorGovernanceSchemaURLRewrites              metric.Int64ObservableCounter
+	ProcessorGovernanceServiceAttributes              metric.Int64ObservableCounter
+	ProcessorGovernanceServiceFindings                metric.Int64ObservableCounter
+	ProcessorGovernanceServiceNameBounded             metric.Int64ObservableCounter
+	ProcessorGovernanceServiceOverflow                metric.Int64ObservableCounter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -83,6 +84,21 @@ func (builder *TelemetryBuilder) RegisterProcessorGovernanceAttributesDroppedCal
 		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceAttributesDropped, obs: o})
 		return nil
 	}, builder.ProcessorGovernanceAttributesDropped)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceEntityAssociationsNotSatisfiedCallback sets callback for observable ProcessorGovernanceEntityAssociationsNotSatisfied metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceEntityAssociationsNotSatisfiedCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceEntityAssociationsNotSatisfied, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceEntityAssociationsNotSatisfied)
 	if err != nil {
 		return err
 	}
@@ -400,6 +416,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_attributes_dropped",
 		metric.WithDescription("Attributes removed from telemetry, by signal and reason. [Alpha]"),
 		metric.WithUnit("{attribute}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceEntityAssociationsNotSatisfied, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_entity_associations_not_satisfied",
+		metric.WithDescription("The entity_association_not_satisfied findings by the association that no entity satisfied, named by its entity types. Counted in processor_governance_findings too. [Alpha]"),
+		metric.WithUnit("{finding}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceFindings, err = builder.meter.Int64ObservableCounter(

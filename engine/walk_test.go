@@ -231,6 +231,23 @@ func TestOutcomesEverySite(t *testing.T) {
 			outs: map[string]int64{"copied": 1},
 		},
 		{
+			name: "per-name copy beside a global rename",
+			cfg:  func(c *config) { c.DeprecatedNames = map[string]DeprecatedMode{"http.method": DeprecatedCopy} },
+			in:   map[string]any{"http.method": "GET", "http.url": "https://x/y"},
+			want: map[string]any{"http.method": "GET", "http.request.method": "GET", "url.full": "https://x/y"},
+			outs: map[string]int64{"copied": 1, "renamed": 1},
+		},
+		{
+			name: "per-name rename beside a global off",
+			cfg: func(c *config) {
+				c.Deprecated = DeprecatedOff
+				c.DeprecatedNames = map[string]DeprecatedMode{"http.url": DeprecatedRename}
+			},
+			in:   map[string]any{"http.method": "GET", "http.url": "https://x/y"},
+			want: map[string]any{"http.method": "GET", "url.full": "https://x/y"},
+			outs: map[string]int64{"deprecated_kept": 1, "renamed": 1},
+		},
+		{
 			name: "deprecated off",
 			cfg:  func(c *config) { c.Deprecated = DeprecatedOff },
 			in:   map[string]any{"http.method": "GET"},
@@ -603,6 +620,30 @@ func TestMetricCopy(t *testing.T) {
 	want := map[string]any{"state": "idle", "db.client.connection.state": "idle"}
 	assert.Equal(t, want, ms.At(0).Sum().DataPoints().At(0).Attributes().AsRaw())
 	assert.Equal(t, want, ms.At(1).Sum().DataPoints().At(0).Attributes().AsRaw())
+	assert.Equal(t, int64(1), c.Names[vocab.OutcomeCopied])
+}
+
+// TestMetricCopyPerName copies the one deprecated metric listed in
+// DeprecatedNames and, under the global off mode, keeps the data point
+// attribute the list does not name.
+func TestMetricCopyPerName(t *testing.T) {
+	g := newTestEngineCfg(t, withConfig(func(c *config) {
+		c.Deprecated = DeprecatedOff
+		c.DeprecatedNames = map[string]DeprecatedMode{"db.client.connections.usage": DeprecatedCopy}
+	}))
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	m := ms.AppendEmpty()
+	m.SetName("db.client.connections.usage")
+	m.SetUnit("{connection}")
+	dp := m.SetEmptySum().DataPoints().AppendEmpty()
+	dp.SetIntValue(4)
+	dp.Attributes().PutStr("state", "idle")
+	c := walkBatch(g, md)
+	require.Equal(t, 2, ms.Len())
+	assert.Equal(t, "db.client.connections.usage", ms.At(0).Name())
+	assert.Equal(t, "db.client.connection.count", ms.At(1).Name())
+	assert.Equal(t, map[string]any{"state": "idle"}, ms.At(1).Sum().DataPoints().At(0).Attributes().AsRaw())
 	assert.Equal(t, int64(1), c.Names[vocab.OutcomeCopied])
 }
 

@@ -25,30 +25,31 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                 metric.Meter
-	mu                                    sync.Mutex
-	registrations                         []metric.Registration
-	ProcessorGovernanceAttributes         metric.Int64ObservableCounter
-	ProcessorGovernanceAttributesDropped  metric.Int64ObservableCounter
-	ProcessorGovernanceFindings           metric.Int64ObservableCounter
-	ProcessorGovernanceMemoBytes          metric.Int64ObservableGauge
-	ProcessorGovernanceMemoEntries        metric.Int64ObservableGauge
-	ProcessorGovernanceMemoEvictions      metric.Int64ObservableCounter
-	ProcessorGovernanceMemoHits           metric.Int64ObservableCounter
-	ProcessorGovernanceMemoMisses         metric.Int64ObservableCounter
-	ProcessorGovernanceMetricNames        metric.Int64ObservableCounter
-	ProcessorGovernancePolicyBudgetSkips  metric.Int64ObservableCounter
-	ProcessorGovernancePolicyErrors       metric.Int64ObservableCounter
-	ProcessorGovernancePolicyEvaluations  metric.Int64ObservableCounter
-	ProcessorGovernancePolicyFindings     metric.Int64ObservableCounter
-	ProcessorGovernancePolicyMemoHits     metric.Int64ObservableCounter
-	ProcessorGovernancePolicyTimeouts     metric.Int64ObservableCounter
-	ProcessorGovernanceRegistryInfo       metric.Int64Gauge
-	ProcessorGovernanceSchemaURLRewrites  metric.Int64ObservableCounter
-	ProcessorGovernanceServiceAttributes  metric.Int64ObservableCounter
-	ProcessorGovernanceServiceFindings    metric.Int64ObservableCounter
-	ProcessorGovernanceServiceNameBounded metric.Int64ObservableCounter
-	ProcessorGovernanceServiceOverflow    metric.Int64ObservableCounter
+	meter                                     metric.Meter
+	mu                                        sync.Mutex
+	registrations                             []metric.Registration
+	ProcessorGovernanceAttributes             metric.Int64ObservableCounter
+	ProcessorGovernanceAttributesDropped      metric.Int64ObservableCounter
+	ProcessorGovernanceFindings               metric.Int64ObservableCounter
+	ProcessorGovernanceMemoBytes              metric.Int64ObservableGauge
+	ProcessorGovernanceMemoEntries            metric.Int64ObservableGauge
+	ProcessorGovernanceMemoEvictions          metric.Int64ObservableCounter
+	ProcessorGovernanceMemoHits               metric.Int64ObservableCounter
+	ProcessorGovernanceMemoMisses             metric.Int64ObservableCounter
+	ProcessorGovernanceMetricNames            metric.Int64ObservableCounter
+	ProcessorGovernancePolicyBudgetSkips      metric.Int64ObservableCounter
+	ProcessorGovernancePolicyErrors           metric.Int64ObservableCounter
+	ProcessorGovernancePolicyEvaluations      metric.Int64ObservableCounter
+	ProcessorGovernancePolicyFindings         metric.Int64ObservableCounter
+	ProcessorGovernancePolicyMemoHits         metric.Int64ObservableCounter
+	ProcessorGovernancePolicyTimeouts         metric.Int64ObservableCounter
+	ProcessorGovernanceRegistryInfo           metric.Int64Gauge
+	ProcessorGovernanceSchemaURLRewrites      metric.Int64ObservableCounter
+	ProcessorGovernanceServiceAttributes      metric.Int64ObservableCounter
+	ProcessorGovernanceServiceDeprecatedNames metric.Int64ObservableCounter
+	ProcessorGovernanceServiceFindings        metric.Int64ObservableCounter
+	ProcessorGovernanceServiceNameBounded     metric.Int64ObservableCounter
+	ProcessorGovernanceServiceOverflow        metric.Int64ObservableCounter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -317,6 +318,21 @@ func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceAttributesCal
 	return nil
 }
 
+// RegisterProcessorGovernanceServiceDeprecatedNamesCallback sets callback for observable ProcessorGovernanceServiceDeprecatedNames metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceDeprecatedNamesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceServiceDeprecatedNames, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceServiceDeprecatedNames)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
 // RegisterProcessorGovernanceServiceFindingsCallback sets callback for observable ProcessorGovernanceServiceFindings metric.
 func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceFindingsCallback(cb metric.Int64Callback) error {
 	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
@@ -496,6 +512,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_service_attributes",
 		metric.WithDescription("Attributes seen per service.name and outcome. Services beyond service_limit are counted under service.name _other. [Alpha]"),
 		metric.WithUnit("{attribute}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceServiceDeprecatedNames, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_service_deprecated_names",
+		metric.WithDescription("Occurrences of the names listed in deprecated_names, per service.name: attributes carrying the key, and metrics carrying the name (metric names are counted with findings::enabled, through the deprecated finding). Bounded by construction: at most (service_limit + 2) × len(deprecated_names) series; none without deprecated_names. [Alpha]"),
+		metric.WithUnit("{name}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceServiceFindings, err = builder.meter.Int64ObservableCounter(

@@ -119,3 +119,46 @@ func (a *Attribute) CurrentMember(v string) (string, bool) {
 	}
 	return "", false
 }
+
+// Rename is one of an Attribute's resolved, chain-collapsed renames: in the
+// contexts of Scope the key's current name is To ("" when it keeps its name
+// there). Renames are tried in order; the first whose scope matches wins,
+// as in Target.
+type Rename struct {
+	To    string
+	Scope Scope
+}
+
+// Scope is the set of contexts a rename applies in: the product of its
+// lists, where a nil list means any.
+type Scope struct {
+	Locations []Location
+	SpanKinds []SpanKind
+	Metrics   []string // data-point contexts of these metrics (and their current names)
+	Spans     []string // spans of these names
+}
+
+// Any reports whether s is every context.
+func (s Scope) Any() bool {
+	return s.Locations == nil && s.SpanKinds == nil && s.Metrics == nil && s.Spans == nil
+}
+
+// Renames lists a's renames in the order Target tries them; nil when a is
+// never renamed. It allocates: it is for tools, not the hot path.
+func (a *Attribute) Renames() []Rename {
+	if a == nil {
+		return nil
+	}
+	out := make([]Rename, 0, len(a.rename.rules))
+	for _, r := range a.rename.rules {
+		rn := Rename{Scope: r.scope.public()}
+		if r.target != nil {
+			rn.To = r.target.Key
+		}
+		out = append(out, rn)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

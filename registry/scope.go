@@ -216,3 +216,27 @@ func newRenameSet(rules []renameRule) renameSet {
 	}
 	return rs
 }
+
+// public returns s as a Scope.
+func (s scope) public() Scope {
+	var out Scope
+	if s.locs != allLocations {
+		out.Locations = []Location{}
+		for l := range numLocations {
+			if s.locs&(1<<l) != 0 {
+				out.Locations = append(out.Locations, l)
+			}
+		}
+	}
+	if s.kinds != allSpanKinds {
+		out.SpanKinds = []SpanKind{}
+		for k := SpanKindUnspecified; k <= SpanKindConsumer; k++ {
+			if s.kinds&(1<<k) != 0 {
+				out.SpanKinds = append(out.SpanKinds, k)
+			}
+		}
+	}
+	out.Metrics = slices.Clone(s.metrics)
+	out.Spans = slices.Clone(s.spans)
+	return out
+}

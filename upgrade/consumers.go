@@ -18,7 +18,8 @@ type Read struct {
 	queries.Finding
 	// Kinds are the change kinds on the name; empty when the name was
 	// already deprecated in the old registry (the collector already
-	// rewrote it: not this upgrade's doing).
+	// rewrote it, to a name this upgrade may move again: not this
+	// upgrade's doing).
 	Kinds []string `json:"kinds,omitempty"`
 	// Breaks: the upgrade makes the collector rewrite a name this
 	// consumer reads, so it sees less data from the day the old name stops
@@ -65,7 +66,7 @@ func ScanConsumers(t *Touches, newIx *registry.Index, paths []string) (*Consumer
 	files := map[string]bool{}
 	for _, f := range res.Findings {
 		r := Read{Finding: f}
-		if tc := t.Lookup(f.Deprecated); tc != nil && tc.Rewritten {
+		if tc := t.Lookup(f.Deprecated); tc != nil && tc.Breaks() {
 			r.Kinds, r.Breaks = tc.KindNames(), true
 			out.Breaking++
 			if f.Rewritable {

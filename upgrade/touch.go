@@ -27,6 +27,10 @@ type Touch struct {
 	// (attribute_renamed, metric_renamed, split, merge): a consumer reading
 	// it stops seeing data once the old name no longer arrives.
 	Rewritten bool
+	// OldTarget is the name the old registry already renamed it to (the
+	// name consumers saw before the upgrade); "" when the name was current
+	// in the old registry.
+	OldTarget string
 	// Values are the old values the change rewrites, to their new value
 	// (renamed enum members, value maps).
 	Values map[string]string
@@ -95,6 +99,9 @@ func NewTouches(set *change.Set) *Touches {
 			tc.Values[c.Member] = c.NewName
 		case rewriting[c.Kind]:
 			tc.Rewritten = true
+			if c.Kind == change.AttributeRenamed || c.Kind == change.MetricRenamed {
+				tc.OldTarget = c.OldValue
+			}
 			if c.NewName != "" {
 				tc.NewName = c.NewName
 			}
@@ -125,6 +132,11 @@ func rewritingOrValue(k change.Kind) bool {
 		return false
 	}
 }
+
+// Breaks reports whether consumers reading the name saw data before the
+// upgrade and stop seeing it: the collector will rewrite a name that was
+// current in the old registry.
+func (tc *Touch) Breaks() bool { return tc.Rewritten && tc.OldTarget == "" }
 
 // Lookup returns the touch of an old attribute key or metric name.
 func (t *Touches) Lookup(name string) *Touch {

@@ -11,6 +11,7 @@ func (r *resolver) build() (*Index, error) {
 		metrics:   r.metrics,
 		sources:   map[string][]string{},
 		schemaURL: r.in.schemaURL,
+		warnings:  slices.Clone(r.in.warnings),
 	}
 	for _, k := range sortedKeys(r.attrs) {
 		ix.attrs = append(ix.attrs, r.attrs[k])

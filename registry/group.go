@@ -28,8 +28,10 @@ type Group struct {
 	Name      string
 	Stability Stability
 	// Deprecated reports that the definition itself is deprecated (for a
-	// metric, see also Metric.Deprecation).
-	Deprecated bool
+	// metric, see also Metric.Deprecation); Deprecation is how it is
+	// declared.
+	Deprecated  bool
+	Deprecation Deprecation
 	// Entities are the definition's entity_associations (metrics and
 	// events): the resource must satisfy at least one of them.
 	Entities []EntityAssociation

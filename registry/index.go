@@ -18,6 +18,7 @@ type Index struct {
 	digest        string
 	stats         Stats
 	disagreements []Disagreement
+	warnings      []string
 	// groups holds the metric, event, span and entity definitions and the
 	// span matchers (groups.go).
 	groups groupIndex
@@ -131,6 +132,12 @@ func (ix *Index) Stats() Stats { return ix.stats }
 // Disagreements lists where schema files or rules disagree with the registry
 // and how each was resolved, sorted by key.
 func (ix *Index) Disagreements() []Disagreement { return slices.Clone(ix.disagreements) }
+
+// Warnings lists what Load accepted with leniency, each naming file and
+// line: a renamed_to next to a reason other than renamed (ignored, as
+// Weaver does), and shipped rules left out because the loaded release
+// lacks what they name. A caller shows them; they are not logged.
+func (ix *Index) Warnings() []string { return slices.Clone(ix.warnings) }
 
 // Attributes returns every entry (placeholders included), sorted by key.
 func (ix *Index) Attributes() []*Attribute { return slices.Clone(ix.attrs) }

@@ -3,6 +3,9 @@ package registry
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/otelgov/otelcol-governance/internal/registry/load"
@@ -18,8 +21,9 @@ type Sources struct {
 	RulesFiles    []string // extra context-rule files
 	// SkipShippedRules leaves out registry/rules/semconv.yaml. The shipped
 	// rules are written for semconv v1.44.0 and are applied by default
-	// whenever Embedded or SemconvDir is set; skip them to load a semconv
-	// checkout of another version.
+	// whenever Embedded or SemconvDir is set; on another release a rule or
+	// matcher that names what the release lacks is left out, with a
+	// warning (Index.Warnings).
 	SkipShippedRules bool
 }
 
@@ -70,6 +74,9 @@ func Load(src Sources) (*Index, error) {
 		for i := range d.Metrics {
 			d.Metrics[i].File = filepath.Join(src.SemconvDir, d.Metrics[i].File)
 		}
+		for i, w := range d.Warnings {
+			d.Warnings[i] = filepath.Join(src.SemconvDir, w)
+		}
 		in.layers = append(in.layers, layer{name: semconvName, defs: d})
 		in.schema, in.schemaURL, in.schemaFile = d, d.SchemaURL, d.SchemaFile
 		haveSemconv = true
@@ -101,6 +108,9 @@ func Load(src Sources) (*Index, error) {
 		in.rules = append(in.rules, rules...)
 		in.matchers = append(in.matchers, matchers...)
 	}
+	for _, l := range in.layers {
+		in.warnings = append(in.warnings, l.defs.Warnings...)
+	}
 	if haveSemconv && !src.SkipShippedRules {
 		rules, matchers, err := load.ParseRules(shippedRulesName, shippedRules)
 		if err != nil {
@@ -108,6 +118,61 @@ func Load(src Sources) (*Index, error) {
 		}
 		in.rules = append(in.rules, rules...)
 		in.matchers = append(in.matchers, matchers...)
+		return resolveShipped(in, len(rules)+len(matchers))
 	}
 	return resolve(in)
+}
+
+// shippedLine matches the position of a shipped rule in a resolver error.
+var shippedLine = regexp.MustCompile(regexp.QuoteMeta(shippedRulesName) + `:(\d+):`)
+
+// resolveShipped resolves in, whose rules and matchers end with the
+// shipped ones (n of them). The shipped rules are written for the embedded
+// release: where one names what the loaded release does not have (a span
+// v1.40.0 lacks, a target it does not define), the resolver's error names
+// the rule's line; that rule (or matcher) is left out with a warning and
+// the rest resolved again. Errors elsewhere are returned as they are.
+func resolveShipped(in *input, n int) (*Index, error) {
+	for range n + 1 {
+		ix, err := resolve(in)
+		if err == nil {
+			return ix, nil
+		}
+		msg := err.Error()
+		m := shippedLine.FindStringSubmatchIndex(msg)
+		if m == nil {
+			return nil, err
+		}
+		line, _ := strconv.Atoi(msg[m[2]:m[3]])
+		if !dropShipped(in, line) {
+			return nil, err
+		}
+		in.warnings = append(in.warnings, fmt.Sprintf("%s:%d: shipped rule not applied to this release:%s", shippedRulesName, line, msg[m[1]:]))
+	}
+	return nil, fmt.Errorf("%w: %s: too many rules do not apply", ErrInvalid, shippedRulesName)
+}
+
+// dropShipped removes the shipped rule or matcher whose text holds line:
+// the one starting last at or before it.
+func dropShipped(in *input, line int) bool {
+	ri, mi, best := -1, -1, 0
+	for i, r := range in.rules {
+		if r.File == shippedRulesName && r.Line <= line && r.Line > best {
+			ri, best = i, r.Line
+		}
+	}
+	for i, m := range in.matchers {
+		if m.File == shippedRulesName && m.Line <= line && m.Line > best {
+			ri, mi, best = -1, i, m.Line
+		}
+	}
+	switch {
+	case mi >= 0:
+		in.matchers = slices.Delete(in.matchers, mi, mi+1)
+	case ri >= 0:
+		in.rules = slices.Delete(in.rules, ri, ri+1)
+	default:
+		return false
+	}
+	return true
 }

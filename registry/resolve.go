@@ -30,6 +30,8 @@ type input struct {
 	schema     *def.Defs // schema renames (SchemaRenames, MetricRenames)
 	// matchers are the rules files' span matchers, in precedence order.
 	matchers []def.Matcher
+	// warnings are the loaders' and the shipped rules' (Index.Warnings).
+	warnings []string
 }
 
 // origin says where a raw rename came from.

@@ -86,7 +86,7 @@ func (r *resolver) buildGroups(ix *Index) error {
 	namespaces := map[string]struct{}{}
 	newGroup := func(kind GroupKind, g *def.Group, name string) (*Group, error) {
 		s := &Group{
-			Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, Deprecated: g.Deprecated,
+			Kind: kind, ID: g.ID, Name: name, Stability: g.Stability, Deprecated: g.Deprecation.Reason != NotDeprecated, Deprecation: g.Deprecation,
 			Entities: g.Entities, SpanKind: g.SpanKind, HasKind: g.HasKind,
 		}
 		ga, err := gr.attrs(g.ID, nil)

@@ -214,9 +214,7 @@ func writeGroups(b *bytes.Buffer, groups []def.Group) {
 		if g.Stability != def.StabilityUnspecified {
 			b.WriteString(", Stability: " + ident("Stability", g.Stability.String()))
 		}
-		if g.Deprecated {
-			b.WriteString(", Deprecated: true")
-		}
+		writeDeprecation(b, g.Deprecation)
 		if g.Entities != nil {
 			b.WriteString(", Entities: ")
 			writeEntityAssociations(b, g.Entities)

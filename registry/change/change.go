@@ -93,8 +93,8 @@ type Change struct {
 	Name string
 	// NewName is the item's current name on the new side when it differs
 	// from Name: the collapsed rename target (a renamed template keeps its
-	// prefix form), the new value of a renamed enum member, a merge's
-	// target.
+	// prefix form), the key whose definition a field change compares
+	// against, a merge's target.
 	NewName string
 	// Context is the metric name, event name or span id of a per-signal
 	// change (requirement_level_changed, attribute_set_changed); "" else.
@@ -105,7 +105,8 @@ type Change struct {
 	// the previous rename target (attribute_renamed, metric_renamed: ""
 	// when the old side kept the name), the type, unit, instrument,
 	// stability or requirement level (as the model writes them; ""
-	// when absent from the set).
+	// when absent from the set); NewValue is a renamed enum member's new
+	// value.
 	OldValue, NewValue string
 	// Factor converts a value in the old unit to the new one (ms -> s is
 	// 0.001); 0 when no factor is known. Only unit_changed sets it.
@@ -117,7 +118,11 @@ type Change struct {
 	// Into lists the keys a split fills, or the keys a merge reads.
 	Into []string
 	// Scope is the set of contexts an attribute_renamed applies in; nil for
-	// every context.
+	// every context. When a key has several, each names the rename that
+	// decides it (the new side's; the old side's where the new one keeps
+	// the key), so a later, wider scope may include contexts an earlier
+	// change of the key already covers: the first match wins, as in
+	// registry.Attribute.Renames.
 	Scope *registry.Scope
 	// OldDeprecation and Deprecation are the item's deprecation as each
 	// side declares it (before rules and schema files).
@@ -138,16 +143,27 @@ func (c *Change) String() string {
 	b.WriteString(c.Kind.String())
 	b.WriteByte(' ')
 	b.WriteString(c.Name)
-	if c.Member != "" {
+	switch {
+	case c.Member != "":
 		b.WriteString("=" + c.Member)
-	}
-	if c.NewName != "" {
+		if c.NewValue != "" {
+			b.WriteString(" -> " + c.NewValue)
+		}
+		if c.NewName != "" {
+			b.WriteString(" (in " + c.NewName + ")")
+		}
+	case c.NewName != "":
 		b.WriteString(" -> " + c.NewName)
 	}
 	if c.Context != "" {
 		b.WriteString(" on " + c.Context)
 	}
-	if c.OldValue != "" || c.NewValue != "" {
+	switch _, op, _ := LifecycleOf(c.Kind); {
+	case op == OpRenamed && c.OldValue != "":
+		fmt.Fprintf(&b, " (was -> %s)", c.OldValue)
+	case op == OpRenamed:
+	case c.Member != "":
+	case c.OldValue != "" || c.NewValue != "":
 		fmt.Fprintf(&b, " (%s -> %s)", orNone(c.OldValue), orNone(c.NewValue))
 	}
 	return b.String()

@@ -2,6 +2,7 @@ package change
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -81,6 +82,7 @@ func (d *differ) attributes() {
 			}
 			d.add(c)
 		}
+		d.migrations(k, oa, na)
 		renamed := d.renames(k, oa, na, ctxs, pairs)
 		if defined(oa) && defined(na) && oa.Deprecation != na.Deprecation {
 			if renamed >= 0 {
@@ -237,9 +239,9 @@ func (d *differ) attributeFields(oldName, newName string, oa, na, src *registry.
 		if deprecatedMember(oa, v) != nil {
 			continue // already deprecated: the old side's producers were told
 		}
-		c := Change{Item: ItemAttribute, Name: oldName, Member: v, Source: na.Source}
+		c := Change{Item: ItemAttribute, Name: oldName, NewName: nn, Member: v, Source: na.Source}
 		if to, ok := vm[v]; ok && newName != oldName {
-			c.Kind, c.NewName, c.Migratable = EnumMemberRenamed, to, true
+			c.Kind, c.NewValue, c.Migratable = EnumMemberRenamed, to, true
 			d.add(c)
 			continue
 		}
@@ -249,7 +251,7 @@ func (d *differ) attributeFields(oldName, newName string, oa, na, src *registry.
 			case dm == nil:
 				continue
 			case dm.RenamedTo != "" && dm.RenamedTo != v:
-				c.Kind, c.NewName, c.Migratable = EnumMemberRenamed, dm.RenamedTo, true
+				c.Kind, c.NewValue, c.Migratable = EnumMemberRenamed, dm.RenamedTo, true
 			default:
 				c.Kind, c.Why = EnumMemberObsoleted, "deprecated without a replacement"
 			}
@@ -257,7 +259,7 @@ func (d *differ) attributeFields(oldName, newName string, oa, na, src *registry.
 			continue
 		}
 		if to, ok := vm[v]; ok {
-			c.Kind, c.NewName, c.Migratable = EnumMemberRenamed, to, true
+			c.Kind, c.NewValue, c.Migratable = EnumMemberRenamed, to, true
 		} else {
 			c.Kind, c.Why = EnumMemberRemoved, "no longer a member and no value map names it"
 			if nm == nil {
@@ -268,9 +270,12 @@ func (d *differ) attributeFields(oldName, newName string, oa, na, src *registry.
 		}
 		d.add(c)
 	}
+	if newName != oldName {
+		return // the target's other members are not a change of oldName's
+	}
 	for _, v := range nm {
 		if !slices.Contains(om, v) && deprecatedMember(na, v) == nil {
-			d.add(Change{Kind: EnumMemberAdded, Item: ItemAttribute, Name: oldName, NewName: nn, Member: v, Migratable: true, Source: na.Source})
+			d.add(Change{Kind: EnumMemberAdded, Item: ItemAttribute, Name: oldName, Member: v, Migratable: true, Source: na.Source})
 		}
 	}
 }
@@ -289,4 +294,37 @@ func convertible(oa, na, src *registry.Attribute) (bool, string) {
 		return true, ""
 	}
 	return false, "no conversion from " + typeName(oa) + " to " + typeName(na) + " is declared"
+}
+
+// migrations adds the split and merge a rules file declares for k on the
+// new side when the old side has not the same one.
+func (d *differ) migrations(k string, oa, na *registry.Attribute) {
+	if na == nil || na.Migration == nil {
+		return
+	}
+	var om *registry.Migration
+	if oa != nil {
+		om = oa.Migration
+	}
+	if s := na.Migration.Split; s != nil && (om == nil || !reflect.DeepEqual(om.Split, s)) {
+		d.add(Change{Kind: Split, Item: ItemAttribute, Name: k, Into: splitKeys(s), Migratable: true, Source: na.Migration.Where})
+	}
+	if m := na.Migration.Merge; m != nil && (om == nil || !reflect.DeepEqual(om.Merge, m)) {
+		d.add(Change{
+			Kind: Merge, Item: ItemAttribute, Name: k, NewName: m.To, Into: slices.Clone(m.Keys), Source: na.Migration.Where,
+			Why: "a merge needs every part on the same item; a consumer reading a part alone loses it",
+		})
+	}
+}
+
+// splitKeys lists the keys a split fills, sorted.
+func splitKeys(s *registry.Split) []string {
+	keys := slices.Clone(s.Into)
+	for _, as := range s.Cases {
+		for _, a := range as {
+			keys = append(keys, a.Key)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }

@@ -28,9 +28,11 @@ const (
 
 	// EnumMemberAdded: Member is a new value of the key's enum.
 	EnumMemberAdded
-	// EnumMemberRenamed: Member is deprecated in favour of NewName.
+	// EnumMemberRenamed: Member is deprecated in favour of NewValue (or a
+	// rules file's value map sends it there).
 	EnumMemberRenamed
-	// EnumMemberRemoved: Member is no longer a value of the enum.
+	// EnumMemberRemoved: Member is no longer a value of the enum (of
+	// NewName's, when the key is renamed).
 	EnumMemberRemoved
 	// EnumMemberObsoleted: Member is newly deprecated without a replacement.
 	EnumMemberObsoleted

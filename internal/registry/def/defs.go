@@ -109,6 +109,10 @@ type Defs struct {
 	MetricRenames []MetricRename
 	// SchemaFile names the schema file the renames came from, for messages.
 	SchemaFile string
+	// Warnings are the inputs accepted with leniency, each "file:line: key:
+	// message" (Weaver accepts them too): renamed_to next to a reason other
+	// than renamed, which is ignored.
+	Warnings []string
 }
 
 // Group types as written in the v1 model; v2 sections map onto them.
@@ -134,9 +138,9 @@ type Group struct {
 	SpanKind  SpanKind
 	HasKind   bool
 	Stability Stability
-	// Deprecated reports that the group itself is deprecated (an event or
-	// a metric).
-	Deprecated bool
+	// Deprecation is the group's own deprecation (an event, a metric, an
+	// entity), as declared.
+	Deprecation Deprecation
 	// Entities are the group's entity_associations (metrics and events).
 	Entities []EntityAssociation
 	Attrs    []GroupAttr

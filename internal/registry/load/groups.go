@@ -221,9 +221,7 @@ func parseGroupStatus(f yfile, key string, v *yaml.Node, g *def.Group) error {
 	case "stability":
 		g.Stability, err = parseStability(f, v)
 	case "deprecated":
-		var d def.Deprecation
-		d, err = parseDeprecation(f, v)
-		g.Deprecated = d.Reason != def.NotDeprecated
+		g.Deprecation, err = parseDeprecation(f, v)
 	case "entity_associations":
 		g.Entities, err = parseEntityAssociations(f, v, key)
 	}

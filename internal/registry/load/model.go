@@ -104,7 +104,7 @@ func isYAML(path string) bool {
 
 // ParseModelFile decodes one model file of either dialect into out.
 func ParseModelFile(name string, data []byte, out *def.Defs) error {
-	f := yfile{name: name}
+	f := yfile{name: name, warn: &out.Warnings}
 	root, err := f.parse(data)
 	if err != nil || root == nil {
 		return err
@@ -479,7 +479,10 @@ func parseDeprecation(f yfile, v *yaml.Node) (def.Deprecation, error) {
 		return d, f.errf(v, "deprecated.renamed_to", "reason renamed without renamed_to")
 	}
 	if d.Reason != def.DeprecatedRenamed && d.RenamedTo != "" {
-		return d, f.errf(v, "deprecated.renamed_to", "renamed_to is only valid with reason renamed")
+		// Weaver reads the line and ignores renamed_to (its Deprecated has
+		// no renamed_to but for renamed); semconv v1.40.0 has one.
+		f.warnf(v, "deprecated.renamed_to", "renamed_to %q ignored: only valid with reason renamed, not %s", d.RenamedTo, d.Reason)
+		d.RenamedTo = ""
 	}
 	return d, nil
 }

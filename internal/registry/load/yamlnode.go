@@ -38,8 +38,19 @@ func (e *posError) Error() string {
 
 func (e *posError) Unwrap() []error { return []error{ErrInvalid, e.Err} }
 
-// yfile is the decoding state for one YAML file: its name for error messages.
-type yfile struct{ name string }
+// yfile is the decoding state for one YAML file: its name for error
+// messages, and where warnings go (nil: dropped).
+type yfile struct {
+	name string
+	warn *[]string
+}
+
+// warnf records input accepted with leniency, positioned like errf.
+func (f yfile) warnf(n *yaml.Node, key, format string, args ...any) {
+	if f.warn != nil {
+		*f.warn = append(*f.warn, f.errf(n, key, format, args...).Error())
+	}
+}
 
 func (f yfile) errf(n *yaml.Node, key, format string, args ...any) error {
 	line := 0

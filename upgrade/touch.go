@@ -96,7 +96,7 @@ func NewTouches(set *change.Set) *Touches {
 			if tc.Values == nil {
 				tc.Values = map[string]string{}
 			}
-			tc.Values[c.Member] = c.NewName
+			tc.Values[c.Member] = c.NewValue
 		case rewriting[c.Kind]:
 			tc.Rewritten = true
 			if c.Kind == change.AttributeRenamed || c.Kind == change.MetricRenamed {
@@ -111,7 +111,7 @@ func NewTouches(set *change.Set) *Touches {
 				}
 				tc.Values[from] = to
 			}
-		case c.Kind == change.TypeChanged && c.NewName != "" && tc.NewName == "":
+		case (c.Kind == change.TypeChanged || c.Kind == change.UnitChanged || c.Kind == change.InstrumentChanged) && c.NewName != "" && tc.NewName == "":
 			tc.NewName = c.NewName
 		}
 		if !c.Migratable && c.Why != "" && rewritingOrValue(c.Kind) && !slices.Contains(tc.Manual, c.Why) {

@@ -63,3 +63,27 @@ func TestUpgradePlanConfigValidates(t *testing.T) {
 	got := sink.AllTraces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
 	assert.Equal(t, map[string]any{"rpc.response.status_code": "OK", "rpc.status_code": "OK", "http.request.method": "GET"}, got)
 }
+
+// TestUpgradePlanSixMonths: the plan for v1.40.0 -> v1.44.0 (dozens of
+// gen_ai deprecations, metric renames) validates too: every name it copies
+// is one the new registry deprecates.
+func TestUpgradePlanSixMonths(t *testing.T) {
+	const oldDir, newDir = "../../../shared/semconv/v1.40.0", "../../../shared/semconv/v1.44.0"
+	oldIx, err := registry.Load(registry.Sources{SemconvDir: oldDir})
+	require.NoError(t, err)
+	newIx, err := registry.Load(registry.Sources{SemconvDir: newDir})
+	require.NoError(t, err)
+	set, err := change.Diff(oldIx, newIx)
+	require.NoError(t, err)
+	p, err := upgrade.NewPlan(upgrade.NewTouches(set), upgrade.RegistrySection{SemconvDir: newDir}, nil, nil)
+	require.NoError(t, err)
+	t.Logf("copy %d, moved %d, manual %d", len(p.Copy), len(p.Moved), len(p.Manual))
+	require.GreaterOrEqual(t, len(p.Copy), 10)
+	var raw map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(p.Config), &raw))
+	sub, err := confmap.NewFromStringMap(raw).Sub("processors::" + upgrade.ProcessorName)
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*config)
+	require.NoError(t, sub.Unmarshal(cfg))
+	require.NoError(t, confmap.Validate(cfg))
+}

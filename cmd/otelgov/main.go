@@ -99,7 +99,7 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on (default violation),
 	root.SetErr(stderr)
 	root.AddCommand(newCheck(), newFix(), newQueries(), newExplain(),
 		newRegistry( /* registry diff, registry infer */ ),
-		newUpgrade( /* upgrade plan, upgrade status */ ),
+		newUpgrade(newUpgradePlan(), newUpgradeStatus()),
 	)
 	return root
 }

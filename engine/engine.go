@@ -121,9 +121,9 @@ type Options struct {
 	// the same mode. Empty: every deprecated name follows Deprecated.
 	// Every mode must be valid.
 	DeprecatedNames map[string]DeprecatedMode
-	Unknown       UnknownMode
-	TypeMismatch  TypeMismatchMode
-	EnumViolation EnumViolationMode
+	Unknown         UnknownMode
+	TypeMismatch    TypeMismatchMode
+	EnumViolation   EnumViolationMode
 	// AllowKeys and AllowPrefixes are unknown keys that count as allowed.
 	AllowKeys     []string
 	AllowPrefixes []string

@@ -28,8 +28,8 @@ func TestFromConformance(t *testing.T) {
 		DeprecatedNames: map[string]engine.DeprecatedMode{"rpc.response.status_code": engine.DeprecatedCopy},
 	})
 	td := ptrace.NewTraces()
-	spans(td, "old", 6, map[string]any{"rpc.response.status_code": "OK"})
-	spans(td, "new", 2, map[string]any{"rpc.status_code": "OK"})
+	spans(t, td, "old", 6, map[string]any{"rpc.response.status_code": "OK"})
+	spans(t, td, "new", 2, map[string]any{"rpc.status_code": "OK"})
 	w := e.Walker(newIx, false)
 	w.Traces(td)
 	rep := conformance.New(conformance.Limits{MaxServices: 10, TopKeys: 10}, t0)

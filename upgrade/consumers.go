@@ -124,7 +124,7 @@ func bothLines(names *queries.Names, files []string) (map[string]map[int]string,
 			return nil, err
 		}
 		tmp := filepath.Join(dir, fmt.Sprintf("%d-%s", i, filepath.Base(f)))
-		if err := os.WriteFile(tmp, orig, 0o600); err != nil {
+		if err := os.WriteFile(tmp, orig, 0o600); err != nil { //nolint:gosec // our own temporary directory
 			return nil, fmt.Errorf("transition form: %w", err)
 		}
 		s := queries.NewScanner(names)
@@ -154,14 +154,4 @@ func bothLines(names *queries.Names, files []string) (map[string]map[int]string,
 		}
 	}
 	return out, nil
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -20,7 +20,7 @@ func TestScanConsumers(t *testing.T) {
 	for _, f := range []string{"rules.yaml", "dashboard.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", f))
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o600)) //nolint:gosec // fixed test file names
 	}
 	before, err := os.ReadFile(filepath.Join(dir, "rules.yaml"))
 	require.NoError(t, err)

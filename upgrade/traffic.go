@@ -296,7 +296,7 @@ func (r *Recorder) Traffic(source string) *Traffic {
 	t := &Traffic{Sent: []Sent{}, Services: slices.Sorted(maps.Keys(r.services)), Sources: []string{source}}
 	for _, svc := range t.Services {
 		s := r.services[svc]
-		span := time.Duration(s.end - s.first)
+		span := s.end.AsTime().Sub(s.first.AsTime())
 		for _, name := range slices.Sorted(maps.Keys(s.names)) {
 			n := s.names[name]
 			e := Sent{

@@ -17,14 +17,14 @@ var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 
 // spans returns one resource of svc with n spans one second apart, each
 // carrying attrs.
-func spans(td ptrace.Traces, svc string, n int, attrs map[string]any) {
+func spans(t *testing.T, td ptrace.Traces, svc string, n int, attrs map[string]any) {
 	rs := td.ResourceSpans().AppendEmpty()
 	rs.Resource().Attributes().PutStr("service.name", svc)
 	ss := rs.ScopeSpans().AppendEmpty()
 	for i := range n {
 		sp := ss.Spans().AppendEmpty()
 		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(t0.Add(time.Duration(i) * time.Second)))
-		require.NoError(nil, sp.Attributes().FromRaw(attrs))
+		require.NoError(t, sp.Attributes().FromRaw(attrs))
 	}
 }
 
@@ -36,8 +36,8 @@ func TestRecorderAttributes(t *testing.T) {
 	_, _, set := loadPair(t)
 	r := NewRecorder(NewTouches(set))
 	td := ptrace.NewTraces()
-	spans(td, "old", 11, map[string]any{"rpc.response.status_code": "OK", "rpc.method": "Get"})
-	spans(td, "new", 5, map[string]any{"rpc.status_code": "OK"})
+	spans(t, td, "old", 11, map[string]any{"rpc.response.status_code": "OK", "rpc.method": "Get"})
+	spans(t, td, "new", 5, map[string]any{"rpc.status_code": "OK"})
 	r.Traces(td)
 	tr := r.Traffic("rec.jsonl")
 	assert.Equal(t, []string{"new", "old"}, tr.Services)

@@ -199,7 +199,7 @@ series.`,
 // recordingSink feeds a Recorder from otelgov check's reader.
 type recordingSink struct{ r *upgrade.Recorder }
 
-func (s recordingSink) Traces(td ptrace.Traces, _ string)   { s.r.Traces(td) }
+func (s recordingSink) Traces(td ptrace.Traces, _ string)    { s.r.Traces(td) }
 func (s recordingSink) Metrics(md pmetric.Metrics, _ string) { s.r.Metrics(md) }
 func (s recordingSink) Logs(ld plog.Logs, _ string)          { s.r.Logs(ld) }
 

@@ -31,7 +31,7 @@ func consumerCopies(t *testing.T) string {
 	for _, f := range []string{"rules.yaml", "dashboard.json"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "upgrade", "testdata", f))
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o600)) //nolint:gosec // fixed test file names
 	}
 	return dir
 }

@@ -106,4 +106,3 @@ func StartPrometheus(t testing.TB, target string) string {
 	}, 30*time.Second, 200*time.Millisecond, "prometheus did not become ready")
 	return url
 }
-

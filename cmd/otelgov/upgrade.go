@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -280,9 +279,7 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 	}
 	out := cmd.OutOrStdout()
 	if u.format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := printJSON(out, rep); err != nil {
 			return err
 		}
 	} else {
@@ -418,9 +415,7 @@ func runUpgradeStatus(cmd *cobra.Command, u *upgradeFlags, paths []string) error
 	st := upgrade.Evaluate(f, c, u.window)
 	out := cmd.OutOrStdout()
 	if u.format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(st); err != nil {
+		if err := printJSON(out, st); err != nil {
 			return err
 		}
 	} else if st.Done {

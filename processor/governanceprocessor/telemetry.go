@@ -315,9 +315,7 @@ func (st *serviceTable) recordNames(b *engine.Batch) {
 	if len(st.names) == 0 {
 		return
 	}
-	st.mu.Lock()
-	slots := st.slots
-	st.mu.Unlock()
+	slots := st.snapshot()
 	add := func(service int, name string, n int64) {
 		i, ok := st.nameIdx[name]
 		if !ok || service < 0 || service >= len(b.Services) {
@@ -342,14 +340,19 @@ func (st *serviceTable) recordNames(b *engine.Batch) {
 // observeNames reports every watched name's series that has counted
 // something.
 func (st *serviceTable) observeNames(o metric.Int64Observer) {
-	st.mu.Lock()
-	slots := st.slots
-	st.mu.Unlock()
-	for _, s := range slots {
+	for _, s := range st.snapshot() {
 		for i := range s.names {
 			s.names[i].observe(o)
 		}
 	}
+}
+
+// snapshot returns the slots as they are now; the slice is append-only,
+// so the copy's entries stay valid.
+func (st *serviceTable) snapshot() []*serviceSlot {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.slots
 }
 
 // init builds the reserved slots' series, once the engine's levels are known.
@@ -392,9 +395,7 @@ func (st *serviceTable) Slot(name string) engine.ServiceID {
 
 // record adds the per-service counts of one batch.
 func (st *serviceTable) record(services []engine.ServiceTally, relevelled []engine.LevelCount) {
-	st.mu.Lock()
-	slots := st.slots
-	st.mu.Unlock()
+	slots := st.snapshot()
 	for i := range services {
 		s := &services[i]
 		if s.Slot < 0 || s.Slot >= len(slots) {
@@ -410,10 +411,7 @@ func (st *serviceTable) record(services []engine.ServiceTally, relevelled []engi
 
 // observe reports every service series that has counted something.
 func (st *serviceTable) observe(o metric.Int64Observer) {
-	st.mu.Lock()
-	slots := st.slots
-	st.mu.Unlock()
-	for _, s := range slots {
+	for _, s := range st.snapshot() {
 		for i := range s.counts {
 			s.counts[i].observe(o)
 		}
@@ -423,10 +421,7 @@ func (st *serviceTable) observe(o metric.Int64Observer) {
 // observeFindings reports every service's finding series that has counted
 // something.
 func (st *serviceTable) observeFindings(o metric.Int64Observer) {
-	st.mu.Lock()
-	slots := st.slots
-	st.mu.Unlock()
-	for _, s := range slots {
+	for _, s := range st.snapshot() {
 		s.findings.observe(o)
 	}
 }

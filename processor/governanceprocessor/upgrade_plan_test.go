@@ -26,24 +26,8 @@ import (
 // rpc.status_code arrive together while other deprecated names are
 // renamed.
 func TestUpgradePlanConfigValidates(t *testing.T) {
-	const oldDir, newDir = "../../../shared/semconv/v1.44.0", "../../../shared/semconv/next-384d661"
-	oldIx, err := registry.Load(registry.Sources{SemconvDir: oldDir})
-	require.NoError(t, err)
-	newIx, err := registry.Load(registry.Sources{SemconvDir: newDir})
-	require.NoError(t, err)
-	set, err := change.Diff(oldIx, newIx)
-	require.NoError(t, err)
-	p, err := upgrade.NewPlan(upgrade.NewTouches(set), upgrade.RegistrySection{SemconvDir: newDir}, nil, nil)
-	require.NoError(t, err)
+	p, cfg := planConfig(t, "v1.44.0", "next-384d661")
 	require.Contains(t, p.Copy, "rpc.response.status_code")
-
-	var raw map[string]any
-	require.NoError(t, yaml.Unmarshal([]byte(p.Config), &raw))
-	sub, err := confmap.NewFromStringMap(raw).Sub("processors::" + upgrade.ProcessorName)
-	require.NoError(t, err)
-	cfg := createDefaultConfig().(*config)
-	require.NoError(t, sub.Unmarshal(cfg))
-	require.NoError(t, confmap.Validate(cfg))
 	assert.Equal(t, engine.DeprecatedRename, cfg.Deprecated)
 	assert.Equal(t, engine.DeprecatedCopy, cfg.DeprecatedNames["rpc.response.status_code"])
 	assert.Len(t, cfg.DeprecatedNames, len(p.Copy))
@@ -68,17 +52,25 @@ func TestUpgradePlanConfigValidates(t *testing.T) {
 // gen_ai deprecations, metric renames) validates too: every name it copies
 // is one the new registry deprecates.
 func TestUpgradePlanSixMonths(t *testing.T) {
-	const oldDir, newDir = "../../../shared/semconv/v1.40.0", "../../../shared/semconv/v1.44.0"
-	oldIx, err := registry.Load(registry.Sources{SemconvDir: oldDir})
+	p, cfg := planConfig(t, "v1.40.0", "v1.44.0")
+	require.GreaterOrEqual(t, len(p.Copy), 10)
+	assert.Len(t, cfg.DeprecatedNames, len(p.Copy))
+}
+
+// planConfig writes the plan from the shared release oldRel to newRel
+// and loads its configuration as the collector does: unmarshalled into
+// this processor's config and validated.
+func planConfig(t *testing.T, oldRel, newRel string) (*upgrade.Plan, *config) {
+	t.Helper()
+	const shared = "../../../shared/semconv/"
+	oldIx, err := registry.Load(registry.Sources{SemconvDir: shared + oldRel})
 	require.NoError(t, err)
-	newIx, err := registry.Load(registry.Sources{SemconvDir: newDir})
+	newIx, err := registry.Load(registry.Sources{SemconvDir: shared + newRel})
 	require.NoError(t, err)
 	set, err := change.Diff(oldIx, newIx)
 	require.NoError(t, err)
-	p, err := upgrade.NewPlan(upgrade.NewTouches(set), upgrade.RegistrySection{SemconvDir: newDir}, nil, nil)
+	p, err := upgrade.NewPlan(upgrade.NewTouches(set), upgrade.RegistrySection{SemconvDir: shared + newRel}, nil, nil)
 	require.NoError(t, err)
-	t.Logf("copy %d, moved %d, manual %d", len(p.Copy), len(p.Moved), len(p.Manual))
-	require.GreaterOrEqual(t, len(p.Copy), 10)
 	var raw map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(p.Config), &raw))
 	sub, err := confmap.NewFromStringMap(raw).Sub("processors::" + upgrade.ProcessorName)
@@ -86,4 +78,5 @@ func TestUpgradePlanSixMonths(t *testing.T) {
 	cfg := createDefaultConfig().(*config)
 	require.NoError(t, sub.Unmarshal(cfg))
 	require.NoError(t, confmap.Validate(cfg))
+	return p, cfg
 }

@@ -20,7 +20,7 @@ SEMCONV_DIR ?= $(ROOT)/../shared/semconv/v1.44.0
 # The collector is rebuilt when a non-test Go source of the root module changes.
 GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './_build/*' -not -path './bin/*' -not -path './internal/tools/*') go.mod go.sum
 
-.PHONY: build run test test-deps test-unit test-e2e lint fmt generate bench baseline loadtest image manifestlint clean
+.PHONY: build run test test-deps test-unit test-e2e lint fmt generate docs bench baseline loadtest image manifestlint clean
 
 ## build: install the pinned OCB into ./bin and build _build/otelcol-governance and _build/otelgov
 build: $(COLLECTOR) $(OTELGOV)
@@ -83,10 +83,16 @@ $(MDATAGEN): internal/tools/go.mod internal/tools/go.sum
 	mkdir -p $(BIN)
 	cd internal/tools && go build -o $(MDATAGEN) go.opentelemetry.io/collector/cmd/mdatagen
 
-## generate: mdatagen for every component, and the embedded registry from SEMCONV_DIR
+## generate: mdatagen for every component, the embedded registry from SEMCONV_DIR, and the CLI reference
 generate: $(MDATAGEN)
 	go generate ./...
 	go run ./cmd/registrygen -semconv $(SEMCONV_DIR) -out registry/embedded_gen.go
+	$(MAKE) docs
+
+## docs: the otelgov CLI reference, docs/otelgov/*.md, from the cobra command tree (cobra/doc);
+## cmd/otelgov's TestCLIReference fails in make test when the pages are out of date
+docs:
+	go test -count=1 -run '^TestCLIReference$$' ./cmd/otelgov -args -update-docs
 
 BASELINE_OCB_VERSION ?= v0.161.0
 BASELINE_OCB := $(BIN)/builder-$(BASELINE_OCB_VERSION)

@@ -115,10 +115,17 @@ func (w *Walker) findingOut(f vocab.Finding, lv vocab.Level, subj vocab.Subject,
 // registry does not define (weaver.go).
 func (w *Walker) nameFindings(k string) { w.keyNameFindings(k, nil) }
 
-// groupAttr is the group check of one attribute, called by check before the
-// key is classified. a is the registry's entry (nil when unknown). It
-// reports whether the attribute was dropped by the cardinality guard; it
-// is then fully counted.
+// groupAttr is the per-attribute part of the signal checks, called by
+// checkKey before the key is classified; r is the key's registry reference
+// (no entry when the registry does not define the key). A registry key gets
+// its own findings here: template_attribute, otel.rego's name rules when it
+// is a template or breaks them itself (nameRules.odd), and not_stable. Then,
+// when the item is checked against a definition (or a span's waits for
+// its matchers), the attribute, a deprecated key as its rename target, is
+// marked present in the definition; one outside it (resources excepted)
+// gets unexpected_attribute in the profile extended and is dropped under
+// the cardinality guard. groupAttr reports whether it dropped the
+// attribute, which is then fully counted.
 func (w *Walker) groupAttr(k string, r registry.Ref) bool {
 	s := &w.grp
 	a := w.ix.Attr(r)

@@ -66,12 +66,32 @@ func compileGlobs(patterns []string) (*glob, error) {
 	return g, nil
 }
 
+// Glob compiles one pattern of globset's syntax as Weaver uses it (*
+// and ? match any character, / included; a ** component any number of
+// directories; [...] a class; {a,b} alternatives) into a regular
+// expression that matches a whole string.
+func Glob(pattern string) (*regexp.Regexp, error) {
+	re, err := globRegexp(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w", ErrInvalidPattern, pattern, err)
+	}
+	return regexp.Compile(`^(?:` + re + `)$`)
+}
+
 func globRegexp(p string) (string, error) {
 	var b strings.Builder
 	depth := 0
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; c {
 		case '*':
+			// A ** that is a whole path component (globset's recursive
+			// wildcard): **/ matches zero or more leading directories,
+			// /**/ zero or more directories between.
+			if strings.HasPrefix(p[i:], "**/") && (i == 0 || p[i-1] == '/') {
+				b.WriteString("(?:.*/)?")
+				i += 2
+				continue
+			}
 			b.WriteString(".*")
 		case '?':
 			b.WriteString(".")

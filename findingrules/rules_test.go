@@ -255,3 +255,23 @@ func TestGlobSimple(t *testing.T) {
 		assert.Equal(t, want, g.match(s), s)
 	}
 }
+
+// Glob's ** components are globset's (Weaver's --advice-data patterns,
+// crates/weaver_checker/src/lib.rs add_data_from_file_or_dir): **/ matches
+// no directory too, and * crosses a /.
+func TestGlobPaths(t *testing.T) {
+	for pattern, cases := range map[string]map[string]bool{
+		"**/*.json":   {"user.json": true, "a/b/user.json": true, "user.yaml": false},
+		"*.json":      {"user.json": true, "a/user.json": true},
+		"a/**/b.yaml": {"a/b.yaml": true, "a/x/y/b.yaml": true, "ab.yaml": false},
+		"x/**":        {"x/y": true, "x/y/z": true, "y/x": false},
+	} {
+		re, err := Glob(pattern)
+		require.NoError(t, err)
+		for s, want := range cases {
+			assert.Equal(t, want, re.MatchString(s), "%s ~ %s", pattern, s)
+		}
+	}
+	_, err := Glob("{a")
+	require.ErrorIs(t, err, ErrInvalidPattern)
+}

@@ -11,9 +11,9 @@ import (
 
 // The engine's walk of 64 conforming spans (read-only, the processor's
 // checks on) without policies, and with otel.rego, otel.rego and the
-// README's name rule (value-free: the engine's shape memo keeps their
+// docs/policies.md's name rule (value-free: the engine's shape memo keeps their
 // attribute findings; memo=off hides the engine.ShapeAdvisor, as before it
-// did), then otel.rego and the README's example rules (one by name, one by
+// did), then otel.rego and docs/policies.md's example rules (one by name, one by
 // value: the shape memo is off). The memos are warm: after the first
 // batches every value-free evaluation is a hit; the value rule is evaluated
 // on every sample (no budget).

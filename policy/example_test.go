@@ -10,7 +10,7 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-// The README's worked example: a policy directory with a rule by name and a
+// The worked example of docs/policies.md: a policy directory with a rule by name and a
 // rule by value, Weaver's default policy next to it, over one span.
 func Example() {
 	ix, err := registry.Default()

@@ -100,9 +100,16 @@ func isBlocked(name string) bool {
 type Options struct {
 	// Timeout bounds the evaluation of one sample; zero means DefaultTimeout.
 	Timeout time.Duration
-	// Data is merged over the preprocessor's data (Weaver's --advice-data);
-	// nil adds nothing.
+	// Data is Weaver's advice data (--advice-data, ReadData): added to
+	// the data document first, then the preprocessor's result, as Weaver's
+	// RegoAdvisor (crates/weaver_live_check/src/advice/rego_advisor.rs):
+	// a top-level key both set to different values is an error
+	// (ErrDataConflict). Nil adds nothing.
 	Data map[string]any
+	// Preprocessor derives the rest of the data document from the
+	// registry (Weaver's --advice-preprocessor); nil is the default
+	// preprocessor's data (Data).
+	Preprocessor *Preprocessor
 	// Memo bounds the memo of value-free policies; zero values mean the
 	// defaults (DefaultMemoEntries, DefaultMemoBytes).
 	Memo MemoLimits
@@ -249,9 +256,9 @@ func Compile(ix *registry.Index, opts Options, srcs ...Source) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := Data(ix)
-	for k, v := range opts.Data {
-		data[k] = v
+	data, err := dataDocument(ix, &opts)
+	if err != nil {
+		return nil, err
 	}
 	s := &Set{timeout: opts.Timeout, ids: &IDs{}, memo: newMemo(opts.Memo)}
 	if s.timeout <= 0 {
@@ -284,6 +291,26 @@ func Compile(ix *registry.Index, opts Options, srcs ...Source) (*Set, error) {
 		s.dep = q
 	}
 	return s, nil
+}
+
+// dataDocument is the policies' data: opts.Data, then the preprocessor's
+// result (Weaver's order).
+func dataDocument(ix *registry.Index, opts *Options) (map[string]any, error) {
+	pre := Data(ix)
+	if opts.Preprocessor != nil {
+		var err error
+		if pre, err = opts.Preprocessor.Run(context.Background(), ix); err != nil {
+			return nil, err
+		}
+	}
+	data := make(map[string]any, len(opts.Data)+len(pre))
+	for k, v := range opts.Data {
+		data[k] = v
+	}
+	if err := mergeData(data, pre); err != nil {
+		return nil, fmt.Errorf("advice data and the preprocessor's result: %w", err)
+	}
+	return data, nil
 }
 
 // compileModules parses and compiles srcs together, and analyses each

@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelgov/otelcol-governance/policy"
-	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -92,41 +91,4 @@ func TestWeaverBadPolicy(t *testing.T) {
 	assert.Contains(t, err.Error(), "attribu1te_name")
 	_, err = policy.LoadDirs(suiteRegistry(t, "comprehensive"), policy.Options{}, weaverPolicies+"/bad_advice")
 	require.ErrorIs(t, err, policy.ErrCompile)
-}
-
-// test_rego_policy_reads_the_entities: the entity policy reads an entity
-// definition from data.entities and checks the resource's identity values
-// against it. The registry model reads semconv as Weaver's v1 registry,
-// whose entities view is empty, so the definition comes in as extra data
-// (Weaver's --advice-data); the association is the registry's.
-func TestWeaverEntityPolicy(t *testing.T) {
-	ix, err := registry.Load(registry.Sources{OrgRegistries: []string{"testdata/entity"}})
-	require.NoError(t, err)
-	g := ix.EventGroup("thing.happened")
-	require.NotNil(t, g)
-	require.Len(t, g.Entities, 1)
-	entity := g.Entities[0].Entity
-	require.Equal(t, "host", entity)
-	data := map[string]any{"entities": map[string]any{ix.SchemaURL(): map[string]any{
-		entity: map[string]any{"type": entity, "annotations": map[string]any{"id_prefix": "host-"}, "identity": []any{map[string]any{"key": "host.name"}}},
-	}}}
-	s := load(t, ix, policy.Options{Data: data}, weaverPolicies+"/entity_advice")
-	for _, tt := range []struct {
-		value string
-		want  int
-	}{{"local-1", 1}, {"host-1", 0}} {
-		res := pcommon.NewResource()
-		res.Attributes().PutStr("host.name", tt.value)
-		lr := plog.NewLogRecord()
-		lr.SetEventName("thing.happened")
-		in := policy.Input{Sample: policy.Log(lr), Resource: res, HasResource: true, Group: g}
-		fs, err := s.Eval(context.Background(), &in)
-		require.NoError(t, err)
-		require.Len(t, fs, tt.want, tt.value)
-		if tt.want > 0 {
-			assert.Equal(t, "unexpected_entity_id_prefix", fs[0].ID)
-			assert.Equal(t, vocab.LevelImprovement, fs[0].Level)
-			assert.Contains(t, fs[0].Context, `"expected":"host-"`)
-		}
-	}
 }

@@ -30,7 +30,7 @@ func TestLoadOtherReleases(t *testing.T) {
 	ix, err := Load(Sources{SemconvDir: old})
 	require.NoError(t, err)
 	w := strings.Join(ix.Warnings(), "\n")
-	assert.Contains(t, w, filepath.Join(old, "db/deprecated/registry-deprecated.yaml")+":88: deprecated.renamed_to: renamed_to")
+	assert.Contains(t, w, filepath.Join(old, "model/db/deprecated/registry-deprecated.yaml")+":88: deprecated.renamed_to: renamed_to")
 	assert.Contains(t, w, shippedRulesName+":431: shipped rule not applied to this release: matcher: span \"span.messaging.send.producer\"")
 	assert.Len(t, ix.Warnings(), 3)
 	a := ix.Lookup("db.redis.database_index")

@@ -15,7 +15,7 @@ import (
 )
 
 // TestStartupAndIdlePolicies is TestStartupAndIdle with Weaver's otel.rego
-// and the README's example rules (one by name, one by value) loaded on the
+// and docs/policies.md's example rules (one by name, one by value) loaded on the
 // governance_registry extension: the start-up time and idle footprint that
 // advice policies add.
 func TestStartupAndIdlePolicies(t *testing.T) {

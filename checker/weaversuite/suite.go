@@ -23,6 +23,7 @@ import (
 	"github.com/otelgov/otelcol-governance/checker"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/otlpfile"
+	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -61,6 +62,13 @@ type Case struct {
 	// the checker and the Weaver report all see them.
 	FindingFilters        []FilterYAML   `yaml:"finding_filters"`
 	FindingLevelOverrides []OverrideYAML `yaml:"finding_level_overrides"`
+	// AdvicePolicies, AdviceData and AdvicePreprocessor are Weaver's
+	// --advice-policies (a directory), --advice-data (a glob pattern) and
+	// --advice-preprocessor (a jq file), relative to testdata: the
+	// policies run next to the built-in findings, as in otelgov check.
+	AdvicePolicies     string `yaml:"advice_policies"`
+	AdviceData         string `yaml:"advice_data"`
+	AdvicePreprocessor string `yaml:"advice_preprocessor"`
 	// Note says how the Weaver test was translated, where that is not plain.
 	Note   string        `yaml:"note"`
 	Expect []Expectation `yaml:"expect"`
@@ -213,6 +221,9 @@ func (c *Case) Run(dir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Advisor, err = c.advisor(dir, ix); err != nil {
+		return nil, err
+	}
 	rec := &recorder{}
 	eo := opts
 	eo.Sink = rec
@@ -248,6 +259,29 @@ func (c *Case) Run(dir string) (*Result, error) {
 		Findings: rec.findings, Check: ch.Result(),
 		Weaver: weaverFindings(ww.Samples()), WeaverFails: ww.Fails,
 	}, nil
+}
+
+// advisor compiles the case's advice policies with their data, as
+// otelgov check does (no budget); nil without policies.
+func (c *Case) advisor(dir string, ix *registry.Index) (engine.Advisor, error) {
+	rel := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		return filepath.Join(dir, p)
+	}
+	src := policy.Sources{Data: rel(c.AdviceData), Preprocessor: rel(c.AdvicePreprocessor)}
+	if c.AdvicePolicies != "" {
+		src.Dirs = []string{rel(c.AdvicePolicies)}
+	}
+	set, err := src.Load(ix, policy.Options{})
+	if err != nil || set == nil {
+		if err != nil {
+			err = fmt.Errorf("case %s: %w", c.Name, err)
+		}
+		return nil, err
+	}
+	return policy.NewAdvisor(set, policy.AdvisorOptions{}), nil
 }
 
 func (c *Case) registry(dir string) (*registry.Index, error) {
@@ -294,8 +328,12 @@ func (c *Case) records(dir string, fn func(*otlpfile.Record, string)) error {
 type recorder struct{ findings []Finding }
 
 func (r *recorder) Emit(ev *engine.FindingEvent) bool {
+	id := ev.ID
+	if id == "" {
+		id = ev.Finding.String()
+	}
 	r.findings = append(r.findings, Finding{
-		ID: ev.Finding.String(), Level: ev.Level.String(), Subject: ev.Subject.String(),
+		ID: strings.Clone(id), Level: ev.Level.String(), Subject: ev.Subject.String(),
 		Name: strings.Clone(ev.Name), SignalType: ev.SignalType, SignalName: strings.Clone(ev.SignalName),
 		SampleType: ev.SampleType,
 	})

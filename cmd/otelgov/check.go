@@ -62,7 +62,11 @@ live_check_advice) on every sample, next to the built-in findings: their
 findings carry the policies' own IDs and levels (--level-override applies
 to them too), join the same report and --fail-on. Every sample is
 evaluated (no budget): a check is reproducible. A policy that does not
-compile is exit 2, naming its file:line.
+compile is exit 2, naming its file:line. --advice-data PATTERN adds JSON and
+YAML files to the policies' data (schemas/user.json is data.user), and
+--advice-preprocessor FILE replaces Weaver's default data with a jq
+program's result over Weaver's live-checker document, as Weaver does
+(docs/policies.md).
 
 Inputs: the collector file exporter's JSON lines (traces, metrics and logs
 mixed), otlpjsonfile-style JSON, binary protobuf (4-byte or varint length

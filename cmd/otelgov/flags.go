@@ -31,7 +31,10 @@ func (r *registryFlags) bind(fs *pflag.FlagSet) {
 }
 
 // load builds the registry exactly as the processor does.
-func (r *registryFlags) load() (*registry.Index, error) {
+func (r *registryFlags) load() (*registry.Index, error) { return r.loadAs("registry") }
+
+// loadAs is load, naming the registry what in its error.
+func (r *registryFlags) loadAs(what string) (*registry.Index, error) {
 	if r.embedded && r.semconvDir == "" && len(r.orgRegistries) == 0 && len(r.rulesFiles) == 0 {
 		return registry.Default()
 	}
@@ -42,7 +45,7 @@ func (r *registryFlags) load() (*registry.Index, error) {
 		RulesFiles:    r.rulesFiles,
 	})
 	if err != nil {
-		return nil, badInput(fmt.Errorf("registry: %w", err))
+		return nil, badInput(fmt.Errorf("%s: %w", what, err))
 	}
 	return ix, nil
 }

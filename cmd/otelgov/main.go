@@ -106,7 +106,7 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on (default violation),
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newCheck(), newFix(), newQueries(), newExplain(),
-		newRegistry( /* registry diff, registry infer */ ),
+		newRegistry(newRegistryDiff() /* registry infer */),
 		newUpgrade(newUpgradePlan(), newUpgradeStatus()),
 	)
 	return root

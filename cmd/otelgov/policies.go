@@ -15,38 +15,84 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
-// policyFlags are check's advice policies: Weaver's --advice-policies and
-// .weaver.toml's advice_policies (flags over file).
+// policyFlags are check's advice policies and their data: Weaver's
+// --advice-policies, --advice-data and --advice-preprocessor, and
+// .weaver.toml's advice_policies, advice_data and advice_preprocessor
+// (flags over file).
 type policyFlags struct {
-	dirs []string
+	dirs         []string
+	data         string
+	preprocessor string
+	// dataKey and preKey name where data and preprocessor came from, for
+	// errors: the flag, or the .weaver.toml key.
+	dataKey, preKey string
 }
 
 func (p *policyFlags) bind(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&p.dirs, "advice-policies", nil, `directory of Rego advice policies (Weaver's package live_check_advice, *.rego, not recursive) run on every sample next to the built-in findings; their findings carry the policies' own IDs (repeatable; .weaver.toml's advice_policies, relative to that file; default: none)`)
+	fs.StringVar(&p.data, "advice-data", "", `glob pattern of JSON/YAML files loaded into the policies' data, each nested by its path relative to the pattern's base directory (schemas/**/*.json puts schemas/user.json at data.user; other extensions are skipped), added before the preprocessor's result; needs --advice-policies (.weaver.toml's advice_data, relative to that file; default: none)`)
+	fs.StringVar(&p.preprocessor, "advice-preprocessor", "", `jq program that derives the policies' data from Weaver's live-checker document (registry, semconv_attributes, semconv_templates, semconv_metrics, semconv_events) instead of Weaver's default preprocessor; needs --advice-policies (.weaver.toml's advice_preprocessor, relative to that file; default: Weaver's default data)`)
 }
 
-// fromConfig takes .weaver.toml's advice_policies unless the flag is set.
+// fromConfig takes .weaver.toml's advice_policies, advice_data and
+// advice_preprocessor, relative to the file, unless their flag is set.
 func (p *policyFlags) fromConfig(cmd *cobra.Command, path string, s *liveCheckSection) {
-	if s == nil || s.AdvicePolicies == nil || cmd.Flags().Changed("advice-policies") {
+	if s == nil {
 		return
 	}
-	dir := *s.AdvicePolicies
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(filepath.Dir(path), dir)
+	rel := func(flag string, v *string, dst *string) bool {
+		if v == nil || cmd.Flags().Changed(flag) {
+			return false
+		}
+		*dst = *v
+		if !filepath.IsAbs(*dst) {
+			*dst = filepath.Join(filepath.Dir(path), *dst)
+		}
+		return true
 	}
-	p.dirs = []string{dir}
+	if s.AdvicePolicies != nil && !cmd.Flags().Changed("advice-policies") {
+		var dir string
+		rel("advice-policies", s.AdvicePolicies, &dir)
+		p.dirs = []string{dir}
+	}
+	if rel("advice-data", s.AdviceData, &p.data) {
+		p.dataKey = fmt.Sprintf("%s: [%q] advice_data", path, weaverSection)
+	}
+	if rel("advice-preprocessor", s.AdvicePreprocessor, &p.preprocessor) {
+		p.preKey = fmt.Sprintf("%s: [%q] advice_preprocessor", path, weaverSection)
+	}
+}
+
+// sources are the policies and their data, each named by its flag or
+// .weaver.toml key in errors.
+func (p *policyFlags) sources() *policy.Sources {
+	return &policy.Sources{
+		Dirs: p.dirs, Data: p.data, Preprocessor: p.preprocessor,
+		Keys: [3]string{"--advice-policies", p.key(p.dataKey, "--advice-data"), p.key(p.preKey, "--advice-preprocessor")},
+	}
+}
+
+// key is k, or flag when the value came from the flag.
+func (p *policyFlags) key(k, flag string) string {
+	if k == "" {
+		return flag
+	}
+	return k
 }
 
 // advisor compiles the policies against ix: nil without policies, exit 2
-// naming file:line when one does not compile. otelgov has no evaluation
-// budget: every sample is evaluated, so that a check is reproducible.
+// naming the flag or key and the file:line when a policy does not compile,
+// the data does not read or the preprocessor fails, or when there is data
+// or a preprocessor without policies (the built-in findings are Go, not
+// Rego: nothing would read them). otelgov has no evaluation budget: every
+// sample is evaluated, so that a check is reproducible.
 func (p *policyFlags) advisor(ix *registry.Index) (*policy.Advisor, error) {
-	if len(p.dirs) == 0 {
-		return nil, nil
-	}
-	s, err := policy.LoadDirs(ix, policy.Options{}, p.dirs...)
+	s, err := p.sources().Load(ix, policy.Options{})
 	if err != nil {
-		return nil, badInput(fmt.Errorf("--advice-policies: %w", err))
+		return nil, badInput(err)
+	}
+	if s == nil {
+		return nil, nil
 	}
 	return policy.NewAdvisor(s, policy.AdvisorOptions{}), nil
 }

@@ -1,15 +1,17 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// A policy directory with a rule by name and a rule by value (the README's
+// A policy directory with a rule by name and a rule by value (docs/policies.md's
 // worked example) and a span that breaks both.
 const (
 	policyByName = `package live_check_advice
@@ -155,4 +157,96 @@ func TestCheckAdvicePoliciesConfigOverride(t *testing.T) {
 	assert.Equal(t, exitClean, code, "only an improvement is left\n%s\n%s", out, errOut)
 	assert.Contains(t, out, "information  acme_no_test_keys")
 	assert.NotContains(t, errOut, "is not one otelgov reports")
+}
+
+// The policy of Weaver's README "Loading Additional Rego Data"
+// (crates/weaver_live_check/README.md at afa9700c): a user.id that is not
+// in data.user.allowed_ids, which --advice-data "schemas/**/*.json" loads
+// from schemas/user.json.
+const (
+	policyAllowedIDs = `package live_check_advice
+
+import rego.v1
+
+deny contains {"id": "invalid_user_id", "level": "violation", "message": "not allowed",
+	"context": {"attribute_key": attr.name, "attribute_value": attr.value}} if {
+	attr := input.sample.attribute
+	attr.name == "user.id"
+	not attr.value in data.user.allowed_ids
+}
+`
+	userSpan = `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"shop"}}]},"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"GET /cart","kind":2,"attributes":[{"key":"user.id","value":{"stringValue":"%s"}}]}]}]}]}
+`
+)
+
+// adviceFixture writes the README's policy and data and a span whose
+// user.id is id; it returns the root, the policy directory and the span.
+func adviceFixture(t *testing.T, id string) (root, dir, input string) {
+	t.Helper()
+	root = t.TempDir()
+	dir = filepath.Join(root, "policies")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "schemas"), 0o750))
+	require.NoError(t, os.MkdirAll(dir, 0o750))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ids.rego"), []byte(policyAllowedIDs), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "schemas", "user.json"), []byte(`{"allowed_ids": ["usr_123", "usr_456"]}`), 0o600))
+	input = filepath.Join(root, "span.json")
+	require.NoError(t, os.WriteFile(input, []byte(fmt.Sprintf(userSpan, id)), 0o600))
+	return root, dir, input
+}
+
+// --advice-data and --advice-preprocessor, as flags and as .weaver.toml
+// keys relative to the file (flags win); their errors are exit 2 naming
+// the flag or key and the file.
+func TestCheckAdviceData(t *testing.T) {
+	root, dir, allowed := adviceFixture(t, "usr_123")
+	_, _, denied := adviceFixture(t, "usr_999")
+	data := filepath.Join(root, "schemas", "**", "*.json")
+	jq := filepath.Join(root, "user.jq")
+	require.NoError(t, os.WriteFile(jq, []byte("{user: {allowed_ids: [\"usr_999\"]}}\n"), 0o600))
+	failJQ := filepath.Join(root, "fail.jq")
+	require.NoError(t, os.WriteFile(failJQ, []byte(".semconv_attributes[\"user.id\"] | error(\"no \" + .name)\n"), 0o600))
+	badJQ := filepath.Join(root, "bad.jq")
+	require.NoError(t, os.WriteFile(badJQ, []byte("{\n  user: .x |\n}\n"), 0o600))
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		found bool
+		errs  []string
+	}{
+		{name: "allowed with data", args: []string{"--advice-policies", dir, "--advice-data", data, allowed}, code: exitClean},
+		{name: "denied with data", args: []string{"--advice-policies", dir, "--advice-data", data, denied}, code: exitFindings, found: true},
+		{name: "preprocessor's list", args: []string{"--advice-policies", dir, "--advice-preprocessor", jq, denied}, code: exitClean},
+		{name: "data and preprocessor conflict", args: []string{"--advice-policies", dir, "--advice-data", data, "--advice-preprocessor", jq, denied}, code: exitBad, errs: []string{"--advice-data: ", "data.user set twice"}},
+		{name: "preprocessor does not compile", args: []string{"--advice-policies", dir, "--advice-preprocessor", badJQ, denied}, code: exitBad, errs: []string{"--advice-preprocessor: advice preprocessor: " + badJQ + ":3:1: unexpected token"}},
+		{name: "preprocessor fails on the registry", args: []string{"--advice-policies", dir, "--advice-preprocessor", failJQ, denied}, code: exitBad, errs: []string{"--advice-preprocessor: advice preprocessor: " + failJQ + ": error: no user.id"}},
+		{name: "missing data", args: []string{"--advice-policies", dir, "--advice-data", filepath.Join(root, "nope", "*.json"), denied}, code: exitBad, errs: []string{"--advice-data: ", "nope"}},
+		{name: "data without policies", args: []string{"--advice-data", data, denied}, code: exitBad, errs: []string{"--advice-data: needs policies: set --advice-policies"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := otelgov(t, "", append([]string{"check", "--fail-on", "violation", "--allow-prefixes", "user."}, tc.args...)...)
+			assert.Equal(t, tc.code, code, "%s\n%s", out, errOut)
+			assert.Equal(t, tc.found, strings.Contains(out, "invalid_user_id"), out)
+			for _, e := range tc.errs {
+				assert.Contains(t, errOut, e)
+			}
+		})
+	}
+
+	toml := "[\"live-check\"]\nadvice_policies = \"policies\"\nadvice_data = \"schemas/**/*.json\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".weaver.toml"), []byte(toml), 0o600))
+	t.Chdir(t.TempDir())
+	code, out, errOut := otelgov(t, "", "check", "--config", filepath.Join(root, ".weaver.toml"), "--fail-on", "violation", "--allow-prefixes", "user.", denied)
+	assert.Equal(t, exitFindings, code, errOut)
+	assert.Contains(t, out, "invalid_user_id")
+	assert.NotContains(t, errOut, "advice_data is read but not acted on")
+	code, _, errOut = otelgov(t, "", "check", "--config", filepath.Join(root, ".weaver.toml"), "--advice-preprocessor", jq, "--fail-on", "violation", "--allow-prefixes", "user.", denied)
+	assert.Equal(t, exitBad, code, "the file's data and the flag's preprocessor both set data.user")
+	assert.Contains(t, errOut, `.weaver.toml: ["live-check"] advice_data: `)
+
+	toml = "[\"live-check\"]\nadvice_preprocessor = \"bad.jq\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".weaver.toml"), []byte(toml), 0o600))
+	code, _, errOut = otelgov(t, "", "check", "--config", filepath.Join(root, ".weaver.toml"), "--advice-policies", dir, denied)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, errOut, `.weaver.toml: ["live-check"] advice_preprocessor: advice preprocessor: `+badJQ+":3:1:")
 }

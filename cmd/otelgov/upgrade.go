@@ -40,32 +40,15 @@ func (s *sideFlags) bind(fs *pflag.FlagSet, def string) {
 
 func (s *sideFlags) load() (*registry.Index, error) {
 	if s.dir == "" {
-		return nil, badInput(fmt.Errorf("--%s: needs a semantic-conventions directory or \"embedded\"", s.name))
+		return nil, badInput(fmt.Errorf("--%s: needs a semantic-conventions directory or %q", s.name, embeddedSide))
 	}
-	src := registry.Sources{OrgRegistries: s.orgRegistries, RulesFiles: s.rulesFiles}
-	var ix *registry.Index
-	var err error
-	if s.dir == "embedded" {
-		src.Embedded = true
-		if len(s.orgRegistries) == 0 && len(s.rulesFiles) == 0 {
-			ix, err = registry.Default()
-		} else {
-			ix, err = registry.Load(src)
-		}
-	} else {
-		src.SemconvDir = s.dir
-		ix, err = registry.Load(src)
-	}
-	if err != nil {
-		return nil, badInput(fmt.Errorf("--%s %s: registry does not load: %w", s.name, s.dir, err))
-	}
-	return ix, nil
+	return diffSide(s.dir, s.orgRegistries, s.rulesFiles).loadAs(fmt.Sprintf("--%s %s: registry does not load", s.name, s.dir))
 }
 
 // section is the processor's registry section for this side.
 func (s *sideFlags) section() upgrade.RegistrySection {
 	r := upgrade.RegistrySection{OrgRegistries: s.orgRegistries, RulesFiles: s.rulesFiles}
-	if s.dir == "embedded" {
+	if s.dir == embeddedSide {
 		r.Embedded = true
 	} else {
 		r.SemconvDir = s.dir
@@ -76,7 +59,7 @@ func (s *sideFlags) section() upgrade.RegistrySection {
 // flag is the side as command-line flags, for the commands a plan prints.
 func (s *sideFlags) flags() string {
 	var b strings.Builder
-	if s.dir == "embedded" {
+	if s.dir == embeddedSide {
 		b.WriteString("--embedded")
 	} else {
 		b.WriteString("--semconv-dir " + s.dir)
@@ -100,7 +83,7 @@ type upgradeFlags struct {
 
 func (u *upgradeFlags) bind(fs *pflag.FlagSet) {
 	u.old.name, u.new.name = "old", "new"
-	u.old.bind(fs, "embedded")
+	u.old.bind(fs, embeddedSide)
 	u.new.bind(fs, "")
 	fs.DurationVar(&u.window, "window", 24*time.Hour, "the span of live data read from Prometheus, ending now")
 	fs.StringVar(&u.format, "format", "text", "output: text or json")
@@ -110,8 +93,9 @@ func (u *upgradeFlags) bindPrometheus(fs *pflag.FlagSet, usage string) {
 	fs.StringVar(&u.prometheus, "prometheus", "", usage)
 }
 
-// changes loads both registries and their change set.
-func (u *upgradeFlags) changes() (*registry.Index, *change.Set, error) {
+// changes loads both registries and their change set, and warns on
+// stderr of what loading them left out.
+func (u *upgradeFlags) changes(stderr io.Writer) (*registry.Index, *change.Set, error) {
 	if u.format != "text" && u.format != "json" {
 		return nil, nil, badInput(fmt.Errorf("--format: unknown format %q: want text or json", u.format))
 	}
@@ -129,6 +113,12 @@ func (u *upgradeFlags) changes() (*registry.Index, *change.Set, error) {
 	set, err := change.Diff(oldIx, newIx)
 	if err != nil {
 		return nil, nil, badInput(err)
+	}
+	for _, w := range set.Old.Warnings {
+		fmt.Fprintf(stderr, "otelgov: warning: old registry %s: %s\n", u.old.dir, w)
+	}
+	for _, w := range set.New.Warnings {
+		fmt.Fprintf(stderr, "otelgov: warning: new registry %s: %s\n", u.new.dir, w)
 	}
 	return newIx, set, nil
 }
@@ -215,7 +205,7 @@ type planReport struct {
 }
 
 func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []string, output string, paths []string) error {
-	newIx, set, err := u.changes()
+	newIx, set, err := u.changes(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -397,7 +387,7 @@ func runUpgradeStatus(cmd *cobra.Command, u *upgradeFlags, paths []string) error
 	if u.prometheus == "" {
 		return badInput(errors.New("--prometheus: required: status answers from the collectors' series"))
 	}
-	newIx, set, err := u.changes()
+	newIx, set, err := u.changes(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ type weaverConfig struct {
 }
 
 func (c *weaverConfig) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&c.path, "config", "", `Weaver project configuration whose ["live-check"] section sets fail_on, format, no_stream, finding_filters and finding_level_overrides, and whose [registry] v2 sets --v2 (flags win over it; the rules apply in every --format and with --listen) (default: .weaver.toml found by walking up from the working directory, none if there is none)`)
+	fs.StringVar(&c.path, "config", "", `Weaver project configuration whose ["live-check"] section sets fail_on, format, no_stream, finding_filters, finding_level_overrides, advice_policies, advice_data and advice_preprocessor, and whose [registry] v2 sets --v2 (flags win over it; the rules apply in every --format and with --listen) (default: .weaver.toml found by walking up from the working directory, none if there is none)`)
 	fs.BoolVar(&c.noStream, "no-stream", false, `with --format weaver: write Weaver's report shape (one {"statistics", "samples"} object) instead of one document per sample then the statistics`)
 }
 
@@ -257,8 +257,7 @@ func (s *liveCheckSection) validate() error {
 	}
 	for k, set := range map[string]bool{
 		"input_source": s.InputSource != nil, "input_format": s.InputFormat != nil, "templates": s.Templates != nil,
-		"no_stats": s.NoStats != nil, "output": s.Output != nil, "advice_data": s.AdviceData != nil,
-		"advice_preprocessor": s.AdvicePreprocessor != nil, "otlp": s.OTLP != nil, "emit": s.Emit != nil,
+		"no_stats": s.NoStats != nil, "output": s.Output != nil, "otlp": s.OTLP != nil, "emit": s.Emit != nil,
 	} {
 		if set {
 			s.unsupported = append(s.unsupported, k)

@@ -55,6 +55,21 @@ type Config struct {
 	// empty (none).
 	Policies []string `mapstructure:"policies"`
 
+	// AdviceData is Weaver's advice_data (--advice-data): a glob pattern
+	// of JSON and YAML files added to the policies' data, each nested by
+	// its path relative to the pattern's base directory (schemas/**/*.json
+	// puts schemas/user.json at data.user), before the preprocessor's
+	// result. The base is watched and reloaded with the registry. Needs
+	// policies. Default: "" (none).
+	AdviceData string `mapstructure:"advice_data"`
+
+	// AdvicePreprocessor is Weaver's advice_preprocessor
+	// (--advice-preprocessor): a jq program run once per registry load on
+	// Weaver's live-checker document, whose result (an object) replaces
+	// Weaver's default data; watched and reloaded with the registry.
+	// Needs policies. Default: "" (Weaver's default data).
+	AdvicePreprocessor string `mapstructure:"advice_preprocessor"`
+
 	// PollInterval is how often the registry files are checked for a change
 	// of content. Default: 10s. Zero disables reloading: the registry loaded
 	// at start stays in force. Otherwise at least 100ms.
@@ -198,14 +213,19 @@ func (cfg *Config) load() (*registry.Index, *policy.Set, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: load registry: %w", errRegistryLoad, err)
 	}
-	if len(cfg.Policies) == 0 {
-		return ix, nil, nil
-	}
-	pol, err := policy.LoadDirs(ix, policy.Options{Timeout: policy.CollectorTimeout}, cfg.Policies...)
+	pol, err := cfg.policySources().Load(ix, policy.Options{Timeout: policy.CollectorTimeout})
 	if err != nil {
-		return nil, nil, fmt.Errorf("policies: %w: %s", errPolicy, boundError(err))
+		if b := boundError(err); b != err.Error() {
+			return nil, nil, fmt.Errorf("%w: %s", errPolicy, b)
+		}
+		return nil, nil, fmt.Errorf("%w: %w", errPolicy, err)
 	}
 	return ix, pol, nil
+}
+
+// policySources are policies, advice_data and advice_preprocessor.
+func (cfg *Config) policySources() *policy.Sources {
+	return &policy.Sources{Dirs: cfg.Policies, Data: cfg.AdviceData, Preprocessor: cfg.AdvicePreprocessor}
 }
 
 // maxErrorBytes bounds a policy error in a log, a status or /registry.
@@ -227,5 +247,5 @@ func boundError(err error) string {
 
 // watched lists every path whose content is fingerprinted for reloads.
 func (cfg *Config) watched() []string {
-	return append(append(append([]string(nil), cfg.OrgRegistries...), cfg.RulesFiles...), cfg.Policies...)
+	return append(append(append([]string(nil), cfg.OrgRegistries...), cfg.RulesFiles...), cfg.policySources().Watched()...)
 }

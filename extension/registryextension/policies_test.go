@@ -101,3 +101,83 @@ func TestPoliciesValidate(t *testing.T) {
 	cfg.Policies = []string{filepath.Join(dir, "missing")}
 	require.ErrorIs(t, cfg.Validate(), errRegistryPath)
 }
+
+// policyByData reports a key listed in data.acme.denied (advice data) or
+// in data.denied_keys (the preprocessor's result).
+const policyByData = `package live_check_advice
+
+import rego.v1
+
+deny contains {"id": "acme_denied_key", "level": "violation", "message": "denied by data"} if {
+	input.sample.attribute.name in data.acme.denied
+}
+
+deny contains {"id": "acme_preprocessed_key", "level": "violation", "message": "denied by the preprocessor"} if {
+	input.sample.attribute.name in data.denied_keys
+}
+`
+
+// advice_data and advice_preprocessor reach the policies and reload with
+// them: a changed data file or program is a new generation; one that does
+// not load fails the reload, naming the key and file, and the last good
+// policies stay.
+func TestPoliciesAdviceInputsReload(t *testing.T) {
+	dir, data := t.TempDir(), t.TempDir()
+	writeAtomic(t, filepath.Join(dir, "data.rego"), policyByData)
+	writeAtomic(t, filepath.Join(data, "acme.yaml"), "denied: [acme.one]\n")
+	jq := filepath.Join(t.TempDir(), "keys.jq")
+	writeAtomic(t, jq, `{denied_keys: ["acme.two"]}`)
+	e, _ := startTestExtension(t, nil, func(cfg *Config) {
+		cfg.Policies = []string{dir}
+		cfg.AdviceData = filepath.Join(data, "*.yaml")
+		cfg.AdvicePreprocessor = jq
+	})
+	s := e.Current()
+	require.NotNil(t, s.Policies)
+	assert.Equal(t, []string{"acme_denied_key"}, ids(t, s.Policies, "acme.one"))
+	assert.Equal(t, []string{"acme_preprocessed_key"}, ids(t, s.Policies, "acme.two"))
+
+	writeAtomic(t, filepath.Join(data, "acme.yaml"), "denied: [acme.three]\n")
+	writeAtomic(t, jq, `{denied_keys: ["acme.one"]}`)
+	e.check()
+	s = e.Current()
+	assert.Equal(t, int64(2), s.Generation)
+	assert.Equal(t, []string{"acme_denied_key"}, ids(t, s.Policies, "acme.three"))
+	assert.Equal(t, []string{"acme_preprocessed_key"}, ids(t, s.Policies, "acme.one"))
+	assert.Empty(t, ids(t, s.Policies, "acme.two"))
+
+	writeAtomic(t, jq, "{\n  denied_keys: .x |\n}")
+	e.check()
+	assert.Same(t, s, e.Current(), "the last good policies stay")
+	e.mu.Lock()
+	lastErr := e.lastErr
+	e.mu.Unlock()
+	require.NotNil(t, lastErr)
+	assert.Contains(t, lastErr.Error, "advice_preprocessor: advice preprocessor: "+jq+":3:1:")
+}
+
+// Validate rejects advice data that does not parse and a preprocessor
+// that does not compile, naming the key and the file's line:col, and
+// either without policies.
+func TestPoliciesAdviceInputsValidate(t *testing.T) {
+	dir, data := t.TempDir(), t.TempDir()
+	writeAtomic(t, filepath.Join(dir, "data.rego"), policyByData)
+	writeAtomic(t, filepath.Join(data, "acme.json"), "{\n  \"denied\": [,]\n}")
+	cfg := createDefaultConfig().(*Config)
+	cfg.Policies = []string{dir}
+	cfg.AdviceData = filepath.Join(data, "*.json")
+	err := cfg.Validate()
+	require.ErrorIs(t, err, policy.ErrData)
+	require.ErrorContains(t, err, "advice_data: advice data does not load: "+filepath.Join(data, "acme.json")+":2:14: invalid JSON")
+
+	cfg.AdviceData = ""
+	cfg.AdvicePreprocessor = filepath.Join(data, "none.jq")
+	require.ErrorIs(t, cfg.Validate(), policy.ErrPreprocessor)
+
+	cfg.Policies = nil
+	cfg.AdvicePreprocessor = ""
+	cfg.AdviceData = filepath.Join(data, "*.json")
+	err = cfg.Validate()
+	require.ErrorIs(t, err, policy.ErrNeedsPolicies)
+	assert.ErrorContains(t, err, "advice_data: needs policies: set policies")
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/findingrules"
+	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -168,6 +169,23 @@ type findingsConfig struct {
 	// Default: empty (none).
 	Policies []string `mapstructure:"policies"`
 
+	// AdviceData is Weaver's advice_data (--advice-data): a glob pattern
+	// of JSON and YAML files added to the policies' data, each nested by
+	// its path relative to the pattern's base directory (schemas/**/*.json
+	// puts schemas/user.json at data.user), before the preprocessor's
+	// result. Read when the processor is created; a file that does not
+	// parse fails validation, naming the file and line. Needs policies.
+	// Default: "" (none).
+	AdviceData string `mapstructure:"advice_data"`
+
+	// AdvicePreprocessor is Weaver's advice_preprocessor
+	// (--advice-preprocessor): a jq program run once per registry load on
+	// Weaver's live-checker document, whose result (an object) replaces
+	// Weaver's default data. One that does not compile fails validation,
+	// naming the file, line and column; a run is bounded (10s, 64 MiB of
+	// result). Needs policies. Default: "" (Weaver's default data).
+	AdvicePreprocessor string `mapstructure:"advice_preprocessor"`
+
 	// PolicyBudgetPerSecond bounds the evaluations of value-dependent
 	// policies (those that read values) per second, per pipeline signal;
 	// the samples beyond it are skipped for them and counted
@@ -222,7 +240,7 @@ func (f *findingsConfig) Validate() error {
 	if f.PolicyBudgetPerSecond <= 0 {
 		errs = append(errs, fmt.Errorf("policy_budget_per_second: %w, got %d", errNotPositive, f.PolicyBudgetPerSecond))
 	}
-	if err := checkPolicies(f.Policies); err != nil {
+	if err := checkPolicies(f.policySources()); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -357,8 +375,15 @@ func (cfg *config) Validate() error {
 			errs = append(errs, fmt.Errorf("findings: %s: %w (not built in, and no policies)", strings.Join(unknown, ", "), findingrules.ErrUnknownID))
 		}
 	}
-	if cfg.Registry.Extension != nil && len(cfg.Findings.Policies) > 0 {
-		errs = append(errs, fmt.Errorf("findings::policies: %w: the extension %q owns the policies (its policies key)", errPoliciesOwned, cfg.Registry.Extension.String()))
+	if cfg.Registry.Extension != nil {
+		for key, set := range map[string]bool{
+			policy.KeyPolicies: len(cfg.Findings.Policies) > 0, policy.KeyData: cfg.Findings.AdviceData != "",
+			policy.KeyPreprocessor: cfg.Findings.AdvicePreprocessor != "",
+		} {
+			if set {
+				errs = append(errs, fmt.Errorf("findings::%s: %w: the extension %q owns the policies and their inputs (its %s key)", key, errPoliciesOwned, cfg.Registry.Extension.String(), key))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

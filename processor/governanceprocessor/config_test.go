@@ -6,6 +6,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/findingrules"
+	"github.com/otelgov/otelcol-governance/policy"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,6 +68,16 @@ func TestLoadConfig(t *testing.T) {
 			},
 		},
 		{
+			id: component.NewIDWithName(metadata.Type, "advice_inputs"),
+			expected: func() component.Config {
+				c := createDefaultConfig().(*config)
+				c.Findings.Policies = []string{"testdata/policies"}
+				c.Findings.AdviceData = "testdata/advice/data/*.json"
+				c.Findings.AdvicePreprocessor = "testdata/advice/user.jq"
+				return c
+			}(),
+		},
+		{
 			id: component.NewIDWithName(metadata.Type, "deprecated_level_overrides"),
 			expected: func() component.Config {
 				c := createDefaultConfig().(*config)
@@ -99,11 +110,16 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "empty_closed_enum"), errIs: errEmptyClosedEnum, errMsg: "closed_enums[0]: entries must not be empty"},
 		{id: component.NewIDWithName(metadata.Type, "bad_value_rule"), errIs: errRegistryLoad, errMsg: `testdata/bad_value_rules.yaml:7: rule for "db.system": values: "mssql" -> "sqlserver": "sqlserver" is not a member of the target enum "db.system.name"`},
 		{id: component.NewIDWithName(metadata.Type, "no_source"), errIs: errNoRegistry, errMsg: "registry: no registry source"},
-		{id: component.NewIDWithName(metadata.Type, "broken_policy"), errIs: errPolicy, errMsg: "findings: policies: policy does not load: policy does not compile: testdata/policies_broken/broken.rego:6:"},
+		{id: component.NewIDWithName(metadata.Type, "broken_policy"), errIs: errPolicy, errMsg: "findings: policy does not load: policies: policy does not compile: testdata/policies_broken/broken.rego:6:"},
+		{id: component.NewIDWithName(metadata.Type, "bad_advice_data"), errIs: policy.ErrData, errMsg: "findings: policy does not load: advice_data: advice data does not load: testdata/advice/bad_data/user.json:3:1: invalid JSON"},
+		{id: component.NewIDWithName(metadata.Type, "missing_advice_data"), errIs: policy.ErrData, errMsg: "findings: policy does not load: advice_data: advice data does not load: stat testdata/advice/none"},
+		{id: component.NewIDWithName(metadata.Type, "bad_advice_preprocessor"), errIs: policy.ErrPreprocessor, errMsg: "findings: policy does not load: advice_preprocessor: advice preprocessor: testdata/advice/bad.jq:3:1: unexpected token"},
+		{id: component.NewIDWithName(metadata.Type, "advice_data_without_policies"), errIs: policy.ErrNeedsPolicies, errMsg: "findings: policy does not load: advice_data: needs policies: set policies"},
 		{id: component.NewIDWithName(metadata.Type, "policy_level_override_without_policies"), errIs: findingrules.ErrUnknownID, errMsg: `findings: level_overrides: "acme_no_test_keys": unknown finding ID (not built in, and no policies)`},
 		{id: component.NewIDWithName(metadata.Type, "zero_policy_budget"), errIs: errNotPositive, errMsg: "findings: policy_budget_per_second: must be positive, got 0"},
 		{id: component.NewIDWithName(metadata.Type, "policies_without_findings"), errIs: errNeedsFindings, errMsg: "findings: policies: needs findings::enabled"},
 		{id: component.NewIDWithName(metadata.Type, "policies_with_extension"), errIs: errPoliciesOwned, errMsg: `findings::policies: cannot be combined with registry::extension: the extension "governance_registry" owns the policies`},
+		{id: component.NewIDWithName(metadata.Type, "advice_data_with_extension"), errIs: errPoliciesOwned, errMsg: `findings::advice_data: cannot be combined with registry::extension: the extension "governance_registry" owns the policies and their inputs (its advice_data key)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id.String(), func(t *testing.T) {

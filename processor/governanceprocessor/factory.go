@@ -121,8 +121,8 @@ func (f *factory) index(id component.ID, cfg *config) (sharedIndex, error) {
 	}
 	s := sharedIndex{cfg: cfg, ix: ix}
 	if len(cfg.Findings.Policies) > 0 && cfg.Findings.Enabled {
-		if s.pol, err = policy.LoadDirs(ix, policy.Options{Timeout: policy.CollectorTimeout}, cfg.Findings.Policies...); err != nil {
-			return sharedIndex{}, fmt.Errorf("findings::policies: %w: %w", errPolicy, err)
+		if s.pol, err = cfg.Findings.policySources().Load(ix, policy.Options{Timeout: policy.CollectorTimeout}); err != nil {
+			return sharedIndex{}, fmt.Errorf("findings: %w: %w", errPolicy, err)
 		}
 	}
 	f.indexes[id] = s

@@ -227,14 +227,18 @@ func (p *policies) register(tb *metadata.TelemetryBuilder, base []attribute.KeyV
 	)
 }
 
-// checkPolicies compiles findings::policies without a registry, for
-// Validate: the error names the file, line and column.
-func checkPolicies(dirs []string) error {
-	if len(dirs) == 0 {
-		return nil
-	}
-	if err := policy.Check(dirs...); err != nil {
-		return fmt.Errorf("policies: %w: %w", errPolicy, err)
+// policySources are findings::policies, advice_data and
+// advice_preprocessor.
+func (f *findingsConfig) policySources() *policy.Sources {
+	return &policy.Sources{Dirs: f.Policies, Data: f.AdviceData, Preprocessor: f.AdvicePreprocessor}
+}
+
+// checkPolicies compiles the policies, reads the advice data and compiles
+// the preprocessor without a registry, for Validate: the error names the
+// key and the file, line and column.
+func checkPolicies(s *policy.Sources) error {
+	if err := s.Check(); err != nil {
+		return fmt.Errorf("%w: %w", errPolicy, err)
 	}
 	return nil
 }

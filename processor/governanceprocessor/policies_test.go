@@ -173,7 +173,7 @@ func TestPoliciesFindingLogs(t *testing.T) {
 func TestPoliciesTelemetryRepeats(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	// The README's name rule and one on span names: the policies fire on
+	// docs/policies.md's name rule and one on span names: the policies fire on
 	// attributes and spans (policy.Set.FiresOn), so the resource is not
 	// offered.
 	dir := t.TempDir()
@@ -207,4 +207,47 @@ deny contains {"id": "acme_span_tmp", "level": "improvement", "message": "m", "c
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
 	metadatatest.AssertEqualProcessorGovernancePolicyEvaluations(t, tel, []metricdata.DataPoint[int64]{{Attributes: set, Value: 4}}, opts...)
 	metadatatest.AssertEqualProcessorGovernancePolicyMemoHits(t, tel, []metricdata.DataPoint[int64]{{Attributes: set, Value: 4 + 4}}, opts...)
+}
+
+// findings::advice_data and advice_preprocessor reach the policies: a
+// user.id outside data.user.allowed_ids (advice data) and a user.* key
+// outside data.user_keys (the preprocessor's result over the registry) are
+// found, each once.
+func TestPoliciesAdviceInputs(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	cfg := withConfig(func(c *config) {
+		c.Findings.Policies = []string{"testdata/advice/policies"}
+		c.Findings.AdviceData = "testdata/advice/data/*.json"
+		c.Findings.AdvicePreprocessor = "testdata/advice/user.jq"
+		c.Findings.PolicyBudgetPerSecond = 1_000_000
+	})
+	sink := &consumertest.TracesSink{}
+	tp, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(tel), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
+
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "shop")
+	ss := rs.ScopeSpans().AppendEmpty().Spans()
+	for k, v := range map[string]string{"user.id": "usr_999", "user.nope": "x"} {
+		s := ss.AppendEmpty()
+		s.SetName("GET /cart")
+		s.Attributes().PutStr(k, v)
+	}
+	s := ss.AppendEmpty()
+	s.SetName("GET /cart")
+	s.Attributes().PutStr("user.id", "usr_123")
+	require.NoError(t, tp.ConsumeTraces(context.Background(), td))
+
+	set := func(kvs ...attribute.KeyValue) attribute.Set { return attribute.NewSet(kvs...) }
+	proc := attribute.String("processor", "governance")
+	sig := attribute.String("otel.signal", "traces")
+	pf := func(id string) attribute.KeyValue { return attribute.String("policy_finding", id) }
+	metadatatest.AssertEqualProcessorGovernancePolicyFindings(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: set(proc, sig, pf("invalid_user_id"), attribute.String("level", "violation")), Value: 1},
+		{Attributes: set(proc, sig, pf("unknown_user_key"), attribute.String("level", "improvement")), Value: 1},
+	}, metricdatatest.IgnoreTimestamp())
 }

@@ -119,26 +119,30 @@ func TestREADMEOutcomesMatchVocab(t *testing.T) {
 	assert.Equal(t, names(vocab.Outcome(0), vocab.NumOutcomes), got)
 }
 
-// TestREADMEFindingsMatchVocab: the processor README's comparison with
-// Weaver lists every finding ID the engine reports with its default level,
-// and the root README's level table partitions them by level.
+// weaverCompat is the reference page of the findings (it holds the tables
+// that were the processor README's comparison and the root README's levels).
+const weaverCompat = "../../docs/weaver-compatibility.md"
+
+// TestREADMEFindingsMatchVocab: the comparison with Weaver lists every
+// finding ID the engine reports with its default level, and the level table
+// partitions them by level (both in docs/weaver-compatibility.md).
 func TestREADMEFindingsMatchVocab(t *testing.T) {
 	levels := map[string]string{}
-	for _, r := range tableRows(t, "README.md", "### Compared with Weaver live-check") {
+	for _, r := range tableRows(t, weaverCompat, "## Compared with Weaver live-check") {
 		id := strings.Trim(r[0], "`")
 		if f, ok := vocab.ParseFinding(id); ok {
 			levels[id] = r[1]
-			assert.Equal(t, vocab.DefaultLevel(f).String(), r[1], "processor README: level of %s", id)
+			assert.Equal(t, vocab.DefaultLevel(f).String(), r[1], "weaver-compatibility.md: level of %s", id)
 		}
 	}
 	for f := range vocab.NumFindings {
-		assert.Contains(t, levels, f.String(), "processor README: finding %s is not listed", f)
+		assert.Contains(t, levels, f.String(), "weaver-compatibility.md: finding %s is not listed", f)
 	}
 
 	byLevel := map[string][]string{}
-	for _, r := range tableRows(t, "../../README.md", "Finding IDs and levels are Weaver's, reported by the engine") {
+	for _, r := range tableRows(t, weaverCompat, "## Finding IDs by level") {
 		_, ok := vocab.ParseLevel(r[0])
-		require.True(t, ok, "root README: %q is not a level", r[0])
+		require.True(t, ok, "weaver-compatibility.md: %q is not a level", r[0])
 		for _, m := range backquoted.FindAllStringSubmatch(r[1], -1) {
 			byLevel[r[0]] = append(byLevel[r[0]], m[1])
 		}
@@ -153,6 +157,6 @@ func TestREADMEFindingsMatchVocab(t *testing.T) {
 		got := byLevel[l.String()]
 		slices.Sort(got)
 		slices.Sort(want)
-		assert.Equal(t, want, got, "root README: finding IDs at level %s", l)
+		assert.Equal(t, want, got, "weaver-compatibility.md: finding IDs at level %s", l)
 	}
 }

@@ -180,10 +180,13 @@ func orNone(s string) string {
 type Side struct {
 	// SchemaURL is the registry's schema URL; Version its last path
 	// segment (1.44.0), the semconv_version Weaver reports.
-	SchemaURL string
-	Version   string
+	SchemaURL string `json:"schema_url"`
+	Version   string `json:"version"`
 	// Digest is the registry's content digest (registry.Index.Digest).
-	Digest string
+	Digest string `json:"digest"`
+	// Warnings are what loading the registry accepted with leniency
+	// (registry.Index.Warnings), for the front-end to show.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func sideOf(ix *registry.Index) Side {
@@ -192,7 +195,7 @@ func sideOf(ix *registry.Index) Side {
 	if i := strings.LastIndexByte(u, '/'); i >= 0 {
 		v = u[i+1:]
 	}
-	return Side{SchemaURL: u, Version: v, Digest: ix.Digest()}
+	return Side{SchemaURL: u, Version: v, Digest: ix.Digest(), Warnings: ix.Warnings()}
 }
 
 // Set is the result of Diff: both sides and every change, sorted.
@@ -200,6 +203,9 @@ type Set struct {
 	Old, New Side
 	Changes  []Change
 }
+
+// Kinds lists the kinds the set has, in Kind order.
+func (s *Set) Kinds() []Kind { return sortedKinds(s.Count()) }
 
 // Count returns the number of changes per kind.
 func (s *Set) Count() map[Kind]int {

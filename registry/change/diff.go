@@ -10,9 +10,9 @@ import (
 )
 
 // Diff compares two resolved registries and returns every change from old
-// to new, sorted. Both must be non-nil. Diff reads the indexes only; the
-// warnings of loading them (registry.Index.Warnings) are the caller's to
-// report.
+// to new, sorted. Both must be non-nil. The warnings of loading each
+// (registry.Index.Warnings) are in Set.Old and Set.New, for the caller to
+// show.
 func Diff(old, new *registry.Index) (*Set, error) {
 	if old == nil || new == nil {
 		return nil, errors.New("change: diff of a nil registry")
@@ -94,26 +94,7 @@ func (d *differ) attributes() {
 			}
 		}
 	}
-	keys := make([][2]string, 0, len(pairs))
-	for p := range pairs {
-		keys = append(keys, p)
-	}
-	slices.SortFunc(keys, func(a, b [2]string) int {
-		if a[0] != b[0] {
-			if a[0] < b[0] {
-				return -1
-			}
-			return 1
-		}
-		if a[1] < b[1] {
-			return -1
-		}
-		if a[1] > b[1] {
-			return 1
-		}
-		return 0
-	})
-	for _, p := range keys {
+	for _, p := range sortedPairs(pairs) {
 		d.attributeFields(p[0], p[1], olds[p[0]], news[p[1]], news[p[0]])
 	}
 }
@@ -258,15 +239,13 @@ func (d *differ) attributeFields(oldName, newName string, oa, na, src *registry.
 			d.add(c)
 			continue
 		}
-		if to, ok := vm[v]; ok {
+		switch to, ok := vm[v]; {
+		case ok:
 			c.Kind, c.NewValue, c.Migratable = EnumMemberRenamed, to, true
-		} else {
+		case nm == nil:
+			continue // the new definition is not an enum: any value is allowed
+		default:
 			c.Kind, c.Why = EnumMemberRemoved, "no longer a member and no value map names it"
-			if nm == nil {
-				c.Why = "the new definition is not an enum"
-				c.Migratable = true // any value is allowed
-				c.Why = ""
-			}
 		}
 		d.add(c)
 	}

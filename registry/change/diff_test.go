@@ -16,7 +16,7 @@ import (
 
 // semconvDir returns a release under ../shared/semconv, skipping the test
 // when the shared data is absent.
-func semconvDir(t *testing.T, release string) string {
+func semconvDir(t testing.TB, release string) string {
 	t.Helper()
 	dir := filepath.Join("..", "..", "..", "shared", "semconv", release)
 	if _, err := os.Stat(filepath.Join(dir, "model")); err != nil {
@@ -25,7 +25,7 @@ func semconvDir(t *testing.T, release string) string {
 	return dir
 }
 
-func load(t *testing.T, release string) *registry.Index {
+func load(t testing.TB, release string) *registry.Index {
 	t.Helper()
 	ix, err := registry.Load(registry.Sources{SemconvDir: semconvDir(t, release)})
 	require.NoError(t, err)

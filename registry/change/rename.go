@@ -49,8 +49,7 @@ func sampleContexts(sides ...map[string]*registry.Attribute) []registry.Context 
 }
 
 // current returns k's name in ctx on one side ("" when it keeps its name
-// or the side does not know it) and the index of the rename that decides
-// it (-1 for none).
+// or the side does not know it).
 func current(a *registry.Attribute, k string, ctx registry.Context) string {
 	if a == nil {
 		return ""
@@ -112,13 +111,11 @@ func (d *differ) renames(k string, oa, na *registry.Attribute, ctxs []registry.C
 		if p.o == p.n {
 			continue
 		}
+		// p.n == "": the new side keeps the key where the old side renamed
+		// it, so its current name moves back to k.
 		c := Change{
 			Kind: AttributeRenamed, Item: ItemAttribute, Name: k, NewName: nn, OldValue: p.o,
 			Migratable: true,
-		}
-		if p.n == "" {
-			// The new side keeps the key where the old side renamed it.
-			c.Why = ""
 		}
 		if na != nil {
 			c.Source = na.Source

@@ -37,7 +37,7 @@ func TestDiffRules(t *testing.T) {
 	for _, c := range set.Of(change.AttributeRenamed) {
 		if c.Name == "net.peer.name" {
 			require.NotNil(t, c.Scope)
-			peer = append(peer, c.NewName+" "+fmt.Sprint(c.Scope.SpanKinds))
+			peer = append(peer, fmt.Sprintf("%s %v", c.NewName, c.Scope.SpanKinds))
 		}
 	}
 	assert.Equal(t, []string{"client.address [server consumer]", "server.address [client producer]"}, peer)

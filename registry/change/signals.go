@@ -2,6 +2,7 @@ package change
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/otelgov/otelcol-governance/registry"
 )
@@ -110,19 +111,10 @@ func sortedPairs(m map[[2]string]bool) [][2]string {
 		out = append(out, p)
 	}
 	slices.SortFunc(out, func(a, b [2]string) int {
-		if a[0] != b[0] {
-			if a[0] < b[0] {
-				return -1
-			}
-			return 1
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return c
 		}
-		switch {
-		case a[1] < b[1]:
-			return -1
-		case a[1] > b[1]:
-			return 1
-		}
-		return 0
+		return strings.Compare(a[1], b[1])
 	})
 	return out
 }

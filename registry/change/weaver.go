@@ -1,8 +1,10 @@
 package change
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/otelgov/otelcol-governance/registry"
 )
@@ -30,6 +32,30 @@ type WeaverItemChange struct {
 	OldName string `json:"old_name,omitempty"`
 	NewName string `json:"new_name,omitempty"`
 	Note    string `json:"note,omitempty"`
+}
+
+// MarshalJSON writes the fields Weaver's serde writes for the type (a
+// note is written even when empty).
+func (w WeaverItemChange) MarshalJSON() ([]byte, error) {
+	switch w.Type {
+	case "renamed":
+		return json.Marshal(struct {
+			Type    string `json:"type"`
+			OldName string `json:"old_name"`
+			NewName string `json:"new_name"`
+			Note    string `json:"note"`
+		}{w.Type, w.OldName, w.NewName, w.Note})
+	case "obsoleted", "uncategorized":
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+			Note string `json:"note"`
+		}{w.Type, w.Name, w.Note})
+	}
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	}{w.Type, w.Name})
 }
 
 // WeaverItemTypes are Weaver's SchemaItemType names, by Item.
@@ -95,18 +121,8 @@ func (s *Set) Weaver() *SchemaChanges {
 	}
 	for t := range out.Changes {
 		slices.SortStableFunc(out.Changes[t], func(a, b WeaverItemChange) int {
-			return cmpStr(a.Name+a.OldName, b.Name+b.OldName)
+			return strings.Compare(a.Name+a.OldName, b.Name+b.OldName)
 		})
 	}
 	return out
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

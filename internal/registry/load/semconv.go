@@ -21,7 +21,17 @@ func LoadSemconv(root string) (*def.Defs, error) {
 	}
 	d, err := loadModelDir(model, true)
 	if err != nil {
+		// Definitions name files relative to root (the embedded default is
+		// the same wherever it was generated); an error names the file a
+		// person opens.
+		var pe *posError
+		if errors.As(err, &pe) && !filepath.IsAbs(pe.File) {
+			pe.File = filepath.Join(model, pe.File)
+		}
 		return nil, err
+	}
+	for i := range d.Warnings {
+		d.Warnings[i] = "model/" + d.Warnings[i]
 	}
 	for i := range d.Attributes {
 		d.Attributes[i].File = "model/" + d.Attributes[i].File

@@ -1,0 +1,1 @@
+{user_keys: [.semconv_attributes | keys[] | select(startswith("user."))]}

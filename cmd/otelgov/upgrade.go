@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -325,8 +327,8 @@ func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
 			if s.Series > 0 {
 				fmt.Fprintf(w, ", %d series", s.Series)
 			}
-			for v, n := range s.Values {
-				fmt.Fprintf(w, ", value %q x%d", v, n)
+			for _, v := range slices.Sorted(maps.Keys(s.Values)) {
+				fmt.Fprintf(w, ", value %q x%d", v, s.Values[v])
 			}
 			fmt.Fprintf(w, " [%s]\n", s.Source)
 		}

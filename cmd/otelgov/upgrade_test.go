@@ -172,14 +172,7 @@ func TestUpgradePlanFromJSON(t *testing.T) {
 			{Service: "cart"},
 		},
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/conformance" {
-			http.NotFound(w, r)
-			return
-		}
-		_ = json.NewEncoder(w).Encode(doc)
-	}))
-	t.Cleanup(srv.Close)
+	srv := upgradetest.ServeConformance(t, doc)
 	code, stdout, stderr := otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext, "--from", srv.URL, "--format", "json")
 	require.Equal(t, exitClean, code, stderr)
 	var rep struct {

@@ -5,9 +5,11 @@ package upgradetest // import "github.com/otelgov/otelcol-governance/upgrade/upg
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,4 +107,20 @@ func StartPrometheus(t testing.TB, target string) string {
 		return resp.StatusCode == http.StatusOK
 	}, 30*time.Second, 200*time.Millisecond, "prometheus did not become ready")
 	return url
+}
+
+// ServeConformance serves doc (a conformance.Document) as a running
+// collector's governance_registry extension serves GET /conformance; other
+// paths are 404. It stops with the test.
+func ServeConformance(t testing.TB, doc any) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/conformance" {
+			http.NotFound(w, r)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(doc)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

@@ -30,6 +30,9 @@ type Collector struct {
 	count   int
 	// Names serves the deprecated_names series at all.
 	Names bool
+	// Extra is served verbatim after the governance series: the services'
+	// own metrics, as a fleet Prometheus also holds them.
+	Extra string
 }
 
 func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
@@ -38,7 +41,7 @@ func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		f.count += 10
 	}
 	n := f.count
-	names := f.Names
+	names, extra := f.Names, f.Extra
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	l := `processor="governance",otel_signal="traces"`
@@ -51,6 +54,7 @@ func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "# TYPE otelcol_processor_governance_service_deprecated_names counter\n")
 		fmt.Fprintf(w, "otelcol_processor_governance_service_deprecated_names{%s,service_name=\"old\",deprecated_name=\"rpc.response.status_code\"} %d\n", l, n)
 	}
+	fmt.Fprint(w, extra)
 }
 
 // Send starts or stops the old service sending.
@@ -81,7 +85,7 @@ func StartPrometheus(t testing.TB, target string) string {
 		t.Skip("prometheus binary not found (make test-deps installs the Debian package prometheus): skipping the real-Prometheus test")
 	}
 	dir := t.TempDir()
-	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: collector\n    static_configs:\n      - targets: [%q]\n", target)
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: collector\n    honor_labels: true\n    static_configs:\n      - targets: [%q]\n", target)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600))
 	addr := fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

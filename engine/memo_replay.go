@@ -1,0 +1,245 @@
+package engine
+
+import (
+	"unsafe"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// This file replays a hit: its counts, its events, the value checks of
+// its positions and its ops.
+//
+// Findings: finding() is the one place that counts a finding (and applies
+// the finding rules: filters and level overrides, findingrules), findingOut
+// the one path of its detail (the report's tally by name, the sink). An
+// entry records what finding() counted, after the rules, with each
+// finding's level and the findings the rules moved to another level
+// (Batch.Relevelled). Unscoped rules read the finding ID only; scoped ones
+// read the sample's signal type (memoCtx.sample) and, for the findings on
+// a span, metric or event rather than an attribute, its name: an entry
+// whose recording had a scoped rule read the name holds it (memoEntry.name)
+// and matches maps of samples of that name only. A hit replays the events in order
+// through findingOut; with a Sink, every hit does, since the sink sees each
+// finding with its context. Without one, the first hit of an entry for a
+// service in a batch replays them and notes where the report filed them
+// (memoDetail), and later hits are counted in the slot and added to those
+// counts once, when Walker.Batch is read.
+
+// memoHit applies entry e to the map whose values memoWalk kept (vals).
+func (w *Walker) memoHit(e *memoEntry, vals []pcommon.Value) {
+	loc := &w.tally.Attrs[w.ctx.Location]
+	for _, c := range e.outcomes {
+		loc[c.i] += int64(c.n)
+		w.svc.Outcomes[c.i] += int64(c.n)
+	}
+	w.mig.rewrites += e.rewrites
+	for _, c := range e.findings {
+		w.svc.Findings[c.i] += int64(c.n)
+	}
+	for _, c := range e.drops {
+		w.tally.Drops[c.i] += int64(c.n)
+	}
+	if w.svc != &w.noService {
+		for _, c := range e.relevels {
+			w.relevel(c.f, c.l, c.n)
+		}
+	}
+	if e.hasSeen {
+		w.grp.seen = w.grp.seen.Or(e.seen)
+	}
+	if len(e.refs) > 0 {
+		w.memoNoteRefs(e)
+	}
+	w.memoHitAdvice(e)
+	if len(e.events) > 0 && w.e.opts.Sink == nil && w.memoDetailAgain(e) {
+		// The report's detail of this entry was resolved earlier in the
+		// batch for this service: its events are count increments.
+		w.memoWork(e, false, vals)
+		return
+	}
+	w.memoWork(e, true, vals)
+}
+
+// memoNoteRefs notes the registry entries of entry e for the report,
+// unless a hit has noted them all in the walker's set already.
+func (w *Walker) memoNoteRefs(e *memoEntry) {
+	n := w.report.noted
+	if e.noted.Load() == n {
+		return
+	}
+	for _, r := range e.refs {
+		w.report.registryKey(r, w.ix)
+	}
+	e.noted.Store(n)
+}
+
+// memoHitAdvice counts the Advisor's findings of entry e (their detail,
+// when any, is in its events).
+func (w *Walker) memoHitAdvice(e *memoEntry) {
+	for i := range e.advice {
+		c := &e.advice[i]
+		w.countAdvice(c.Finding, c.Level, c.ID, c.Count)
+	}
+}
+
+// memoWork does the work of a hit at the positions that have some, from
+// the values memoWalk kept (the keys are the entry's, equal to the
+// map's): it replays the events (when replay is set), runs the value
+// checks and hands the entry's ops to apply.
+func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
+	// The entry's ops are applied from the entry itself (w.hitOps), not
+	// copied into w.ops, unless a value check queues ops of its own: then
+	// both go into w.ops in the walk's order (merged), the entry's ops of
+	// each position before its value check's.
+	eop, merged := 0, len(e.ops) == 0
+	work := e.tails
+	if replay {
+		work = e.work
+	}
+	for _, i := range work {
+		p := &e.pos[i]
+		k := e.keys[i]
+		if replay {
+			ev := 0
+			if i > 0 {
+				ev = int(e.pos[i-1].events)
+			}
+			for ; ev < int(p.events); ev++ {
+				idx := w.memoReplay(&e.events[ev], k)
+				if w.memoDet != nil {
+					w.memoDet.idx = append(w.memoDet.idx, int32(idx)) //nolint:gosec // an index of the batch's detail
+				}
+			}
+		}
+		if merged {
+			for ; eop < int(p.ops); eop++ {
+				w.queue(e.ops[eop])
+			}
+		}
+		if p.tail != tailDone {
+			w.checkTail(k, vals[i], p.ref, p.tail)
+			if !merged && len(w.ops) > 0 {
+				// The first ops of a value check: the entry's ops so
+				// far go before them.
+				w.tailOps = append(w.tailOps[:0], w.ops...)
+				w.ops, w.nOps = w.ops[:0], opCounts{}
+				for ; eop < int(p.ops); eop++ {
+					w.queue(e.ops[eop])
+				}
+				for _, o := range w.tailOps {
+					w.queue(o)
+				}
+				clear(w.tailOps) // keep no string of the batch
+				merged = true
+			}
+		}
+	}
+	if merged {
+		for ; eop < len(e.ops); eop++ {
+			w.queue(e.ops[eop])
+		}
+	} else {
+		w.hitOps = e
+	}
+	w.memoDet = nil
+}
+
+// memoDetail caches, per batch, where the report's detail (Options.Detail)
+// filed the events of an entry for a service: indices in Batch.Keys and
+// Batch.Findings. The first hit of an entry for a
+// service in a batch replays its events through the report and notes the
+// indices; later hits count in the slot (pending), added to each count when
+// the slot is reused or Walker.Batch is read. A direct-mapped table of
+// memoDetailSlots entries over one index arena, emptied at every batch;
+// an arena past memoDetailMax stops caching for the rest of the batch.
+type memoDetail struct {
+	slots [memoDetailSlots]memoDetailSlot
+	used  []uint16
+	idx   []int32
+}
+
+type memoDetailSlot struct {
+	e   *memoEntry
+	svc int
+	lo  int32
+	// pending counts the hits not yet added to the report's counts.
+	pending int64
+}
+
+const (
+	memoDetailSlots = 128
+	memoDetailMax   = 1 << 16
+)
+
+func (d *memoDetail) reset() {
+	for _, i := range d.used {
+		d.slots[i] = memoDetailSlot{}
+	}
+	d.used, d.idx = d.used[:0], d.idx[:0]
+}
+
+// memoDetailAgain reports whether the events of e were filed earlier in
+// this batch for the current service, and then adds them; otherwise it
+// prepares the slot that memoWork fills (w.memoDet).
+func (w *Walker) memoDetailAgain(e *memoEntry) bool {
+	d := &w.memoDetail
+	svc := w.report.svcIdx
+	h := int(uintptr(unsafe.Pointer(e))>>6) + svc*7 //nolint:gosec // a hash of the pointer, never turned back
+	i := uint16(h & (memoDetailSlots - 1))          //nolint:gosec // masked
+	s := &d.slots[i]
+	if s.e == e && s.svc == svc {
+		// The counts are added when the slot is flushed.
+		s.pending++
+		return true
+	}
+	if len(d.idx)+len(e.events) > memoDetailMax {
+		return false
+	}
+	if s.e == nil {
+		d.used = append(d.used, i)
+	} else {
+		w.memoDetailFlush(s)
+	}
+	*s = memoDetailSlot{e: e, svc: svc, lo: int32(len(d.idx))} //nolint:gosec // < memoDetailMax
+	w.memoDet = d
+	return false
+}
+
+// memoDetailFlush adds a slot's pending hits to the report's counts.
+func (w *Walker) memoDetailFlush(s *memoDetailSlot) {
+	n := s.pending
+	if n == 0 {
+		return
+	}
+	s.pending = 0
+	keys, findings := w.tally.Keys, w.tally.Findings
+	for j, idx := range w.memoDetail.idx[s.lo : int(s.lo)+len(s.e.events)] {
+		switch s.e.events[j].kind {
+		case memoKey:
+			keys[idx].Count += n
+		case memoFinding:
+			findings[idx].Count += n
+		}
+	}
+}
+
+// flushMemoDetail adds every slot's pending hits to the report's counts
+// (Walker.Batch).
+func (w *Walker) flushMemoDetail() {
+	d := &w.memoDetail
+	for _, i := range d.used {
+		w.memoDetailFlush(&d.slots[i])
+	}
+}
+
+// memoReplay replays one recorded event of key k, and returns where the
+// report filed it.
+func (w *Walker) memoReplay(ev *memoEvent, k string) int {
+	switch ev.kind {
+	case memoKey:
+		return w.report.key(k, ev.kk)
+	case memoFinding:
+		return w.findingOut(ev.f, ev.lv, ev.subj, k, ev.id)
+	}
+	return -1
+}

@@ -64,6 +64,36 @@ import (
 // of hits and misses, added at Release, the recording, memoDetail, the
 // bypass) needs no lock: one goroutine walks a batch.
 
+// memoWalker is a walker's state of the shape memo. Its own: one
+// goroutine walks a batch.
+type memoWalker struct {
+	// on: this batch's maps go through the memo (Engine.Walker: the memo
+	// is on and the Advisor, if any, is shape-free).
+	on bool
+	// rec is the recording under way (nil otherwise); recording is its
+	// reused storage.
+	rec       *memoRec
+	recording memoRec
+	// detail caches the report detail of hits in this batch; det is its
+	// slot being filled by the current hit, or nil.
+	detail memoDetail
+	det    *memoDetail
+	// hitOps is the entry whose ops apply to the current map instead of
+	// the walker's ops (memoWork), or nil; tailOps is memoWork's scratch.
+	hitOps  *memoEntry
+	tailOps []op
+	// hits and misses count this batch's maps (added to the engine's at
+	// Release).
+	hits, misses int64
+	// missRun counts the misses since the last hit or second sighting (a
+	// doorkeeper match, in memoWalk); skip counts the maps walked past
+	// the memo while it is bypassed (memoTry).
+	missRun, skip int
+	// lifeMisses and records count over the walker's life, for the
+	// admission budget.
+	lifeMisses, records int64
+}
+
 // MemoStats are the shape memo's counters since the engine was created.
 type MemoStats struct {
 	// Hits and Misses count attribute maps walked with and without an

@@ -58,27 +58,27 @@ func (mo *memo) sighted(set *memoSet, fp uint64, victim int64) bool {
 // memoMiss counts a miss and reports whether to record the map: the set
 // holds a ticket and the walker's admission budget allows.
 func (w *Walker) memoMiss(set *memoSet) bool {
-	w.memoMisses++
-	w.memoLifeMisses++
-	w.memoMissRun++
-	if set.ticket.Load() == 0 || w.memoRecords*memoAdmitEvery > w.memoLifeMisses {
+	w.memo.misses++
+	w.memo.lifeMisses++
+	w.memo.missRun++
+	if set.ticket.Load() == 0 || w.memo.records*memoAdmitEvery > w.memo.lifeMisses {
 		return false
 	}
-	w.memoRec.reset()
+	w.memo.recording.reset()
 	return true
 }
 
 // memoRecorded inserts the recorded map when it has the fingerprint of
 // the set's ticket.
 func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
-	mr := &w.memoRec
-	w.memoRecords++
+	mr := &w.memo.recording
+	w.memo.records++
 	mo := w.e.memo
 	// The ticket's shape, or another the doorkeeper has seen (the set's
 	// next miss is often another shape of the set): both were seen twice.
 	t := set.ticket.Load()
 	if !mr.unkept && mr.keyBytes <= memoMaxKeyBytes && len(mr.ops) < 1<<15 && len(mr.events) < 1<<15 &&
-		(t == fp || mo.sighted(set, fp, w.memoLifeMisses)) {
+		(t == fp || mo.sighted(set, fp, w.memo.lifeMisses)) {
 		if t == fp {
 			set.ticket.CompareAndSwap(t, 0)
 		}
@@ -117,13 +117,13 @@ func (w *Walker) memoMix(fp uint64, k string, r registry.Ref) uint64 {
 // of a shape, ends the bypass; sampled maps still admit shapes, more
 // slowly.
 func (w *Walker) memoTry() bool {
-	if w.memoMissRun < memoBypassAfter {
+	if w.memo.missRun < memoBypassAfter {
 		return true
 	}
-	w.memoSkip++
-	if w.memoSkip%memoBypassSample == 0 {
+	w.memo.skip++
+	if w.memo.skip%memoBypassSample == 0 {
 		return true
 	}
-	w.memoMisses++
+	w.memo.misses++
 	return false
 }

@@ -114,12 +114,12 @@ func memoWalk[A valueHandles](w *Walker, m pcommon.Map, n int) {
 		// core type): this is vals[:n], a slice of memoWalk's own frame
 		// that the callees only read and do not keep.
 		kept := unsafe.Slice(&vals[0], n) //nolint:gosec // a slice of a local array, read while it lives
-		w.memoHits++
-		w.memoMissRun = 0
+		w.memo.hits++
+		w.memo.missRun = 0
 		w.memoHit(e, kept)
-		if e := w.hitOps; e != nil && e.plan != nil {
+		if e := w.memo.hitOps; e != nil && e.plan != nil {
 			w.layOut(m, e.plan, kept)
-			w.hitOps = nil
+			w.memo.hitOps = nil
 		}
 		return
 	}
@@ -128,9 +128,9 @@ func memoWalk[A valueHandles](w *Walker, m pcommon.Map, n int) {
 		w.memoRecorded(mc, set, fp)
 		return
 	}
-	if mo.sighted(set, fp, w.memoLifeMisses) {
+	if mo.sighted(set, fp, w.memo.lifeMisses) {
 		set.ticket.Store(fp) // second sighting: record it next time
-		w.memoMissRun = 0    // a shape that repeats: not a churn
+		w.memo.missRun = 0   // a shape that repeats: not a churn
 	}
 }
 

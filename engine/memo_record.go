@@ -25,7 +25,7 @@ import (
 // not inserted. Any other Advisor turns the memo off (Engine.Walker).
 
 // memoRec records one map's walk: the walker's hooks (finding, the
-// report's key tallies) append events to it while w.rec points at it.
+// report's key tallies) append events to it while w.memo.rec points at it.
 type memoRec struct {
 	events   []memoEvent
 	refs     []registry.Ref // the registry entries noted (memoEntry.refs)
@@ -106,7 +106,7 @@ func (r *memoRec) relevel(f vocab.Finding, l vocab.Level) {
 }
 
 // setRec turns recording on (rec) or off (nil).
-func (w *Walker) setRec(rec *memoRec) { w.rec, w.report.rec = rec, rec }
+func (w *Walker) setRec(rec *memoRec) { w.memo.rec, w.report.rec = rec, rec }
 
 // memoStepPrefix checks in full the first n attributes of a map that
 // matched an entry that far and then missed: their values were not kept
@@ -132,7 +132,7 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 		w.checkKey(k, r, v, true)
 		return w.memoMix(fp, k, r)
 	}
-	mr := &w.memoRec
+	mr := &w.memo.recording
 	w.memoSnapshot(&mr.s0)
 	ops0 := len(w.ops)
 	w.setRec(mr)

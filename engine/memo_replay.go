@@ -87,7 +87,7 @@ func (w *Walker) memoHitAdvice(e *memoEntry) {
 // map's): it replays the events (when replay is set), runs the value
 // checks and hands the entry's ops to apply.
 func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
-	// The entry's ops are applied from the entry itself (w.hitOps), not
+	// The entry's ops are applied from the entry itself (w.memo.hitOps), not
 	// copied into w.ops, unless a value check queues ops of its own: then
 	// both go into w.ops in the walk's order (merged), the entry's ops of
 	// each position before its value check's.
@@ -106,8 +106,8 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 			}
 			for ; ev < int(p.events); ev++ {
 				idx := w.memoReplay(&e.events[ev], k)
-				if w.memoDet != nil {
-					w.memoDet.idx = append(w.memoDet.idx, int32(idx)) //nolint:gosec // an index of the batch's detail
+				if w.memo.det != nil {
+					w.memo.det.idx = append(w.memo.det.idx, int32(idx)) //nolint:gosec // an index of the batch's detail
 				}
 			}
 		}
@@ -121,15 +121,15 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 			if !merged && len(w.ops) > 0 {
 				// The first ops of a value check: the entry's ops so
 				// far go before them.
-				w.tailOps = append(w.tailOps[:0], w.ops...)
+				w.memo.tailOps = append(w.memo.tailOps[:0], w.ops...)
 				w.ops, w.nOps = w.ops[:0], opCounts{}
 				for ; eop < int(p.ops); eop++ {
 					w.queue(e.ops[eop])
 				}
-				for _, o := range w.tailOps {
+				for _, o := range w.memo.tailOps {
 					w.queue(o)
 				}
-				clear(w.tailOps) // keep no string of the batch
+				clear(w.memo.tailOps) // keep no string of the batch
 				merged = true
 			}
 		}
@@ -139,9 +139,9 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 			w.queue(e.ops[eop])
 		}
 	} else {
-		w.hitOps = e
+		w.memo.hitOps = e
 	}
-	w.memoDet = nil
+	w.memo.det = nil
 }
 
 // memoDetail caches, per batch, where the report's detail (Options.Detail)
@@ -180,9 +180,9 @@ func (d *memoDetail) reset() {
 
 // memoDetailAgain reports whether the events of e were filed earlier in
 // this batch for the current service, and then adds them; otherwise it
-// prepares the slot that memoWork fills (w.memoDet).
+// prepares the slot that memoWork fills (w.memo.det).
 func (w *Walker) memoDetailAgain(e *memoEntry) bool {
-	d := &w.memoDetail
+	d := &w.memo.detail
 	svc := w.report.svcIdx
 	h := int(uintptr(unsafe.Pointer(e))>>6) + svc*7 //nolint:gosec // a hash of the pointer, never turned back
 	i := uint16(h & (memoDetailSlots - 1))          //nolint:gosec // masked
@@ -201,7 +201,7 @@ func (w *Walker) memoDetailAgain(e *memoEntry) bool {
 		w.memoDetailFlush(s)
 	}
 	*s = memoDetailSlot{e: e, svc: svc, lo: int32(len(d.idx))} //nolint:gosec // < memoDetailMax
-	w.memoDet = d
+	w.memo.det = d
 	return false
 }
 
@@ -213,7 +213,7 @@ func (w *Walker) memoDetailFlush(s *memoDetailSlot) {
 	}
 	s.pending = 0
 	keys, findings := w.tally.Keys, w.tally.Findings
-	for j, idx := range w.memoDetail.idx[s.lo : int(s.lo)+len(s.e.events)] {
+	for j, idx := range w.memo.detail.idx[s.lo : int(s.lo)+len(s.e.events)] {
 		switch s.e.events[j].kind {
 		case memoKey:
 			keys[idx].Count += n
@@ -226,7 +226,7 @@ func (w *Walker) memoDetailFlush(s *memoDetailSlot) {
 // flushMemoDetail adds every slot's pending hits to the report's counts
 // (Walker.Batch).
 func (w *Walker) flushMemoDetail() {
-	d := &w.memoDetail
+	d := &w.memo.detail
 	for _, i := range d.used {
 		w.memoDetailFlush(&d.slots[i])
 	}

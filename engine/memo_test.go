@@ -533,7 +533,7 @@ func TestMemoBypass(t *testing.T) {
 	// the memo.
 	skipped := func(e *Engine) int {
 		require.Len(t, e.walkers, 1)
-		return e.walkers[0].memoSkip
+		return e.walkers[0].memo.skip
 	}
 	for name, churn := range map[string]func(m pcommon.Map){
 		"unknown":  func(m pcommon.Map) { m.PutStr(fmt.Sprintf("app.k%016x", r.Uint64()), "v") },

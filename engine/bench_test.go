@@ -85,9 +85,9 @@ func benchRename(b *testing.B, mix enginetest.Mix, plan bool) {
 				i++
 			}
 			if &ops[0] == &forward[0] {
-				w.layOut(m, fwd, vals[:i])
+				w.layOut(m, fwd, vals[:i], 0)
 			} else {
-				w.layOut(m, bck, vals[:i])
+				w.layOut(m, bck, vals[:i], 0)
 			}
 		}
 	}
@@ -122,15 +122,15 @@ func benchRename(b *testing.B, mix enginetest.Mix, plan bool) {
 // of keys.
 func renamePlanOf(tb testing.TB, keys []string, ops []op) *renamePlan {
 	tb.Helper()
-	var at []uint16
+	var renames []planRename
 	for _, o := range ops {
 		i := slices.Index(keys, o.key)
 		if i < 0 {
 			tb.Fatalf("%s not in %v", o.key, keys)
 		}
-		at = append(at, uint16(i)) //nolint:gosec // a 13-key map
+		renames = append(renames, planRename{at: uint16(i), to: o.target}) //nolint:gosec // a 13-key map
 	}
-	p := newRenamePlan(keys, ops, &opCounts{move: len(ops), rename: len(ops)}, at)
+	p := newRenamePlan(keys, renames)
 	if p == nil {
 		tb.Fatalf("no plan for %d renames of %d keys", len(ops), len(keys))
 	}

@@ -79,8 +79,13 @@ type memoWalker struct {
 	detail memoDetail
 	det    *memoDetail
 	// hitOps is the entry whose ops apply to the current map instead of
-	// the walker's ops (memoWork), or nil; tailOps is memoWork's scratch.
+	// the walker's ops (memoWork), or nil; valued counts the renames of
+	// its plan whose values migrated (memoAbsorb). tailAt are the
+	// positions of the ops a hit's value checks queued, tailOps
+	// memoMerge's scratch.
 	hitOps  *memoEntry
+	valued  int
+	tailAt  []uint16
 	tailOps []op
 	// hits and misses count this batch's maps (added to the engine's at
 	// Release).
@@ -200,10 +205,16 @@ type memoEntry struct {
 	// renameAt are the positions of the opRename ops' keys in the map.
 	renameAt []uint16
 	// plan lays the map out again in one pass when the entry's ops are
-	// renames only, enough of them to pay (planWorth), none colliding
-	// (renamePlan); nil otherwise.
-	plan   *renamePlan
-	events []memoEvent
+	// renames only, enough of them with those its value checks make at
+	// every hit (tailRename) to pay (planWorth), none colliding
+	// (renamePlan); nil otherwise. renameTo holds, by position, the
+	// target of each rename a value check makes (nil when there is
+	// none), and planTails their number: a hit checks its value checks'
+	// ops against them (memoAbsorb).
+	plan      *renamePlan
+	renameTo  []string
+	planTails int
+	events    []memoEvent
 	// refs are the registry entries of the map's keys (Options.Detail),
 	// for the report's registry coverage; noted is the engine's set of
 	// listed entries (notedKeys) that has them all, once a hit has noted

@@ -118,8 +118,8 @@ func memoWalk[A valueHandles](w *Walker, m pcommon.Map, n int) {
 		w.memo.missRun = 0
 		w.memoHit(e, kept)
 		if e := w.memo.hitOps; e != nil && e.plan != nil {
-			w.layOut(m, e.plan, kept)
-			w.memo.hitOps = nil
+			w.layOut(m, e.plan, kept, w.memo.valued)
+			w.memo.hitOps, w.memo.valued = nil, 0
 		}
 		return
 	}

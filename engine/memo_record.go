@@ -273,9 +273,6 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 			}
 		}
 	}
-	if planWorth(e.nOps.rename, len(e.keys)) {
-		e.plan = newRenamePlan(e.keys, e.ops, &e.nOps, e.renameAt)
-	}
 	if w.report.enabled || w.e.opts.Sink != nil {
 		e.events = append([]memoEvent(nil), rec.events...)
 	}
@@ -299,6 +296,7 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 		}
 		nop, nev = p.ops, p.events
 	}
+	w.memoPlan(e)
 	e.bytes = int(unsafe.Sizeof(*e)) + len(all) + len(mc.ctx.MetricName) + len(mc.ctx.SpanName) + len(mc.sample[0]) + len(mc.sample[1]) + len(e.name) +
 		len(e.keys)*int(unsafe.Sizeof("")) + len(e.pos)*int(unsafe.Sizeof(memoPos{})) +
 		(len(e.outcomes)+len(e.findings)+len(e.drops))*int(unsafe.Sizeof(memoCount{})) + len(e.relevels)*int(unsafe.Sizeof(memoRelevel{})) +
@@ -307,7 +305,64 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	for i := range e.ops {
 		e.bytes += len(e.ops[i].target) + len(e.ops[i].val.s)
 	}
+	for _, t := range e.renameTo {
+		e.bytes += int(unsafe.Sizeof(t)) + len(t)
+	}
 	return e
+}
+
+// memoPlan makes the entry's renamePlan when its renames pay for one
+// (planWorth) and none collides: its own ops, when they are all renames,
+// and the renames its value checks make at every hit (tailRename), in map
+// order, as renameAll applies them.
+func (w *Walker) memoPlan(e *memoEntry) {
+	c := &e.nOps
+	if c.move != c.rename || c.drop > 0 || c.coerce > 0 || len(e.renameAt) != c.rename || len(e.keys) > memoMaxKeys {
+		return
+	}
+	var to [memoMaxKeys]string
+	tails := 0
+	for _, i := range e.tails {
+		if t, ok := w.tailRename(e.keys[i], e.pos[i].ref, e.pos[i].tail); ok {
+			to[i], tails = t, tails+1
+		}
+	}
+	if !planWorth(c.rename+tails, len(e.keys)) {
+		return
+	}
+	renames := make([]planRename, 0, c.rename+tails)
+	r := 0
+	for i := range e.keys {
+		own := r < len(e.renameAt) && int(e.renameAt[r]) == i
+		switch {
+		case own && to[i] != "":
+			return // both: cannot happen (a tail queues the rename of its key)
+		case own:
+			renames = append(renames, planRename{at: uint16(i), to: e.ops[r].target}) //nolint:gosec // < memoMaxKeys
+			r++
+		case to[i] != "":
+			renames = append(renames, planRename{at: uint16(i), to: to[i]}) //nolint:gosec // < memoMaxKeys
+		}
+	}
+	if e.plan = newRenamePlan(e.keys, renames); e.plan != nil && tails > 0 {
+		e.renameTo, e.planTails = slices.Clone(to[:len(e.keys)]), tails
+	}
+}
+
+// tailRename reports whether the value check of a position (tl, of key k
+// with registry entry r) renames the key at every hit, whatever the
+// value, and to what: a deprecated key with a rename target in this
+// context (tailTarget) while value migrations apply (migrates) is renamed
+// to its target, with its value migrated (renameValue) or not
+// (deprecated).
+func (w *Walker) tailRename(k string, r registry.Ref, tl tail) (string, bool) {
+	if tl != tailTarget || !w.migrates() {
+		return "", false
+	}
+	// RenamedKey is the target's key but for a template's instance, which
+	// renameValue leaves to deprecated.
+	a := w.ix.Attr(r)
+	return a.RenamedKey(k, a.Target(w.ctx)), true
 }
 
 // copyAdvice copies the recording's Advisor findings into e, with one copy

@@ -85,17 +85,16 @@ func (w *Walker) memoHitAdvice(e *memoEntry) {
 // memoWork does the work of a hit at the positions that have some, from
 // the values memoWalk kept (the keys are the entry's, equal to the
 // map's): it replays the events (when replay is set), runs the value
-// checks and hands the entry's ops to apply.
+// checks and hands the entry's ops to apply. The entry's ops are applied
+// from the entry itself (w.memo.hitOps), not copied into w.ops; so are
+// those the value checks queue when memoAbsorb takes them. Otherwise
+// memoMerge puts both into w.ops.
 func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
-	// The entry's ops are applied from the entry itself (w.memo.hitOps), not
-	// copied into w.ops, unless a value check queues ops of its own: then
-	// both go into w.ops in the walk's order (merged), the entry's ops of
-	// each position before its value check's.
-	eop, merged := 0, len(e.ops) == 0
 	work := e.tails
 	if replay {
 		work = e.work
 	}
+	at := w.memo.tailAt[:0]
 	for _, i := range work {
 		p := &e.pos[i]
 		k := e.keys[i]
@@ -111,37 +110,87 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 				}
 			}
 		}
-		if merged {
-			for ; eop < int(p.ops); eop++ {
-				w.queue(e.ops[eop])
-			}
-		}
 		if p.tail != tailDone {
+			n := len(w.ops)
 			w.checkTail(k, vals[i], p.ref, p.tail)
-			if !merged && len(w.ops) > 0 {
-				// The first ops of a value check: the entry's ops so
-				// far go before them.
-				w.memo.tailOps = append(w.memo.tailOps[:0], w.ops...)
-				w.ops, w.nOps = w.ops[:0], opCounts{}
-				for ; eop < int(p.ops); eop++ {
-					w.queue(e.ops[eop])
-				}
-				for _, o := range w.memo.tailOps {
-					w.queue(o)
-				}
-				clear(w.memo.tailOps) // keep no string of the batch
-				merged = true
+			for range len(w.ops) - n {
+				at = append(at, i)
 			}
 		}
 	}
-	if merged {
-		for ; eop < len(e.ops); eop++ {
-			w.queue(e.ops[eop])
+	w.memo.tailAt = at
+	w.memo.det = nil
+	switch {
+	case len(w.ops) > 0 && !w.memoAbsorb(e, vals):
+		if len(e.ops) > 0 {
+			w.memoMerge(e)
 		}
-	} else {
+	case len(e.ops) > 0 || e.plan != nil:
 		w.memo.hitOps = e
 	}
-	w.memo.det = nil
+}
+
+// memoAbsorb applies the ops a hit's value checks queued (w.ops, at the
+// positions w.memo.tailAt) to the values memoWalk kept, so that the
+// entry's ops and plan do the rest as they do for a hit without them: a
+// rename at a position the plan renames (renameTo) costs nothing more,
+// with its value migrated (opRenameValue) in place or not; a value
+// changed under its key (opCoerce: an enum member renamed, a value map)
+// is set in place. It reports false, and changes nothing, when an op is
+// another (a drop, a copy, a split...), a rename the plan does not make,
+// or the plan's renames by value checks are not all there.
+func (w *Walker) memoAbsorb(e *memoEntry, vals []pcommon.Value) bool {
+	renames := 0
+	for j := range w.ops {
+		o := &w.ops[j]
+		switch o.kind {
+		case opCoerce:
+		case opRename, opRenameValue:
+			if e.renameTo == nil || !keyEq(e.renameTo[w.memo.tailAt[j]], o.target) {
+				return false
+			}
+			renames++
+		default:
+			return false
+		}
+	}
+	if renames != e.planTails {
+		return false
+	}
+	for j := range w.ops {
+		o := &w.ops[j]
+		v := vals[w.memo.tailAt[j]]
+		switch o.kind {
+		case opCoerce:
+			o.val.set(v)
+		case opRenameValue:
+			o.migrate(v)
+			w.count(o.out)
+			w.memo.valued++
+		default:
+		}
+	}
+	w.ops, w.nOps = w.ops[:0], opCounts{}
+	return true
+}
+
+// memoMerge puts the entry's ops and those the hit's value checks queued
+// (w.ops, at the positions w.memo.tailAt) into w.ops in the walk's order:
+// the entry's ops of each position before its value check's.
+func (w *Walker) memoMerge(e *memoEntry) {
+	w.memo.tailOps = append(w.memo.tailOps[:0], w.ops...)
+	w.ops, w.nOps = w.ops[:0], opCounts{}
+	eop := 0
+	for j, o := range w.memo.tailOps {
+		for ; eop < int(e.pos[w.memo.tailAt[j]].ops); eop++ {
+			w.queue(e.ops[eop])
+		}
+		w.queue(o)
+	}
+	for ; eop < len(e.ops); eop++ {
+		w.queue(e.ops[eop])
+	}
+	clear(w.memo.tailOps) // keep no string of the batch
 }
 
 // memoDetail caches, per batch, where the report's detail (Options.Detail)

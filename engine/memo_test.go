@@ -334,6 +334,8 @@ func mustRules(filters []findingrules.Filter, overrides []findingrules.LevelOver
 // TestMemoMatchesFullWalk compares the memoized walk against the full walk
 // (the memo off) on randomized batches of every signal: the resulting
 // pdata, the Batch tallies and the findings a sink sees must be the same.
+// With renames on, some entries' plans hold renames whose values migrate
+// (memoAbsorb), and the test requires that some do.
 func TestMemoMatchesFullWalk(t *testing.T) {
 	iterations := 400
 	if testing.Short() {
@@ -369,6 +371,7 @@ func memoMatchesFullWalk(t *testing.T, name string, c config, seed uint64, itera
 	full.memo = nil
 	g := newShapeGen(seed, ix)
 	var advice int64
+	planned, tailPlanned := 0, 0
 	for it := range iterations {
 		var batches [2]any
 		readOnly := it%7 == 3
@@ -400,17 +403,40 @@ func memoMatchesFullWalk(t *testing.T, name string, c config, seed uint64, itera
 		for _, at := range tallies[0].Advice {
 			advice += at.Count
 		}
+		p, tp := memoPlans(memo)
+		planned, tailPlanned = max(planned, p), max(tailPlanned, tp)
 	}
 	if c.Advisor != nil {
 		t.Logf("%s: %d advisor findings", name, advice)
 		assert.Positive(t, advice, "advisor findings")
 	}
 	st := memo.MemoStats()
-	t.Logf("%s: %+v", name, st)
+	t.Logf("%s: %+v, plans %d, with value checks' renames %d", name, st, planned, tailPlanned)
 	assert.Positive(t, st.Hits, "hits")
 	assert.Positive(t, st.Misses, "misses")
 	assert.Positive(t, st.Entries, "entries")
+	if c.Deprecated == DeprecatedRename {
+		// Renames by value checks (a value that migrates with its key)
+		// are laid out by plans, as the entry's own are.
+		assert.Positive(t, tailPlanned, "plans with value checks' renames")
+	}
 	assert.Zero(t, full.MemoStats().Hits)
+}
+
+// memoPlans counts the entries of e's memo with a renamePlan, and those
+// among them whose plan holds renames that value checks make (memoPlan).
+func memoPlans(e *Engine) (plans, tails int) {
+	for i := range e.memo.sets {
+		for j := range e.memo.sets[i].ways {
+			if en := e.memo.sets[i].ways[j].Load(); en != nil && en.plan != nil {
+				plans++
+				if en.planTails > 0 {
+					tails++
+				}
+			}
+		}
+	}
+	return plans, tails
 }
 
 // walkInto walks one batch and returns a deep copy of its tally.
@@ -471,7 +497,9 @@ func TestMemoHitAllocates0(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	for _, detail := range []bool{false, true} {
-		for _, mix := range []enginetest.Mix{enginetest.MixConformant, enginetest.MixRealistic} {
+		// MixDeprecatedAll: 13 renames, one value migrating with its key
+		// (net.transport=ip_tcp), by plan (memoAbsorb).
+		for _, mix := range []enginetest.Mix{enginetest.MixConformant, enginetest.MixRealistic, enginetest.MixDeprecatedAll} {
 			t.Run(fmt.Sprintf("detail=%v/mix=%+v", detail, mix), func(t *testing.T) {
 				opts := defaultOptions()
 				opts.Findings, opts.Detail = true, detail
@@ -717,10 +745,15 @@ func TestRenamePlanMade(t *testing.T) {
 	for _, tc := range []struct {
 		mix  enginetest.Mix
 		plan bool
+		// tails is the rename a value check makes at every hit: the
+		// plan holds it (memoPlan), and a hit takes its op (memoAbsorb).
+		tails []string
 	}{
-		{enginetest.MixLineDeprecated, true},
-		{enginetest.MixDeprecated, true}, // 4 renames of 13
-		{enginetest.MixRealistic, false}, // 3 of 13
+		{enginetest.MixLineDeprecated, true, nil},
+		{enginetest.MixDeprecated, true, nil}, // 4 renames of 13
+		{enginetest.MixRealistic, false, nil}, // 3 of 13
+		// net.transport=ip_tcp: network.transport=tcp.
+		{enginetest.MixDeprecatedAll, true, []string{"network.transport"}},
 	} {
 		opts := defaultOptions()
 		opts.Findings = true
@@ -734,14 +767,21 @@ func TestRenamePlanMade(t *testing.T) {
 			e.Release(w)
 		}
 		planned := 0
+		var tails []string
 		for i := range e.memo.sets {
 			for j := range e.memo.sets[i].ways {
 				if en := e.memo.sets[i].ways[j].Load(); en != nil && en.plan != nil {
 					planned++
+					for _, to := range en.renameTo {
+						if to != "" {
+							tails = append(tails, to)
+						}
+					}
 				}
 			}
 		}
 		assert.Equal(t, tc.plan, planned > 0, "%d renames of %d", tc.mix.Deprecated, enginetest.AttrsPerItem)
+		assert.Equal(t, tc.tails, tails, "the renames of value checks in the plan")
 		require.Positive(t, e.MemoStats().Hits)
 		full, fix := newTestEngine(t, opts)
 		full.memo = nil

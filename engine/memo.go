@@ -87,6 +87,8 @@ type memoWalker struct {
 	valued  int
 	tailAt  []uint16
 	tailOps []op
+	// recCtx is the context of the map being recorded (memoMiss).
+	recCtx memoCtx
 	// hits and misses count this batch's maps (added to the engine's at
 	// Release).
 	hits, misses int64
@@ -148,7 +150,8 @@ const (
 	memoTypeFree
 )
 
-func (w *Walker) memoContext() memoCtx {
+// memoFlags are the current map's flags (memoCtx.flags).
+func (w *Walker) memoFlags() uint8 {
 	s := &w.grp
 	var f uint8
 	if s.active {
@@ -166,20 +169,43 @@ func (w *Walker) memoContext() memoCtx {
 	if w.mutate {
 		f |= memoMutate
 	}
-	mc := memoCtx{ctx: w.ctx, def: s.def, flags: f}
+	if w.e.shape != nil && w.adv.kinds.Has(SampleAttribute) {
+		f |= memoAdvised
+		if w.adv.typeFree {
+			f |= memoTypeFree
+		}
+	}
+	return f
+}
+
+// memoContext is the current map's context: what an entry recorded now
+// holds for.
+func (w *Walker) memoContext() memoCtx {
+	mc := memoCtx{ctx: w.ctx, def: w.grp.def, flags: w.memoFlags()}
 	if w.e.findingRules.scoped {
-		mc.sample = [2]string{s.sink.signalType, s.sink.pointType}
+		mc.sample = [2]string{w.grp.sink.signalType, w.grp.sink.pointType}
 	}
 	if w.e.shape != nil {
 		mc.group = w.adv.s.Group
-		if w.adv.kinds.Has(SampleAttribute) {
-			mc.flags |= memoAdvised
-			if w.adv.typeFree {
-				mc.flags |= memoTypeFree
-			}
-		}
 	}
 	return mc
+}
+
+// holds reports whether o is the current map's context, whose flags are
+// f: whether memoContext() == *o, without building it (a hit's lookup
+// compares the context of each candidate, and building it cost as much as
+// a tenth of a conforming map's hit).
+func (o *memoCtx) holds(w *Walker, f uint8) bool {
+	if o.flags != f || o.def != w.grp.def || o.ctx.Location != w.ctx.Location || o.ctx.SpanKind != w.ctx.SpanKind ||
+		o.ctx.MetricName != w.ctx.MetricName || o.ctx.SpanName != w.ctx.SpanName {
+		return false
+	}
+	// Without scoped finding rules or an Advisor, every entry's sample and
+	// group are empty, as the current map's.
+	if w.e.findingRules.scoped && (o.sample[0] != w.grp.sink.signalType || o.sample[1] != w.grp.sink.pointType) {
+		return false
+	}
+	return w.e.shape == nil || o.group == w.adv.s.Group
 }
 
 // memoEntry is one shape's recorded walk. Immutable once inserted, but

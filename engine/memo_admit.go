@@ -56,7 +56,9 @@ func (mo *memo) sighted(set *memoSet, fp uint64, victim int64) bool {
 }
 
 // memoMiss counts a miss and reports whether to record the map: the set
-// holds a ticket and the walker's admission budget allows.
+// holds a ticket and the walker's admission budget allows. The recording
+// holds for the map's context (w.memo.recCtx), taken here: nothing the
+// walk of the map has done so far changes it.
 func (w *Walker) memoMiss(set *memoSet) bool {
 	w.memo.misses++
 	w.memo.lifeMisses++
@@ -65,13 +67,14 @@ func (w *Walker) memoMiss(set *memoSet) bool {
 		return false
 	}
 	w.memo.recording.reset()
+	w.memo.recCtx = w.memoContext()
 	return true
 }
 
 // memoRecorded inserts the recorded map when it has the fingerprint of
 // the set's ticket.
-func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
-	mr := &w.memo.recording
+func (w *Walker) memoRecorded(set *memoSet, fp uint64) {
+	mr, mc := &w.memo.recording, &w.memo.recCtx
 	w.memo.records++
 	mo := w.e.memo
 	// The ticket's shape, or another the doorkeeper has seen (the set's
@@ -82,8 +85,9 @@ func (w *Walker) memoRecorded(mc memoCtx, set *memoSet, fp uint64) {
 		if t == fp {
 			set.ticket.CompareAndSwap(t, 0)
 		}
-		mo.insert(w.newMemoEntry(mr, mc, mr.keyBytes), set)
+		mo.insert(w.newMemoEntry(mr, *mc, mr.keyBytes), set)
 	}
+	*mc = memoCtx{}
 	// Do not keep the batch's strings alive.
 	clear(mr.keys)
 	clear(mr.ops)

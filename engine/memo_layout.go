@@ -123,15 +123,15 @@ func (e *Engine) MemoStats() MemoStats {
 	return e.memo.stats()
 }
 
-// setIndex chooses the set of a shape from its context, length and first
-// key.
-func (mo *memo) setIndex(mc *memoCtx, n int, first string) int {
-	h := uint64(n)*fibMul ^ uint64(mc.ctx.Location)<<8 ^ uint64(mc.ctx.SpanKind)<<16 ^ uint64(mc.flags)<<24 //nolint:gosec // n >= 1, a hash
-	if mc.ctx.MetricName != "" {
-		h ^= maphash.String(mo.seed, mc.ctx.MetricName)
+// setIndex chooses the set of a shape from its context (ctx, def and
+// flags: memoCtx's), length and first key.
+func (mo *memo) setIndex(ctx *registry.Context, def *registry.Group, flags uint8, n int, first string) int {
+	h := uint64(n)*fibMul ^ uint64(ctx.Location)<<8 ^ uint64(ctx.SpanKind)<<16 ^ uint64(flags)<<24 //nolint:gosec // n >= 1, a hash
+	if ctx.MetricName != "" {
+		h ^= maphash.String(mo.seed, ctx.MetricName)
 	}
-	if mc.def != nil {
-		h ^= uint64(uintptr(unsafe.Pointer(mc.def))) >> 4 //nolint:gosec // a hash of the pointer, never turned back
+	if def != nil {
+		h ^= uint64(uintptr(unsafe.Pointer(def))) >> 4 //nolint:gosec // a hash of the pointer, never turned back
 	}
 	h ^= registry.HashKey(first, 0)
 	// The context sits in high bits: a multiply carries every bit into

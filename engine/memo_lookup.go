@@ -40,18 +40,24 @@ type valueHandles interface {
 	[handlesSmall]pcommon.Value | [2 * handlesSmall]pcommon.Value | [memoMaxKeys]pcommon.Value
 }
 
-// memoWalk walks one map through the memo in one pass: while an entry of
-// the map's set matches the keys and type guards so far, nothing is
-// checked, and the values are kept by position, for a hit's value checks
-// and its rename plan; at the end a match is a hit. It follows one entry
-// at a time, the first of the set's candidates (its length and context),
-// and asks memoSwitch for another only when that one stops matching: a
-// key compared against one entry, not a loop over the candidates left
+// memoWalk walks one map through the memo: while an entry of the map's
+// set matches the keys and type guards so far, nothing is checked, and
+// the values are kept by position, for a hit's value checks and its
+// rename plan; at the end a match is a hit. It follows one entry at a
+// time, the first of the set's candidates (its length and context), and
+// asks memoSwitch for another only when that one stops matching: a key
+// compared against one entry, not a loop over the candidates left
 // (measured: −6 to −8 % per span on a conforming hit, stop 33). A
-// mismatch that memoSwitch cannot mend is a miss:
-// the positions passed are checked in full, read again from the map, and
-// the rest as they come. A miss is recorded when the set holds a ticket
-// for a shape seen twice.
+// mismatch that memoSwitch cannot mend is a miss: the map is walked again
+// in full (memoMissed). A miss is recorded when the set holds a ticket for
+// a shape seen twice.
+//
+// The first loop only matches, and leaves at the first mismatch: the
+// less its body holds, the fewer of memoWalk's variables pdata's iterator
+// (Map.All, a range-over-func loop whose body the compiler inlines) keeps
+// in memory rather than in registers (measured with callgrind: the
+// iterator's own instructions fell from about 31 to 9 per attribute when
+// the mismatch, the miss and the fingerprint moved out of the loop).
 //
 // The value handles are a local array of memoWalk's own (one instance per
 // length, memoAttrs): a store into it costs no write barrier, where a
@@ -60,78 +66,121 @@ type valueHandles interface {
 // out here, while the handles live.
 //
 // The loop's body is inlined only while its cost stays under the
-// compiler's limit for a closure called once (800; it is 794):
+// compiler's limit for a closure called once (800):
 // TestMemoWalkLoopInlined fails a change that passes it, which would make
 // every attribute a closure call (measured: +50 % on a conforming hit).
 func memoWalk[A valueHandles](w *Walker, m pcommon.Map, n int) {
-	mo := w.e.memo
+	var first string
+	for k := range m.All() {
+		first = k
+		break
+	}
+	// e is the candidate that matches the map so far.
+	set, cand, e := w.memoStart(n, first)
+	if e == nil {
+		w.memoMissed(m, set)
+		return
+	}
 	var vals A
-	var mc memoCtx
-	var set *memoSet
-	var cand [memoWays]*memoEntry
-	var e *memoEntry // the candidate that matches the map so far
-	rec := false
+	// Where e stopped matching: position i, key k, value v.
+	var k string
+	var v pcommon.Value
+	i := 0
+	for key, val := range m.All() {
+		// p.admits(v), written out: the compiler does not inline
+		// that call here (measured: +13.5 % on a conforming hit).
+		if p := &e.pos[i]; keyEq(e.keys[i], key) && (!p.guard || p.typ.holds(val.Type(), val)) {
+			vals[i] = val
+			i++
+			continue
+		}
+		k, v = key, val
+		break
+	}
+	for e != nil && i < n {
+		if e = memoSwitch(&cand, e, i, k, v, &vals); e != nil {
+			vals[i] = v
+			i, k, v = memoResume(m, e, i+1, &vals)
+		}
+	}
+	if e == nil {
+		w.memoMissed(m, set)
+		return
+	}
+	// A type parameter's array cannot be sliced (its type set has no
+	// core type): this is vals[:n], a slice of memoWalk's own frame
+	// that the callees only read and do not keep.
+	kept := unsafe.Slice(&vals[0], n) //nolint:gosec // a slice of a local array, read while it lives
+	w.memo.hits++
+	w.memo.missRun = 0
+	w.memoHit(e, kept)
+	if e := w.memo.hitOps; e != nil && e.plan != nil {
+		w.layOut(m, e.plan, kept, w.memo.valued)
+		w.memo.hitOps, w.memo.valued = nil, 0
+	}
+}
+
+// memoResume goes on matching entry e against map m from position from
+// (the positions before it matched), keeping the values, and returns
+// where e stops matching (position, key and value), or the map's length:
+// memoSwitch's path, for a set holding entries of one length and context
+// that differ in a key or a type.
+func memoResume[A valueHandles](m pcommon.Map, e *memoEntry, from int, vals *A) (int, string, pcommon.Value) {
+	i := 0
+	for k, v := range m.All() {
+		if i >= from {
+			if !keyEq(e.keys[i], k) || !e.pos[i].admits(v) {
+				return i, k, v
+			}
+			(*vals)[i] = v
+		}
+		i++
+	}
+	return i, "", pcommon.Value{}
+}
+
+// memoMissed walks a map that missed the memo (set: its set) in full,
+// recording it when the set holds a ticket and the admission budget
+// allows; a map not recorded leaves its fingerprint in the doorkeeper.
+func (w *Walker) memoMissed(m pcommon.Map, set *memoSet) {
+	rec := w.memoMiss(set)
 	fp := memoSeed(w.ctx.Location)
 	i := 0
 	for k, v := range m.All() {
-		if i == 0 {
-			mc = w.memoContext()
-			set = &mo.sets[mo.setIndex(&mc, n, k)]
-			for j := range memoWays {
-				if c := set.ways[j].Load(); c != nil && len(c.keys) == n && c.ix == w.ix && c.mc == mc &&
-					(!c.needName || c.name == w.grp.sink.signalName) {
-					cand[j] = c
-					if e == nil {
-						e = c
-					}
-				}
-			}
-			if e == nil {
-				rec = w.memoMiss(set)
-			}
-		}
-		if e != nil {
-			// p.admits(v), written out: the compiler does not inline
-			// that call here (measured: +13.5 % on a conforming hit).
-			if p := &e.pos[i]; keyEq(e.keys[i], k) && (!p.guard || p.typ.holds(v.Type(), v)) {
-				vals[i] = v
-				i++
-				continue
-			}
-			if e = memoSwitch(&cand, e, i, k, v, &vals); e != nil {
-				vals[i] = v
-				i++
-				continue
-			}
-			rec = w.memoMiss(set)
-			fp = w.memoStepPrefix(m, fp, i, rec)
-		}
 		fp = w.memoStep(fp, k, v, i, rec)
 		i++
 	}
-	if e != nil {
-		// A type parameter's array cannot be sliced (its type set has no
-		// core type): this is vals[:n], a slice of memoWalk's own frame
-		// that the callees only read and do not keep.
-		kept := unsafe.Slice(&vals[0], n) //nolint:gosec // a slice of a local array, read while it lives
-		w.memo.hits++
-		w.memo.missRun = 0
-		w.memoHit(e, kept)
-		if e := w.memo.hitOps; e != nil && e.plan != nil {
-			w.layOut(m, e.plan, kept, w.memo.valued)
-			w.memo.hitOps, w.memo.valued = nil, 0
-		}
-		return
-	}
 	fp |= 1
 	if rec {
-		w.memoRecorded(mc, set, fp)
+		w.memoRecorded(set, fp)
 		return
 	}
-	if mo.sighted(set, fp, w.memo.lifeMisses) {
+	if w.e.memo.sighted(set, fp, w.memo.lifeMisses) {
 		set.ticket.Store(fp) // second sighting: record it next time
 		w.memo.missRun = 0   // a shape that repeats: not a churn
 	}
+}
+
+// memoStart begins the walk of a map of n keys whose first key is k: it
+// returns the map's set, the entries of the set for its length and
+// context (cand) and the first of them (nil: none). Out of memoWalk's
+// loop, whose body it leaves room in; its results are returned, not
+// stored through pointers, so that they land in memoWalk's frame without
+// write barriers.
+func (w *Walker) memoStart(n int, k string) (set *memoSet, cand [memoWays]*memoEntry, e *memoEntry) {
+	f := w.memoFlags()
+	mo := w.e.memo
+	set = &mo.sets[mo.setIndex(&w.ctx, w.grp.def, f, n, k)]
+	for j := range memoWays {
+		if c := set.ways[j].Load(); c != nil && len(c.keys) == n && c.ix == w.ix && c.mc.holds(w, f) &&
+			(!c.needName || c.name == w.grp.sink.signalName) {
+			cand[j] = c
+			if e == nil {
+				e = c
+			}
+		}
+	}
+	return set, cand, e
 }
 
 // memoSwitch returns another candidate than e (cand: the entries of the

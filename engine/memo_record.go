@@ -108,21 +108,6 @@ func (r *memoRec) relevel(f vocab.Finding, l vocab.Level) {
 // setRec turns recording on (rec) or off (nil).
 func (w *Walker) setRec(rec *memoRec) { w.memo.rec, w.report.rec = rec, rec }
 
-// memoStepPrefix checks in full the first n attributes of a map that
-// matched an entry that far and then missed: their values were not kept
-// (memoWalk), so they are read again from the map.
-func (w *Walker) memoStepPrefix(m pcommon.Map, fp uint64, n int, rec bool) uint64 {
-	i := 0
-	for k, v := range m.All() {
-		if i == n {
-			break
-		}
-		fp = w.memoStep(fp, k, v, i, rec)
-		i++
-	}
-	return fp
-}
-
 // memoStep checks one attribute of a missed map in full, recording it when
 // rec is set, and returns the fingerprint with it.
 func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec bool) uint64 {

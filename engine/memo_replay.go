@@ -50,7 +50,9 @@ func (w *Walker) memoHit(e *memoEntry, vals []pcommon.Value) {
 	if len(e.refs) > 0 {
 		w.memoNoteRefs(e)
 	}
-	w.memoHitAdvice(e)
+	if len(e.advice) > 0 {
+		w.memoHitAdvice(e)
+	}
 	if len(e.events) > 0 && w.e.opts.Sink == nil && w.memoDetailAgain(e) {
 		// The report's detail of this entry was resolved earlier in the
 		// batch for this service: its events are count increments.
@@ -118,8 +120,12 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 			}
 		}
 	}
-	w.memo.tailAt = at
-	w.memo.det = nil
+	if len(at) > 0 {
+		w.memo.tailAt = at // a store into the heap costs a write barrier while the GC marks
+	}
+	if w.memo.det != nil {
+		w.memo.det = nil
+	}
 	switch {
 	case len(w.ops) > 0 && !w.memoAbsorb(e, vals):
 		if len(e.ops) > 0 {

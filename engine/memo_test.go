@@ -894,7 +894,7 @@ func TestMemoSetIndexSpreads(t *testing.T) {
 		for _, loc := range []registry.Location{registry.LocationSpan, registry.LocationSpanEvent} {
 			for _, k := range kinds {
 				mc := memoCtx{ctx: registry.Context{Location: loc, SpanKind: k}}
-				sets[mo.setIndex(&mc, 13, first)] = true
+				sets[mo.setIndex(&mc.ctx, mc.def, mc.flags, 13, first)] = true
 			}
 		}
 	}
@@ -968,4 +968,55 @@ func TestMemoSwitch(t *testing.T) {
 		assert.Equal(t, int64(4), walk(order...), "hits in %v", order)
 	}
 	assert.Zero(t, walk("Y"), "Y matches no entry")
+}
+
+// TestMemoCtxHolds: memoCtx.holds, which a hit's lookup compares each
+// candidate's context with instead of building the current one, answers
+// as memoContext() == *o does when any one of the context's inputs
+// changes: the registry.Context, the group check's definition and flags,
+// the batch's writability, the sample's signal and point types (scoped
+// finding rules) and the signal's registry group (a ShapeAdvisor).
+func TestMemoCtxHolds(t *testing.T) {
+	c := memoVariants()["advisor_rules_scoped_detail"]
+	ix, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	e := New(c.Options)
+	require.True(t, e.findingRules.scoped)
+	require.NotNil(t, e.shape)
+	w := e.Walker(ix, false)
+	defer e.Release(w)
+	g1, g2 := &registry.Group{ID: "a"}, &registry.Group{ID: "b"}
+	set := func() {
+		w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: registry.SpanKindServer, MetricName: "m", SpanName: "s"}
+		w.grp.def, w.grp.active, w.grp.resource, w.grp.guard, w.grp.quiet = g1, true, false, false, false
+		w.mutate = true
+		w.grp.sink.signalType, w.grp.sink.pointType = "span", ""
+		w.adv.s.Group = g1
+	}
+	set()
+	o := w.memoContext()
+	require.True(t, o.holds(w, w.memoFlags()), "the context it was built from")
+	for name, change := range map[string]func(){
+		"location":    func() { w.ctx.Location = registry.LocationSpanEvent },
+		"span kind":   func() { w.ctx.SpanKind = registry.SpanKindClient },
+		"metric name": func() { w.ctx.MetricName = "n" },
+		"span name":   func() { w.ctx.SpanName = "t" },
+		"definition":  func() { w.grp.def = g2 },
+		"active":      func() { w.grp.active = false },
+		"resource":    func() { w.grp.resource = true },
+		"guard":       func() { w.grp.guard = true },
+		"quiet":       func() { w.grp.quiet = true },
+		"mutate":      func() { w.mutate = false },
+		"signal type": func() { w.grp.sink.signalType = "log" },
+		"point type":  func() { w.grp.sink.pointType = "histogram_data_point" },
+		"group":       func() { w.adv.s.Group = g2 },
+	} {
+		set()
+		change()
+		assert.NotEqual(t, o, w.memoContext(), name)
+		assert.False(t, o.holds(w, w.memoFlags()), name)
+	}
+	set()
+	w.ctx.SpanName = strings.Clone(w.ctx.SpanName) // equal, in other memory
+	assert.True(t, o.holds(w, w.memoFlags()), "equal strings")
 }

@@ -285,8 +285,9 @@ func (t tdBytes) attrs() int {
 // 100-span batch, per renamed attribute (every key deprecated), and the
 // cost of a 1-span and a 10-span batch, whose difference gives the fixed
 // cost per batch; the line rate's deprecated workload (10 static renames
-// of 13 keys) and its mixed one (the same, 4 unknown keys and a template
-// instance: 18 keys); and the realistic mix (3 deprecated, 3 unknown, 1
+// of 13 keys), its old-values one (the same with 3 of the renamed keys'
+// values migrating with them) and its mixed one (the deprecated one, 4
+// unknown keys and a template instance: 18 keys); and the realistic mix (3 deprecated, 3 unknown, 1
 // template of 13) per span. memo=off is the full walk of every map.
 //
 // Run: go test ./engine -run '^$' -bench Memo -benchtime 1000x
@@ -310,6 +311,7 @@ func BenchmarkMemo(b *testing.B) {
 				{"conformant", enginetest.PutMix(enginetest.MixConformant), 100},
 				{"renames", enginetest.PutMix(enginetest.MixDeprecatedAll), 100},
 				{"deprecated", enginetest.PutLineDeprecatedAttrs, 100},
+				{"old-values", enginetest.PutLineOldValuesAttrs, 100},
 				{"mixed", enginetest.PutLineMixedAttrs, 100},
 				{"realistic", enginetest.PutMix(enginetest.MixRealistic), 100},
 				{"batch", enginetest.PutMix(enginetest.MixConformant), 1},

@@ -1020,3 +1020,37 @@ func TestMemoCtxHolds(t *testing.T) {
 	w.ctx.SpanName = strings.Clone(w.ctx.SpanName) // equal, in other memory
 	assert.True(t, o.holds(w, w.memoFlags()), "equal strings")
 }
+
+// TestOldValuesMigrate: the line rate's old-values workload arrives with
+// its keys renamed and its values migrated as enginetest.OldValues (and
+// the testbench README) list them, through memo hits laid out by a plan
+// that holds the value checks' renames, as through the full walk.
+func TestOldValuesMigrate(t *testing.T) {
+	opts := defaultOptions()
+	opts.Findings = true
+	e, ix := newTestEngine(t, opts)
+	full := New(opts)
+	full.memo = nil
+	wire := enginetest.TracesBytes(enginetest.GenTracesWith(4, enginetest.PutLineOldValuesAttrs))
+	var td ptrace.Traces
+	for range 4 { // a shape is admitted on a later sighting
+		td = enginetest.UnmarshalTraces(wire)
+		w := e.Walker(ix, false)
+		w.Traces(td)
+		e.Release(w)
+	}
+	require.Positive(t, e.MemoStats().Hits)
+	_, tails := memoPlans(e)
+	assert.Positive(t, tails, "a plan holds the value checks' renames")
+	requireFullWalkSpans(t, full, ix, wire, td)
+	attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(3).Attributes()
+	assert.Equal(t, enginetest.AttrsPerItem, attrs.Len())
+	for _, o := range enginetest.OldValues {
+		_, ok := attrs.Get(o.Key)
+		assert.False(t, ok, "%s renamed", o.Key)
+		v, ok := attrs.Get(o.To)
+		require.True(t, ok, o.To)
+		assert.Equal(t, pcommon.ValueTypeStr, v.Type(), o.To)
+		assert.Equal(t, o.ToValue, v.Str(), o.To)
+	}
+}

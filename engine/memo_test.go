@@ -752,20 +752,14 @@ func TestRenamePlanMade(t *testing.T) {
 		{enginetest.MixLineDeprecated, true, nil},
 		{enginetest.MixDeprecated, true, nil}, // 4 renames of 13
 		{enginetest.MixRealistic, false, nil}, // 3 of 13
-		// net.transport=ip_tcp: network.transport=tcp.
+		// net.transport, an enum: its value check renames it at every hit.
 		{enginetest.MixDeprecatedAll, true, []string{"network.transport"}},
 	} {
 		opts := defaultOptions()
 		opts.Findings = true
 		e, ix := newTestEngine(t, opts)
 		wire := enginetest.TracesBytes(enginetest.GenTraces(4, tc.mix))
-		var td ptrace.Traces
-		for range 4 { // a shape is admitted on a later sighting
-			td = enginetest.UnmarshalTraces(wire)
-			w := e.Walker(ix, false)
-			w.Traces(td)
-			e.Release(w)
-		}
+		td := walkAdmitted(e, ix, wire)
 		planned := 0
 		var tails []string
 		for i := range e.memo.sets {
@@ -854,6 +848,32 @@ func TestRenamePlanSpares(t *testing.T) {
 	}
 }
 
+// newMemoAndFull returns an engine with findings on, one with the same
+// options and no memo (the full walk), and their registry.
+func newMemoAndFull(t *testing.T) (memo, full *Engine, ix *registry.Index) {
+	t.Helper()
+	opts := defaultOptions()
+	opts.Findings = true
+	memo, ix = newTestEngine(t, opts)
+	full = New(opts)
+	full.memo = nil
+	return memo, full, ix
+}
+
+// walkAdmitted walks the batch of wire through e four times, fresh each
+// time (a shape is admitted on a later sighting, so that the last walks
+// hit), and returns the last batch walked.
+func walkAdmitted(e *Engine, ix *registry.Index, wire []byte) ptrace.Traces {
+	var td ptrace.Traces
+	for range 4 {
+		td = enginetest.UnmarshalTraces(wire)
+		w := e.Walker(ix, false)
+		w.Traces(td)
+		e.Release(w)
+	}
+	return td
+}
+
 // requireFullWalkSpans requires that the spans of got, walked through the
 // memo, have the keys, in order, and the values that the full walk (full,
 // an engine without a memo) gives the same batch, wire.
@@ -911,11 +931,7 @@ func TestMemoSetIndexSpreads(t *testing.T) {
 // with D and its third with A (Y) matches none: it must miss, and be
 // renamed and tallied as the full walk does.
 func TestMemoSwitch(t *testing.T) {
-	opts := defaultOptions()
-	opts.Findings = true
-	e, ix := newTestEngine(t, opts)
-	full := New(opts)
-	full.memo = nil
+	e, full, ix := newMemoAndFull(t)
 	// Each shape's keys and values, in order (an int value or a string).
 	type kv struct {
 		k string
@@ -1026,19 +1042,9 @@ func TestMemoCtxHolds(t *testing.T) {
 // the testbench README) list them, through memo hits laid out by a plan
 // that holds the value checks' renames, as through the full walk.
 func TestOldValuesMigrate(t *testing.T) {
-	opts := defaultOptions()
-	opts.Findings = true
-	e, ix := newTestEngine(t, opts)
-	full := New(opts)
-	full.memo = nil
+	e, full, ix := newMemoAndFull(t)
 	wire := enginetest.TracesBytes(enginetest.GenTracesWith(4, enginetest.PutLineOldValuesAttrs))
-	var td ptrace.Traces
-	for range 4 { // a shape is admitted on a later sighting
-		td = enginetest.UnmarshalTraces(wire)
-		w := e.Walker(ix, false)
-		w.Traces(td)
-		e.Release(w)
-	}
+	td := walkAdmitted(e, ix, wire)
 	require.Positive(t, e.MemoStats().Hits)
 	_, tails := memoPlans(e)
 	assert.Positive(t, tails, "a plan holds the value checks' renames")

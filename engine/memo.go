@@ -240,7 +240,12 @@ type memoEntry struct {
 	plan      *renamePlan
 	renameTo  []string
 	planTails int
-	events    []memoEvent
+	// conforming holds, by position, a current key's string value that
+	// its value check only counted conformant when recorded (memoTail;
+	// "": none; nil when no position has one): a hit with that value
+	// counts it so without the check.
+	conforming []string
+	events     []memoEvent
 	// refs are the registry entries of the map's keys (Options.Detail),
 	// for the report's registry coverage; noted is the engine's set of
 	// listed entries (notedKeys) that has them all, once a hit has noted

@@ -283,6 +283,13 @@ func memoVariants() map[string]config {
 			[]findingrules.Filter{{Exclude: []string{"missing_namespace"}}},
 			[]findingrules.LevelOverride{{IDs: []string{"deprecated", "not_stable"}, Level: "information"}})
 	})
+	// Per-name deprecated modes (an upgrade's transition): listed keys,
+	// value-migrating ones among them, copied, renamed or left over the
+	// global mode, so an entry's plan and its value checks ask each key's
+	// own mode.
+	perName := perNameModes()
+	add("per_name_modes_detail", func(c *config) { c.DeprecatedNames, c.Detail = perName, true })
+	add("per_name_modes_over_copy", func(c *config) { c.Deprecated, c.DeprecatedNames = DeprecatedCopy, perName })
 	// A ShapeAdvisor: its findings on attributes are kept in the entries.
 	add("advisor", func(c *config) { c.Advisor = newShapeAdvisor() })
 	add("advisor_type_free", func(c *config) {
@@ -1067,4 +1074,22 @@ func TestOldValuesMigrate(t *testing.T) {
 		assert.Equal(t, pcommon.ValueTypeStr, v.Type(), o.To)
 		assert.Equal(t, o.ToValue, v.Str(), o.To)
 	}
+}
+
+// perNameModes gives every deprecated attribute of the embedded registry
+// its own mode, copy, rename and off in turn, so that the shapes of
+// TestMemoMatchesFullWalk, drawn from every deprecated key, meet all three.
+func perNameModes() map[string]DeprecatedMode {
+	ix, err := registry.Default()
+	if err != nil {
+		panic(err)
+	}
+	modes := [...]DeprecatedMode{DeprecatedCopy, DeprecatedRename, DeprecatedOff}
+	m := map[string]DeprecatedMode{}
+	for _, a := range ix.Attributes() {
+		if a.Deprecation.Reason != registry.NotDeprecated {
+			m[a.Key] = modes[len(m)%len(modes)]
+		}
+	}
+	return m
 }

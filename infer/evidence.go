@@ -89,6 +89,7 @@ func (l Limits) Bytes() int64 {
 		MaxExamples*(s+16) + // examples
 		numTypes*(32+maxTypeServices*s) + // types and their services
 		l.MaxServices*s + 128 + // services, counters
+		MaxSignals*(s+8) + // signals (a collector's sketch)
 		mapEntry)
 	group := int64(3*s + l.MaxGroupAttributes*(s+8) + l.MaxServices*s + 128 + mapEntry)
 	invalid := int64(MaxInvalid * (4*s + mapEntry))
@@ -148,6 +149,12 @@ type Attribute struct {
 	Services []string `json:"services,omitempty"`
 	// ServicesOverflow counts occurrences from services beyond MaxServices.
 	ServicesOverflow int64 `json:"services_overflow,omitempty"`
+	// Signals are the metrics ("metric NAME") and spans ("span NAME") the
+	// key was seen on, at most MaxSignals (a collector's sketch; a
+	// recording lists them in the groups instead); SignalsOverflow counts
+	// the others.
+	Signals         []string `json:"signals,omitempty"`
+	SignalsOverflow int64    `json:"signals_overflow,omitempty"`
 }
 
 // TypeSeen is one type of an attribute's values.

@@ -83,6 +83,10 @@ type Config struct {
 	// Report bounds the conformance report.
 	Report ReportConfig `mapstructure:"report"`
 
+	// Infer keeps the inference sketch served at GET /infer/evidence for
+	// `otelgov registry infer --from`. Default: off.
+	Infer InferConfig `mapstructure:"infer"`
+
 	// validated is the registry Validate resolved, for Start to take over
 	// (`otelcol` validates the configuration right before it starts the
 	// components, so the registry is resolved once per start). Validate
@@ -119,6 +123,58 @@ type ReportConfig struct {
 	_ struct{}
 }
 
+// InferConfig is the inference sketch: a bounded record of the attribute
+// keys the registry in force does not know (per key: types, a
+// distinct-value estimate, occurrences, where and on which metrics and
+// spans, which services send it), fed from the processors' per-batch
+// tallies and served as infer.Evidence JSON.
+type InferConfig struct {
+	// Enabled turns the sketch and GET /infer/evidence on. Default: false
+	// (off: the processors track nothing more and the endpoint answers
+	// 404). Needs http.
+	Enabled bool `mapstructure:"enabled"`
+
+	// Examples keeps up to five example values per key, and the exact
+	// values behind enum proposals, each at most 256 bytes of valid
+	// UTF-8 (the report's rule for client strings). They come from
+	// production telemetry and may hold secrets or personal data.
+	// Default: false (no value leaves the collector; the distinct-value
+	// estimate is kept from hashes).
+	Examples bool `mapstructure:"examples"`
+
+	// MaxAttributes is how many distinct unknown keys the sketch tracks;
+	// later keys are counted, not listed. It bounds the sketch's memory
+	// (about 20 KiB per key at most). Default: 4096. At most 100000.
+	MaxAttributes int `mapstructure:"max_attributes"`
+
+	// MaxServices is how many services are named per key; later ones are
+	// counted. Default: 8. At most 100.
+	MaxServices int `mapstructure:"max_services"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// Limits of InferConfig checked by Validate.
+const (
+	maxInferAttributes = 100_000
+	maxInferServices   = 100
+)
+
+var errInferNeedsHTTP = errors.New("needs the http endpoint")
+
+// Validate checks the sketch's bounds.
+func (c *InferConfig) Validate() error {
+	var errs []error
+	if c.MaxAttributes < 1 || c.MaxAttributes > maxInferAttributes {
+		errs = append(errs, fmt.Errorf("max_attributes: %w: %d, want 1 to %d", errOutOfRange, c.MaxAttributes, maxInferAttributes))
+	}
+	if c.MaxServices < 1 || c.MaxServices > maxInferServices {
+		errs = append(errs, fmt.Errorf("max_services: %w: %d, want 1 to %d", errOutOfRange, c.MaxServices, maxInferServices))
+	}
+	return errors.Join(errs...)
+}
+
 var _ component.Config = (*Config)(nil)
 
 // Validate checks the options, that every registry path exists, and that
@@ -132,6 +188,9 @@ func (cfg *Config) Validate() error {
 	}
 	if h := cfg.HTTP.Get(); h != nil && strings.TrimSpace(h.NetAddr.Endpoint) == "" {
 		errs = append(errs, fmt.Errorf("http: %w", errEmptyEndpoint))
+	}
+	if cfg.Infer.Enabled && cfg.HTTP.Get() == nil {
+		errs = append(errs, fmt.Errorf("infer: enabled: %w (it serves GET /infer/evidence): turn http on or infer off", errInferNeedsHTTP))
 	}
 	check := func(key, p string) bool {
 		if strings.TrimSpace(p) == "" {

@@ -690,6 +690,7 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 	w.setRec(mr)
 	advised := w.memoAdvise(mr, k, v, r)
 	tl := w.checkKey(k, r, v, false)
+	unk := w.report.takeFiled()
 	static := w.staticTail(tl, r, v)
 	if static && tl != tailDone {
 		w.checkTail(k, v, r, tl)
@@ -697,7 +698,7 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 	w.setRec(nil)
 	w.memoDiff(mr)
 	mr.ops = append(mr.ops, w.ops[ops0:]...)
-	p := memoPos{ref: r, guard: advised && !w.adv.typeFree || static && tl != tailDone}
+	p := memoPos{ref: r, guard: advised && !w.adv.typeFree || static && tl != tailDone || unk}
 	if p.guard {
 		var ok bool
 		if p.typ, ok = memoGuard(v); !ok {
@@ -883,6 +884,9 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 			ev := 0
 			if i > 0 {
 				ev = int(e.pos[i-1].events)
+			}
+			if w.report.unknowns {
+				w.report.unknownValue(vals[i]) // once per shape, service and batch
 			}
 			for ; ev < int(p.events); ev++ {
 				idx := w.memoReplay(&e.events[ev], k)

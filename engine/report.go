@@ -41,7 +41,7 @@ type reportTally struct {
 	// ctx is the walker's context, unk indexes Batch.Unknowns, val is the
 	// value of the unknown key being filed when hasVal.
 	unknowns, values bool
-	hasVal           bool
+	hasVal, filed    bool
 	val              pcommon.Value
 	ctx              *registry.Context
 	unk              map[unknownKey]int
@@ -186,7 +186,7 @@ func (r *reportTally) reset() {
 	r.svcIdx = 0
 	if r.unknowns {
 		clear(r.unk)
-		r.unknowns, r.values, r.hasVal, r.ctx = false, false, false, nil
+		r.unknowns, r.values, r.hasVal, r.filed, r.ctx = false, false, false, false, nil
 		r.val = pcommon.Value{}
 	}
 }

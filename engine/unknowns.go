@@ -14,15 +14,20 @@ import (
 
 // The unknown-key context feeds the registry extension's inference sketch
 // (package infer): for each unknown key the report's tally files, the
-// context it was filed in (location, metric or span name), the types of
-// the values read and a few value hashes. It costs nothing unless a
-// front-end turns it on for a walker (Walker.TrackUnknowns): the tally's
-// key() tests one bool. It is filed where the report's key tally is, so
-// a shape memo hit files it once per shape, service and batch (the memo's
-// replay of the report's events) and reads no value: types and value
-// hashes come from the walks that read the values (a miss, the shape's
-// recording). A shape guards the type of its unknown keys, so the types
-// of one shape are the types of its hits.
+// context it was filed in (location, metric name), the types of the
+// values read and a few value hashes. It costs nothing unless a front-end
+// turns it on for a walker (Walker.TrackUnknowns): the tally's key() tests
+// one bool. It is filed where the report's key tally is, so a shape memo
+// hit files it once per shape, service and batch (the memo's replay of
+// the report's events), with the value of that one hit: the memo reads no
+// other value, so the types and value hashes come from the walks that
+// read every value (misses, the shape's recording) and from one hit per
+// shape, service and batch. While the walker tracks unknowns, a recorded
+// shape guards the type of its unknown keys (takeFiled): a map whose
+// unknown key has another type misses and is read, so the sketch sees
+// every type a shape is sent with. Span names are not part of a shape nor
+// of the walk's context: an unknown key's spans are known by location,
+// its metrics by name.
 
 // MaxUnknownValues bounds the value hashes (and, with values, the values)
 // an UnknownTally keeps per batch.
@@ -37,15 +42,14 @@ type UnknownTally struct {
 	// Key indexes Batch.Keys (the service and the key).
 	Key      int
 	Location registry.Location
-	// Signal is the metric name (data-point attributes) or the span name
-	// (span, span event and span link attributes), as received; "" for
-	// other locations.
+	// Signal is the metric name of data-point attributes, as received;
+	// "" for other locations.
 	Signal string
-	// Types is the set of the value types read, bit 1<<pcommon.ValueType;
-	// 0 when every filing was a memo replay.
+	// Types is the set of the value types read, bit 1<<pcommon.ValueType.
 	Types uint16
 	// Filed counts the filings: one per attribute in a walk that reads it,
-	// one per shape and service on memo hits.
+	// one per shape and service on memo hits (Keys[Key].Count counts every
+	// occurrence).
 	Filed int64
 	// Hashes are the ValueHash of up to MaxUnknownValues distinct values
 	// read; NHashes of them are set.
@@ -84,16 +88,24 @@ func (r *reportTally) unknownValue(v pcommon.Value) {
 	r.val, r.hasVal = v, true
 }
 
+// takeFiled reports whether the key just checked was an unknown key whose
+// value was filed, and forgets it: the shape memo's recording then guards
+// that position by the value's type (memoStep), so that a map whose
+// unknown key has another type misses and is read, and the sketch sees
+// every type a shape is sent with. False while the walker does not track
+// unknowns.
+func (r *reportTally) takeFiled() bool {
+	f := r.filed
+	r.filed = false
+	return f
+}
+
 // unknown files the context of Keys[i], an unknown key.
 func (r *reportTally) unknown(i int) {
 	b := r.batch
 	uk := unknownKey{key: i, loc: r.ctx.Location}
-	switch r.ctx.Location {
-	case registry.LocationDataPoint:
+	if uk.loc == registry.LocationDataPoint {
 		uk.signal = r.ctx.MetricName
-	case registry.LocationSpan, registry.LocationSpanEvent, registry.LocationSpanLink:
-		uk.signal = r.ctx.SpanName
-	case registry.LocationResource, registry.LocationScope, registry.LocationLog:
 	}
 	j, ok := r.unk[uk]
 	if !ok {
@@ -111,7 +123,7 @@ func (r *reportTally) unknown(i int) {
 	if !r.hasVal {
 		return
 	}
-	r.hasVal = false
+	r.hasVal, r.filed = false, r.rec != nil
 	v := r.val
 	u.Types |= 1 << v.Type()
 	if u.NHashes >= MaxUnknownValues {

@@ -149,10 +149,9 @@ type Attribute struct {
 	Services []string `json:"services,omitempty"`
 	// ServicesOverflow counts occurrences from services beyond MaxServices.
 	ServicesOverflow int64 `json:"services_overflow,omitempty"`
-	// Signals are the metrics ("metric NAME") and spans ("span NAME") the
-	// key was seen on, at most MaxSignals (a collector's sketch; a
-	// recording lists them in the groups instead); SignalsOverflow counts
-	// the others.
+	// Signals are the metrics ("metric NAME") the key was seen on, at
+	// most MaxSignals (a collector's sketch; a recording lists them in
+	// the groups instead); SignalsOverflow counts the others.
 	Signals         []string `json:"signals,omitempty"`
 	SignalsOverflow int64    `json:"signals_overflow,omitempty"`
 }

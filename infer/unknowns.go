@@ -14,15 +14,16 @@ import (
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
-// MaxSignals bounds the metrics and spans listed per attribute
+// MaxSketchServices is the most services a collector's sketch names per
+// key (the extension's infer::max_services at most).
+const MaxSketchServices = 100
+
+// MaxSignals bounds the metrics listed per attribute
 // (Attribute.Signals); later ones are counted in SignalsOverflow.
 const MaxSignals = 16
 
-// Signal prefixes of Attribute.Signals.
-const (
-	SignalMetric = "metric "
-	SignalSpan   = "span "
-)
+// SignalMetric prefixes a metric name in Attribute.Signals.
+const SignalMetric = "metric "
 
 var whereOfLocation = [engine.NumLocations]uint8{
 	registry.LocationResource:  WhereResource,
@@ -40,25 +41,36 @@ var whereOfLocation = [engine.NumLocations]uint8{
 // (engine.Walker.TrackUnknowns), their contexts, types, value hashes and
 // values. This is the collector's sketch: it reads no telemetry, only the
 // batch's bounded tally.
+//
+// A type is counted for every occurrence of the key from the service in
+// the batch: exactly when the service sent it with one type in the batch;
+// with several, each type gets its filings and the rest goes to the type
+// filed most (the memo's hits are not told apart).
 func (a *Accumulator) AddUnknowns(b *engine.Batch) {
+	svc := func(i int) string {
+		if i >= 0 && i < len(b.Services) {
+			if s := b.Services[i].Service; s != vocab.ServiceMissing {
+				return s
+			}
+		}
+		return ""
+	}
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		if k.Kind != engine.KeyUnknown {
 			continue
 		}
-		a.service = ""
-		if k.Service >= 0 && k.Service < len(b.Services) {
-			if s := b.Services[k.Service].Service; s != "" && s != vocab.ServiceMissing {
-				a.service = s
-			}
+		a.service = svc(k.Service)
+		if at := a.attribute(k.Key); at != nil {
+			at.Count += k.Count
+			at.Services, at.ServicesOverflow = addService(at.Services, at.ServicesOverflow, a.service, a.lim.MaxServices)
 		}
-		at := a.attribute(k.Key)
-		if at == nil {
-			continue
-		}
-		at.Count += k.Count
-		at.Services, at.ServicesOverflow = addService(at.Services, at.ServicesOverflow, a.service, a.lim.MaxServices)
 	}
+	if len(b.Unknowns) == 0 {
+		return
+	}
+	// filed[key][type]: the filings with a value read, per Keys entry.
+	var filed map[int]*[numValueTypes]int64
 	for i := range b.Unknowns {
 		u := &b.Unknowns[i]
 		if u.Key < 0 || u.Key >= len(b.Keys) {
@@ -69,29 +81,26 @@ func (a *Accumulator) AddUnknowns(b *engine.Batch) {
 		if at == nil {
 			continue // over the limits or invalid: counted above
 		}
-		a.service = ""
-		if k.Service >= 0 && k.Service < len(b.Services) {
-			if s := b.Services[k.Service].Service; s != "" && s != vocab.ServiceMissing {
-				a.service = s
-			}
-		}
 		if int(u.Location) < len(whereOfLocation) {
 			at.Where |= whereOfLocation[u.Location]
 		}
-		switch u.Location {
-		case registry.LocationDataPoint:
+		if u.Location == registry.LocationDataPoint {
 			at.Signals, at.SignalsOverflow = addSignal(at.Signals, at.SignalsOverflow, SignalMetric, u.Signal)
-		case registry.LocationSpan, registry.LocationSpanEvent, registry.LocationSpanLink:
-			at.Signals, at.SignalsOverflow = addSignal(at.Signals, at.SignalsOverflow, SignalSpan, u.Signal)
-		case registry.LocationResource, registry.LocationScope, registry.LocationLog:
 		}
-		for t := pcommon.ValueTypeEmpty; t <= pcommon.ValueTypeBytes; t++ {
-			if u.Types&(1<<t) == 0 {
-				continue
+		if u.Types != 0 {
+			if filed == nil {
+				filed = map[int]*[numValueTypes]int64{}
 			}
-			ts := typeSeen(at, typeName(t))
-			ts.Count += u.Filed
-			ts.Services, ts.ServicesOverflow = addService(ts.Services, ts.ServicesOverflow, a.service, maxTypeServices)
+			f := filed[u.Key]
+			if f == nil {
+				f = new([numValueTypes]int64)
+				filed[u.Key] = f
+			}
+			for t := range numValueTypes {
+				if u.Types&(1<<t) != 0 {
+					f[t] += u.Filed
+				}
+			}
 		}
 		for _, h := range u.Hashes[:u.NHashes] {
 			if sketchAdd(at, h) {
@@ -108,7 +117,38 @@ func (a *Accumulator) AddUnknowns(b *engine.Batch) {
 			addExample(at, x)
 		}
 	}
+	for ki := range b.Keys { // in order: the types' order is deterministic
+		f := filed[ki]
+		if f == nil {
+			continue
+		}
+		k := &b.Keys[ki]
+		at := a.ev.Attributes[k.Key]
+		a.service = svc(k.Service)
+		var sum int64
+		top := 0
+		for t, n := range f {
+			sum += n
+			if n > f[top] {
+				top = t
+			}
+		}
+		for t, n := range f {
+			if n == 0 {
+				continue
+			}
+			if t == top {
+				n += max(k.Count-sum, 0)
+			}
+			ts := typeSeen(at, typeName(pcommon.ValueType(t))) //nolint:gosec // < numValueTypes
+			ts.Count += n
+			ts.Services, ts.ServicesOverflow = addService(ts.Services, ts.ServicesOverflow, a.service, maxTypeServices)
+		}
+	}
 }
+
+// numValueTypes is the number of pcommon.ValueTypes (Empty to Bytes).
+const numValueTypes = int(pcommon.ValueTypeBytes) + 1
 
 // attribute finds or adds the attribute k (nil when k cannot be a
 // registry ID, or the attributes are full: counted).

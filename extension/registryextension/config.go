@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
 
+	"github.com/otelgov/otelcol-governance/infer"
 	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
 )
@@ -158,7 +159,7 @@ type InferConfig struct {
 // Limits of InferConfig checked by Validate.
 const (
 	maxInferAttributes = 100_000
-	maxInferServices   = 100
+	maxInferServices   = infer.MaxSketchServices
 )
 
 var errInferNeedsHTTP = errors.New("needs the http endpoint")

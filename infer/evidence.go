@@ -83,7 +83,23 @@ func (l Limits) withDefaults() Limits {
 func (l Limits) Bytes() int64 {
 	l = l.withDefaults()
 	const s = vocab.MaxKeyLength + 16 // a bounded string and its header
-	attr := int64(s +                 // key
+	group := int64(3*s + l.MaxGroupAttributes*(s+8) + l.MaxServices*s + 128 + mapEntry)
+	return l.AttributesBytes() + 3*int64(l.MaxGroups)*group
+}
+
+// AttributesBytes is the part of Bytes that the attributes and the
+// invalid names take: all a collector's sketch holds (it has no groups).
+func (l Limits) AttributesBytes() int64 {
+	l = l.withDefaults()
+	const s = vocab.MaxKeyLength + 16
+	invalid := int64(MaxInvalid * (4*s + mapEntry))
+	return int64(l.MaxAttributes)*attributeBytes(l) + invalid
+}
+
+// attributeBytes bounds one Attribute under l.
+func attributeBytes(l Limits) int64 {
+	const s = vocab.MaxKeyLength + 16 // a bounded string and its header
+	return int64(s + // key
 		8*sketchK + // sketch
 		(MaxValues+1)*(s+16) + // exact values
 		MaxExamples*(s+16) + // examples
@@ -91,9 +107,6 @@ func (l Limits) Bytes() int64 {
 		l.MaxServices*s + 128 + // services, counters
 		MaxSignals*(s+8) + // signals (a collector's sketch)
 		mapEntry)
-	group := int64(3*s + l.MaxGroupAttributes*(s+8) + l.MaxServices*s + 128 + mapEntry)
-	invalid := int64(MaxInvalid * (4*s + mapEntry))
-	return int64(l.MaxAttributes)*attr + 3*int64(l.MaxGroups)*group + invalid
 }
 
 // mapEntry is a generous cost of one map entry (key header, pointer,

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,6 +60,13 @@ func freePort(t *testing.T) string {
 
 func newReplica(t *testing.T) *replica {
 	t.Helper()
+	return newReplicaWith(t, map[string]any{"enabled": true})
+}
+
+// newReplicaWith starts a replica whose extension has the infer section
+// inferCfg.
+func newReplicaWith(t *testing.T, inferCfg map[string]any) *replica {
+	t.Helper()
 	ctx := context.Background()
 	ef := registryextension.NewFactory()
 	ecfg := ef.CreateDefaultConfig()
@@ -64,7 +74,7 @@ func newReplica(t *testing.T) *replica {
 	require.NoError(t, confmap.NewFromStringMap(map[string]any{
 		"poll_interval": "0s",
 		"http":          map[string]any{"endpoint": addr},
-		"infer":         map[string]any{"enabled": true},
+		"infer":         inferCfg,
 	}).Unmarshal(ecfg))
 	require.NoError(t, ecfg.(interface{ Validate() error }).Validate())
 	eid := component.MustNewID("governance_registry")
@@ -282,4 +292,69 @@ func TestInferFromBadCollector(t *testing.T) {
 	code, _, errOut := otelgov(t, "", "registry", "infer", "--output", dir, "--from", good.url, "recorded.jsonl")
 	assert.Equal(t, exitBad, code)
 	assert.Contains(t, errOut, "give one source")
+}
+
+// TestInferSketchBounded is issue 37's "bounded memory under a client
+// sending a new random key with every span": 20000 spans, each with a key
+// never seen before, through a real processor into a real extension with
+// infer::max_attributes 256. The sketch lists 256 keys and counts the
+// rest; its memory is bounded by infer.Limits.AttributesBytes() (about
+// 25 KiB per key: 6.4 MB here, 100 MB at the default 4096, a loose upper
+// bound) and does not grow between 5000 and 20000 random keys.
+func TestInferSketchBounded(t *testing.T) {
+	const maxAttrs = 256
+	r := newReplicaWith(t, map[string]any{"enabled": true, "examples": true, "max_attributes": maxAttrs})
+	rnd := rand.New(rand.NewPCG(1, 2))
+	sent := 0
+	send := func(n int) {
+		for range n / 100 {
+			td := ptrace.NewTraces()
+			rs := td.ResourceSpans().AppendEmpty()
+			rs.Resource().Attributes().PutStr("service.name", "attacker")
+			ss := rs.ScopeSpans().AppendEmpty()
+			for range 100 {
+				sp := ss.Spans().AppendEmpty()
+				sp.SetName("GET /")
+				sp.Attributes().PutStr(fmt.Sprintf("acme.k%016x", rnd.Uint64()), strings.Repeat("v", 300))
+				sent++
+			}
+			r.send(t, td)
+		}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	evidence := func() *infer.Evidence {
+		resp, err := http.Get(r.url + "/infer/evidence")
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		var ev infer.Evidence
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&ev))
+		return &ev
+	}
+	base := heap()
+	send(5000)
+	mid := heap()
+	send(15000)
+	end := heap()
+
+	ev := evidence()
+	assert.Len(t, ev.Attributes, maxAttrs)
+	assert.Equal(t, int64(sent-maxAttrs), ev.Overflow.Attributes, "every key past the bound is counted")
+	require.NoError(t, ev.Check(infer.Limits{MaxAttributes: maxAttrs}))
+	for _, at := range ev.Attributes {
+		for _, x := range at.Examples {
+			assert.LessOrEqual(t, len(x.(string)), 256, "examples are cut by vocab.Bound")
+		}
+	}
+	bound := infer.Limits{MaxAttributes: maxAttrs}.AttributesBytes()
+	t.Logf("sketch bound %d bytes; heap before %d, after 5000 random keys %d, after 20000 %d", bound, base, mid, end)
+	// The shape memo (at most 4 MiB, bypassed under random keys) and the
+	// conformance report's bounded tallies grow too: 8 MiB of slack.
+	assert.Less(t, int64(end)-int64(base), bound+8<<20, "the sketch stays within its bound")
+	assert.Less(t, int64(end)-int64(mid), int64(1<<20), "15000 more random keys must not grow the heap (bound %d bytes)", bound)
 }

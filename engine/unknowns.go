@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/binary"
-	"hash/fnv"
 	"math"
 	"strings"
 
@@ -169,32 +168,50 @@ func scalarOf(v pcommon.Value) any {
 // differ): FNV-1a finished with splitmix64's mix, the same in every
 // process, so that distinct-value sketches of two processes merge.
 func ValueHash(v pcommon.Value) uint64 {
-	h := fnv.New64a()
-	var b [9]byte
-	b[0] = byte(v.Type()) //nolint:gosec // a ValueType is 0..6
+	h := fnvAdd(fnvOffset, byte(v.Type())) //nolint:gosec // a ValueType is 0..6
+	var b [8]byte
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
-		_, _ = h.Write(b[:1])
-		_, _ = h.Write([]byte(v.Str()))
+		h = fnvString(h, v.Str())
 	case pcommon.ValueTypeInt:
-		binary.LittleEndian.PutUint64(b[1:], uint64(v.Int())) //nolint:gosec // bits, not a value
-		_, _ = h.Write(b[:])
+		binary.LittleEndian.PutUint64(b[:], uint64(v.Int())) //nolint:gosec // bits, not a value
+		h = fnvBytes(h, b[:])
 	case pcommon.ValueTypeDouble:
-		binary.LittleEndian.PutUint64(b[1:], math.Float64bits(v.Double()))
-		_, _ = h.Write(b[:])
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(v.Double()))
+		h = fnvBytes(h, b[:])
 	case pcommon.ValueTypeBool:
 		if v.Bool() {
-			b[1] = 1
+			b[0] = 1
 		}
-		_, _ = h.Write(b[:2])
+		h = fnvBytes(h, b[:1])
 	case pcommon.ValueTypeBytes:
-		_, _ = h.Write(b[:1])
-		_, _ = h.Write(v.Bytes().AsRaw())
+		h = fnvBytes(h, v.Bytes().AsRaw())
 	case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeEmpty:
-		_, _ = h.Write(b[:1])
-		_, _ = h.Write([]byte(v.AsString()))
+		h = fnvString(h, v.AsString())
 	}
-	return mix64(h.Sum64())
+	return mix64(h)
+}
+
+// FNV-1a, 64 bits, without hash.Hash's allocation.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvAdd(h uint64, c byte) uint64 { return (h ^ uint64(c)) * fnvPrime }
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = fnvAdd(h, s[i])
+	}
+	return h
+}
+
+func fnvBytes(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h = fnvAdd(h, c)
+	}
+	return h
 }
 
 func mix64(x uint64) uint64 {

@@ -266,6 +266,8 @@ type Accumulator struct {
 	service string
 	input   string
 	invalid map[string]bool
+	// filed is AddUnknowns' scratch.
+	filed [][numValueTypes]int64
 }
 
 // New returns an empty Accumulator bounded by lim.

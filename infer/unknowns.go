@@ -69,8 +69,11 @@ func (a *Accumulator) AddUnknowns(b *engine.Batch) {
 	if len(b.Unknowns) == 0 {
 		return
 	}
-	// filed[key][type]: the filings with a value read, per Keys entry.
-	var filed map[int]*[numValueTypes]int64
+	// filed[key][type]: the filings with a value read, per Keys entry
+	// (scratch reused from batch to batch).
+	filed := a.filed[:0]
+	filed = append(filed, make([][numValueTypes]int64, len(b.Keys))...)
+	a.filed = filed
 	for i := range b.Unknowns {
 		u := &b.Unknowns[i]
 		if u.Key < 0 || u.Key >= len(b.Keys) {
@@ -88,14 +91,7 @@ func (a *Accumulator) AddUnknowns(b *engine.Batch) {
 			at.Signals, at.SignalsOverflow = addSignal(at.Signals, at.SignalsOverflow, SignalMetric, u.Signal)
 		}
 		if u.Types != 0 {
-			if filed == nil {
-				filed = map[int]*[numValueTypes]int64{}
-			}
-			f := filed[u.Key]
-			if f == nil {
-				f = new([numValueTypes]int64)
-				filed[u.Key] = f
-			}
+			f := &filed[u.Key]
 			for t := range numValueTypes {
 				if u.Types&(1<<t) != 0 {
 					f[t] += u.Filed
@@ -118,8 +114,8 @@ func (a *Accumulator) AddUnknowns(b *engine.Batch) {
 		}
 	}
 	for ki := range b.Keys { // in order: the types' order is deterministic
-		f := filed[ki]
-		if f == nil {
+		f := &filed[ki]
+		if *f == ([numValueTypes]int64{}) {
 			continue
 		}
 		k := &b.Keys[ki]

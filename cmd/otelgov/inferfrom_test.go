@@ -272,7 +272,7 @@ func TestInferFromBadCollector(t *testing.T) {
 	}{
 		{name: "no_answer", url: "http://" + freePort(t), want: "the collector does not answer"},
 		{name: "not_json", url: serve(http.StatusOK, "<html>hello</html>"), want: "not the inference sketch's JSON"},
-		{name: "json_not_evidence", url: serve(http.StatusOK, `{"services": []}`), want: "not the inference sketch's JSON"},
+		{name: "json_not_evidence", url: serve(http.StatusOK, `{}`), want: "not the inference sketch's JSON"},
 		{name: "sketch_off", url: serve(http.StatusNotFound, "404 page not found"), want: "set infer::enabled: true"},
 		{name: "over_limits", url: serve(http.StatusOK, string(overJSON)), args: []string{"--max-attributes", "10"}, want: "evidence over the limits: attributes: 11, at most 10"},
 		{name: "auth", url: serve(http.StatusUnauthorized, ""), want: "http::auth refused"},

@@ -99,7 +99,7 @@ func (l Limits) AttributesBytes() int64 {
 // attributeBytes bounds one Attribute under l.
 func attributeBytes(l Limits) int64 {
 	const s = vocab.MaxKeyLength + 16 // a bounded string and its header
-	return int64(s + // key
+	return int64(s +                  // key
 		8*sketchK + // sketch
 		(MaxValues+1)*(s+16) + // exact values
 		MaxExamples*(s+16) + // examples

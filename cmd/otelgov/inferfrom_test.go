@@ -208,7 +208,7 @@ func TestInferFromReplicas(t *testing.T) {
 
 	merged, mergedYAML := inferFromJSON(t, filepath.Join(t.TempDir(), "m"), a.url, b.url)
 	single, singleYAML := inferFromJSON(t, filepath.Join(t.TempDir(), "s"), all.url)
-	assert.Equal(t, singleYAML, mergedYAML, "two replicas merged = one collector with all the data")
+	assert.YAMLEq(t, singleYAML, mergedYAML, "two replicas merged = one collector with all the data")
 	assert.Equal(t, withoutCardinality(single.Proposal), withoutCardinality(merged.Proposal))
 
 	keys := map[string]infer.ProposedAttribute{}
@@ -304,7 +304,7 @@ func TestInferFromBadCollector(t *testing.T) {
 func TestInferSketchBounded(t *testing.T) {
 	const maxAttrs = 256
 	r := newReplicaWith(t, map[string]any{"enabled": true, "examples": true, "max_attributes": maxAttrs})
-	rnd := rand.New(rand.NewPCG(1, 2))
+	rnd := rand.New(rand.NewPCG(1, 2)) //nolint:gosec // test keys, not secrets
 	sent := 0
 	send := func(n int) {
 		for range n / 100 {
@@ -321,11 +321,11 @@ func TestInferSketchBounded(t *testing.T) {
 			r.send(t, td)
 		}
 	}
-	heap := func() uint64 {
+	heap := func() int64 {
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
+		return int64(m.HeapAlloc) //nolint:gosec // a heap size
 	}
 	evidence := func() *infer.Evidence {
 		resp, err := http.Get(r.url + "/infer/evidence")
@@ -355,6 +355,6 @@ func TestInferSketchBounded(t *testing.T) {
 	t.Logf("sketch bound %d bytes; heap before %d, after 5000 random keys %d, after 20000 %d", bound, base, mid, end)
 	// The shape memo (at most 4 MiB, bypassed under random keys) and the
 	// conformance report's bounded tallies grow too: 8 MiB of slack.
-	assert.Less(t, int64(end)-int64(base), bound+8<<20, "the sketch stays within its bound")
-	assert.Less(t, int64(end)-int64(mid), int64(1<<20), "15000 more random keys must not grow the heap (bound %d bytes)", bound)
+	assert.Less(t, end-base, bound+8<<20, "the sketch stays within its bound")
+	assert.Less(t, end-mid, int64(1<<20), "15000 more random keys must not grow the heap (bound %d bytes)", bound)
 }

@@ -37,13 +37,13 @@ type governor struct {
 	// snap is the registry in force. A static registry is set once at
 	// construction; with an extension it follows the extension's Current,
 	// and every batch uses the one snapshot it loaded at its start.
-	snap  atomic.Pointer[snapshot]
-	ext   registryapi.Registry // nil without a registry extension
+	snap atomic.Pointer[snapshot]
+	ext  registryapi.Registry // nil without a registry extension
 	// unknowns: the extension keeps the inference sketch, so each walker
 	// tracks the context of unknown keys (with their values when
 	// unknownValues); both false otherwise, at the cost of one test.
 	unknowns, unknownValues bool
-	swapM sync.Mutex           // serialises snapshot swaps (rare: one per reload)
+	swapM                   sync.Mutex // serialises snapshot swaps (rare: one per reload)
 
 	// findingLog receives a sample of the findings as log records; the logs
 	// instance appends them to its batches. nil when off.

@@ -166,14 +166,17 @@ var errInferNeedsHTTP = errors.New("needs the http endpoint")
 
 // Validate checks the sketch's bounds.
 func (c *InferConfig) Validate() error {
-	var errs []error
-	if c.MaxAttributes < 1 || c.MaxAttributes > maxInferAttributes {
-		errs = append(errs, fmt.Errorf("max_attributes: %w: %d, want 1 to %d", errOutOfRange, c.MaxAttributes, maxInferAttributes))
+	return errors.Join(
+		inRange("max_attributes", c.MaxAttributes, 1, maxInferAttributes),
+		inRange("max_services", c.MaxServices, 1, maxInferServices))
+}
+
+// inRange is the error of a bound key outside lo..hi; nil inside.
+func inRange(key string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s: %w: %d, want %d to %d", key, errOutOfRange, v, lo, hi)
 	}
-	if c.MaxServices < 1 || c.MaxServices > maxInferServices {
-		errs = append(errs, fmt.Errorf("max_services: %w: %d, want 1 to %d", errOutOfRange, c.MaxServices, maxInferServices))
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 var _ component.Config = (*Config)(nil)
@@ -230,14 +233,9 @@ func (cfg *Config) Validate() error {
 
 // Validate checks the report bounds.
 func (r *ReportConfig) Validate() error {
-	var errs []error
-	if r.MaxServices < 0 || r.MaxServices > maxMaxServices {
-		errs = append(errs, fmt.Errorf("max_services: %w: %d, want 0 to %d", errOutOfRange, r.MaxServices, maxMaxServices))
-	}
-	if r.TopKeys < 0 || r.TopKeys > maxTopKeys {
-		errs = append(errs, fmt.Errorf("top_keys: %w: %d, want 0 to %d", errOutOfRange, r.TopKeys, maxTopKeys))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		inRange("max_services", r.MaxServices, 0, maxMaxServices),
+		inRange("top_keys", r.TopKeys, 0, maxTopKeys))
 }
 
 // sources is what registry.Load reads.

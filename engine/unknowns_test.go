@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -126,4 +127,37 @@ func TestUnknownsTypePerShape(t *testing.T) {
 	require.Positive(t, e.MemoStats().Hits, "the shape is memoized")
 	types, _, _ := walk(batch(append(append([]pcommon.ValueType(nil), ints[:10]...), pcommon.ValueTypeStr, pcommon.ValueTypeStr)...))
 	assert.Equal(t, uint16(1)<<pcommon.ValueTypeInt|uint16(1)<<pcommon.ValueTypeStr, types, "both types filed")
+}
+
+// TestUnknownsValuesBounded: with values, the walker copies each value it
+// keeps cut by vocab.Bound, and keeps at most MaxUnknownValues per
+// context in a batch; without, it keeps hashes only.
+func TestUnknownsValuesBounded(t *testing.T) {
+	opts := defaultOptions()
+	opts.Detail = true
+	e, ix := newTestEngine(t, opts)
+	e.memo = nil // every map walked in full: every value read
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	for i := range 10 {
+		ss.Spans().AppendEmpty().Attributes().PutStr("acme.blob", strings.Repeat("x", 300+i))
+	}
+	for _, values := range []bool{false, true} {
+		w := e.Walker(ix, false)
+		w.TrackUnknowns(true, values)
+		w.Traces(td)
+		b := w.Batch()
+		require.Len(t, b.Unknowns, 1)
+		u := b.Unknowns[0]
+		assert.Equal(t, uint8(MaxUnknownValues), u.NHashes)
+		if !values {
+			assert.Zero(t, u.NValues)
+		} else {
+			require.Equal(t, uint8(MaxUnknownValues), u.NValues)
+			for _, v := range u.Values {
+				assert.Len(t, v, 256)
+			}
+		}
+		e.Release(w)
+	}
 }

@@ -14,6 +14,10 @@ import (
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
+// SketchInput names a collector's sketch as the input an invalid name was
+// first seen in.
+const SketchInput = "a collector's inference sketch"
+
 // MaxSketchServices is the most services a collector's sketch names per
 // key (the extension's infer::max_services at most).
 const MaxSketchServices = 100
@@ -47,6 +51,7 @@ var whereOfLocation = [engine.NumLocations]uint8{
 // with several, each type gets its filings and the rest goes to the type
 // filed most (the memo's hits are not told apart).
 func (a *Accumulator) AddUnknowns(b *engine.Batch) {
+	a.input = SketchInput
 	svc := func(i int) string {
 		if i >= 0 && i < len(b.Services) {
 			if s := b.Services[i].Service; s != vocab.ServiceMissing {

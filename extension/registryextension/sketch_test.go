@@ -28,6 +28,7 @@ func sketchBatch(t *testing.T, e *registryExtension, n int) {
 		a := ss.Spans().AppendEmpty().Attributes()
 		a.PutStr("acme.tenant", strings.Repeat("t", 300))
 		a.PutInt("acme.size", int64(i))
+		a.PutStr("acme bad key", "x")
 	}
 	eng := engine.New(engine.Options{Detail: true, Findings: true})
 	w := eng.Walker(e.Current().Index, false)
@@ -75,6 +76,10 @@ func TestServeEvidence(t *testing.T) {
 			assert.Equal(t, int64(10), size.Types[0].Count)
 			assert.Positive(t, size.Cardinality())
 			assert.NotContains(t, ev.Attributes, "service.name", "the registry defines it")
+			assert.NotContains(t, ev.Attributes, "acme bad key")
+			require.Len(t, ev.Invalid, 1, "a name that cannot be a registry ID is named once")
+			assert.Equal(t, "acme bad key", ev.Invalid[0].Name)
+			assert.Equal(t, infer.SketchInput, ev.Invalid[0].Input)
 			if !examples {
 				assert.Empty(t, tenant.Examples, "no production value leaves the collector")
 				assert.Empty(t, tenant.Values)

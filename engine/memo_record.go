@@ -128,6 +128,7 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 	w.setRec(mr)
 	advised := w.memoAdvise(mr, k, v, r)
 	tl := w.checkKey(k, r, v, false)
+	unk := w.report.takeFiled()
 	static := w.staticTail(tl, r, v)
 	if static && tl != tailDone {
 		w.checkTail(k, v, r, tl)
@@ -135,7 +136,7 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 	w.setRec(nil)
 	w.memoDiff(mr)
 	mr.ops = append(mr.ops, w.ops[ops0:]...)
-	p := memoPos{ref: r, guard: advised && !w.adv.typeFree || static && tl != tailDone}
+	p := memoPos{ref: r, guard: advised && !w.adv.typeFree || static && tl != tailDone || unk}
 	if p.guard {
 		var ok bool
 		if p.typ, ok = memoGuard(v); !ok {

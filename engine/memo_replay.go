@@ -107,6 +107,9 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 			if i > 0 {
 				ev = int(e.pos[i-1].events)
 			}
+			if w.report.unknowns {
+				w.report.unknownValue(vals[i]) // once per shape, service and batch
+			}
 			for ; ev < int(p.events); ev++ {
 				idx := w.memoReplay(&e.events[ev], k)
 				if w.memo.det != nil {

@@ -541,7 +541,7 @@ func (w *Walker) checkKey(k string, r registry.Ref, v pcommon.Value, full bool) 
 	}
 	a := w.ix.Attr(r)
 	if a == nil {
-		w.unknown(k)
+		w.unknown(k, v)
 		return tailDone
 	}
 	if !a.Placeholder {
@@ -563,7 +563,7 @@ func (w *Walker) checkKey(k string, r registry.Ref, v pcommon.Value, full bool) 
 	}
 	switch {
 	case a.Placeholder:
-		w.unknown(k)
+		w.unknown(k, v)
 		return tailDone
 	case a.Deprecation.Reason != registry.NotDeprecated:
 		w.report.key(k, KeyDeprecated)
@@ -617,8 +617,11 @@ func (w *Walker) checkTail(k string, v pcommon.Value, r registry.Ref, tl tail) {
 	}
 }
 
-func (w *Walker) unknown(k string) {
+func (w *Walker) unknown(k string, v pcommon.Value) {
 	allowed := w.e.allowed(k)
+	if w.report.unknowns && !allowed {
+		w.report.unknownValue(v)
+	}
 	w.unknownFindings(k, allowed)
 	switch {
 	case allowed:

@@ -34,6 +34,8 @@ type registryExtension struct {
 	logger *zap.Logger
 	tb     *metadata.TelemetryBuilder
 	report *conformance.Report
+	// sketch is the inference sketch; nil when infer is off.
+	sketch *sketch
 
 	cur    atomic.Pointer[registryapi.Snapshot]
 	status atomic.Pointer[registryapi.ComponentStatus]
@@ -74,6 +76,7 @@ func newRegistryExtension(set extension.Settings, cfg *Config) (*registryExtensi
 		logger:        set.Logger,
 		tb:            tb,
 		report:        conformance.New(conformance.Limits{MaxServices: cfg.Report.MaxServices, TopKeys: cfg.Report.TopKeys}, time.Now()),
+		sketch:        newSketch(&cfg.Infer),
 		resultSuccess: metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "success"))),
 		resultFailure: metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "failure"))),
 	}, nil
@@ -88,6 +91,9 @@ func (e *registryExtension) Current() *registryapi.Snapshot {
 func (e *registryExtension) Report(b *registryapi.Batch) {
 	if over := e.report.Add(b, time.Now()); over > 0 {
 		e.tb.ExtensionGovernanceRegistryReportOverflow.Add(context.Background(), over)
+	}
+	if e.sketch != nil {
+		e.sketch.add(b)
 	}
 }
 

@@ -37,9 +37,13 @@ type governor struct {
 	// snap is the registry in force. A static registry is set once at
 	// construction; with an extension it follows the extension's Current,
 	// and every batch uses the one snapshot it loaded at its start.
-	snap  atomic.Pointer[snapshot]
-	ext   registryapi.Registry // nil without a registry extension
-	swapM sync.Mutex           // serialises snapshot swaps (rare: one per reload)
+	snap atomic.Pointer[snapshot]
+	ext  registryapi.Registry // nil without a registry extension
+	// unknowns: the extension keeps the inference sketch, so each walker
+	// tracks the context of unknown keys (with their values when
+	// unknownValues); both false otherwise, at the cost of one test.
+	unknowns, unknownValues bool
+	swapM                   sync.Mutex // serialises snapshot swaps (rare: one per reload)
 
 	// findingLog receives a sample of the findings as log records; the logs
 	// instance appends them to its batches. nil when off.
@@ -109,6 +113,9 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 			return fmt.Errorf("registry::extension: %q has no registry loaded", id.String())
 		}
 		g.ext = ext
+		if t, ok := ext.(registryapi.UnknownTracker); ok {
+			g.unknowns, g.unknownValues = t.TracksUnknowns()
+		}
 	}
 	s := g.current(ctx)
 	if g.ext == nil {
@@ -212,6 +219,9 @@ func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, 
 		adv = g.pol
 	}
 	w := e.WalkerAdvised(s.ix, data.IsReadOnly(), adv)
+	if g.unknowns {
+		w.TrackUnknowns(true, g.unknownValues)
+	}
 	walk(w, data)
 	// One tally feeds both sinks: :8888 and the extension's report.
 	b := w.Batch()

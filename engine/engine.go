@@ -17,6 +17,7 @@
 package engine // import "github.com/otelgov/otelcol-governance/engine"
 
 import (
+	"maps"
 	"runtime"
 	"strings"
 	"sync"
@@ -113,10 +114,16 @@ type ServiceSlots interface {
 // Options configure an Engine. The zero value of a mode is invalid; front-ends
 // validate their own configuration and pass valid modes.
 type Options struct {
-	Deprecated    DeprecatedMode
-	Unknown       UnknownMode
-	TypeMismatch  TypeMismatchMode
-	EnumViolation EnumViolationMode
+	Deprecated DeprecatedMode
+	// DeprecatedNames are per-name modes: a deprecated attribute key or
+	// metric name listed here (its old name, as received) is handled with
+	// its own mode instead of Deprecated; its values' migrations follow
+	// the same mode. Empty: every deprecated name follows Deprecated.
+	// Every mode must be valid.
+	DeprecatedNames map[string]DeprecatedMode
+	Unknown         UnknownMode
+	TypeMismatch    TypeMismatchMode
+	EnumViolation   EnumViolationMode
 	// AllowKeys and AllowPrefixes are unknown keys that count as allowed.
 	AllowKeys     []string
 	AllowPrefixes []string
@@ -175,11 +182,27 @@ type Options struct {
 
 // Mutates reports whether the options can change telemetry.
 func (o *Options) Mutates() bool {
+	for _, m := range o.DeprecatedNames {
+		if m != DeprecatedOff {
+			return true
+		}
+	}
 	return o.Deprecated != DeprecatedOff ||
 		o.Unknown == UnknownDrop ||
 		o.TypeMismatch != TypeMismatchKeep ||
 		(o.EnumViolation == EnumViolationDrop && len(o.ClosedEnums) > 0) ||
 		(o.Findings && o.DropUnexpected)
+}
+
+// deprecatedMode is the mode of the deprecated name k: its own
+// (Options.DeprecatedNames) or Options.Deprecated.
+func (e *Engine) deprecatedMode(k string) DeprecatedMode {
+	if len(e.opts.DeprecatedNames) > 0 {
+		if m, ok := e.opts.DeprecatedNames[k]; ok {
+			return m
+		}
+	}
+	return e.opts.Deprecated
 }
 
 // Engine is one compiled set of Options. It is safe for concurrent use: every
@@ -230,6 +253,7 @@ type includeRule struct {
 
 // New compiles opts into an Engine.
 func New(opts Options) *Engine {
+	opts.DeprecatedNames = maps.Clone(opts.DeprecatedNames)
 	e := &Engine{
 		opts:          opts,
 		mutates:       opts.Mutates(),

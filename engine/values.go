@@ -73,9 +73,10 @@ var rewriteOutcome = [vocab.NumOutcomes]int{
 	vocab.OutcomeSplit: 1, vocab.OutcomeMerged: 1, vocab.OutcomeMoved: 1,
 }
 
-// migrates reports whether value migrations may change the current batch.
-func (w *Walker) migrates() bool {
-	return w.mutate && w.e.opts.Deprecated == DeprecatedRename
+// migrates reports whether value migrations of key k may change the
+// current batch.
+func (w *Walker) migrates(k string) bool {
+	return w.mutate && w.e.deprecatedMode(k) == DeprecatedRename
 }
 
 // closed reports whether the enum of key is closed (Options.ClosedEnums).
@@ -141,7 +142,7 @@ func (w *Walker) member(k, s string, a *registry.Attribute) bool {
 		if dm.Value != s || dm.RenamedTo == s {
 			continue
 		}
-		if dm.RenamedTo != "" && w.migrates() {
+		if dm.RenamedTo != "" && w.migrates(k) {
 			w.setValue(k, dm.RenamedTo)
 		} else {
 			w.count(vocab.OutcomeDeprecatedKept)
@@ -154,7 +155,7 @@ func (w *Walker) member(k, s string, a *registry.Attribute) bool {
 // setValue queues a same-key value change to a registry constant; the
 // coercion pass applies it without allocating.
 func (w *Walker) setValue(k, to string) {
-	if !w.migrates() {
+	if !w.migrates(k) {
 		w.count(vocab.OutcomeDeprecatedKept)
 		return
 	}
@@ -166,11 +167,12 @@ func (w *Walker) setValue(k, to string) {
 // value map or conversion, or the target enum's member rename. It reports
 // false when the value stays as it is; the plain rename then applies.
 func (w *Walker) renameValue(k string, v pcommon.Value, a, t *registry.Attribute) bool {
-	if !w.mutate || w.e.opts.Deprecated == DeprecatedOff || a.Template {
+	mode := w.e.deprecatedMode(k)
+	if !w.mutate || mode == DeprecatedOff || a.Template {
 		return false
 	}
 	o := op{kind: opRenameValue, key: k, target: t.Key}
-	if w.e.opts.Deprecated == DeprecatedCopy {
+	if mode == DeprecatedCopy {
 		// The copy under the current key carries the current value; the
 		// old key keeps its old one.
 		o.kind = opCopyValue
@@ -216,7 +218,7 @@ func convertible(v pcommon.Value, from registry.Type) bool {
 // attribute was queued (and will be counted when applied) or counted.
 func (w *Walker) migrate(k string, v pcommon.Value, a *registry.Attribute) bool {
 	m := a.Migration
-	if !w.migrates() {
+	if !w.migrates(k) {
 		return false
 	}
 	if m.ConvertTo != "" {

@@ -164,6 +164,16 @@ func TestValueMigrationsSpan(t *testing.T) {
 			outs: map[string]int64{"copied": 1},
 		},
 		{
+			name: "per-name copy converts only that name's copy",
+			opts: func(o *Options) {
+				o.DeprecatedNames = map[string]DeprecatedMode{"rpc.jsonrpc.error_code": DeprecatedCopy}
+			},
+			in:     map[string]any{"rpc.jsonrpc.error_code": int64(-32602), "db.system": "mssql"},
+			want:   map[string]any{"rpc.jsonrpc.error_code": int64(-32602), "rpc.response.status_code": "-32602", "db.system.name": "microsoft.sql_server"},
+			outs:   map[string]int64{"copied": 1, "value_renamed": 1},
+			schema: true,
+		},
+		{
 			name: "off mode changes nothing",
 			opts: func(o *Options) { o.Deprecated = DeprecatedOff },
 			in:   map[string]any{"cloud.platform": "azure_vm", "code.function": "f", "code.namespace": "N"},

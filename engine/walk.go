@@ -665,13 +665,14 @@ func (w *Walker) drop(k string, r vocab.DropReason) {
 }
 
 func (w *Walker) deprecated(k string, a, t *registry.Attribute) {
-	if !w.mutate || w.e.opts.Deprecated == DeprecatedOff {
+	mode := w.e.deprecatedMode(k)
+	if !w.mutate || mode == DeprecatedOff {
 		w.count(vocab.OutcomeDeprecatedKept)
 		return
 	}
 	newKey := a.RenamedKey(k, t)
 	kind := opRename
-	if w.e.opts.Deprecated == DeprecatedCopy {
+	if mode == DeprecatedCopy {
 		kind = opCopy
 	}
 	// Counted when applied: only then is a collision known.
@@ -781,7 +782,7 @@ func (w *Walker) metricName(ms pmetric.MetricSlice, m pmetric.Metric) {
 			w.tally.Names[vocab.OutcomeDeprecatedKept]++
 			return
 		}
-		switch w.e.opts.Deprecated {
+		switch w.e.deprecatedMode(md.Name) {
 		case DeprecatedRename:
 			m.SetName(t.Name)
 			w.tally.Names[vocab.OutcomeRenamed]++

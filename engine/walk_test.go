@@ -231,6 +231,23 @@ func TestOutcomesEverySite(t *testing.T) {
 			outs: map[string]int64{"copied": 1},
 		},
 		{
+			name: "per-name copy beside a global rename",
+			cfg:  func(c *config) { c.DeprecatedNames = map[string]DeprecatedMode{"http.method": DeprecatedCopy} },
+			in:   map[string]any{"http.method": "GET", "http.url": "https://x/y"},
+			want: map[string]any{"http.method": "GET", "http.request.method": "GET", "url.full": "https://x/y"},
+			outs: map[string]int64{"copied": 1, "renamed": 1},
+		},
+		{
+			name: "per-name rename beside a global off",
+			cfg: func(c *config) {
+				c.Deprecated = DeprecatedOff
+				c.DeprecatedNames = map[string]DeprecatedMode{"http.url": DeprecatedRename}
+			},
+			in:   map[string]any{"http.method": "GET", "http.url": "https://x/y"},
+			want: map[string]any{"http.method": "GET", "url.full": "https://x/y"},
+			outs: map[string]int64{"deprecated_kept": 1, "renamed": 1},
+		},
+		{
 			name: "deprecated off",
 			cfg:  func(c *config) { c.Deprecated = DeprecatedOff },
 			in:   map[string]any{"http.method": "GET"},
@@ -585,25 +602,49 @@ func TestMetricRenames(t *testing.T) {
 }
 
 // TestMetricCopy keeps the deprecated metric and adds a copy under the
-// current name.
+// current name: with deprecated copy (its data point attribute state is
+// copied too), and with the metric alone listed as copy in DeprecatedNames
+// under the global off mode (state, not listed, is kept as is).
 func TestMetricCopy(t *testing.T) {
-	g := newTestEngineCfg(t, withConfig(func(c *config) { c.Deprecated = DeprecatedCopy }))
-	md := pmetric.NewMetrics()
-	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
-	m := ms.AppendEmpty()
-	m.SetName("db.client.connections.usage")
-	m.SetUnit("{connection}")
-	dp := m.SetEmptySum().DataPoints().AppendEmpty()
-	dp.SetIntValue(4)
-	dp.Attributes().PutStr("state", "idle")
-	c := walkBatch(g, md)
-	require.Equal(t, 2, ms.Len())
-	assert.Equal(t, "db.client.connections.usage", ms.At(0).Name())
-	assert.Equal(t, "db.client.connection.count", ms.At(1).Name())
-	want := map[string]any{"state": "idle", "db.client.connection.state": "idle"}
-	assert.Equal(t, want, ms.At(0).Sum().DataPoints().At(0).Attributes().AsRaw())
-	assert.Equal(t, want, ms.At(1).Sum().DataPoints().At(0).Attributes().AsRaw())
-	assert.Equal(t, int64(1), c.Names[vocab.OutcomeCopied])
+	tests := []struct {
+		name  string
+		cfg   func(*config)
+		attrs map[string]any // of both metrics' data point
+	}{
+		{
+			name:  "deprecated copy",
+			cfg:   func(c *config) { c.Deprecated = DeprecatedCopy },
+			attrs: map[string]any{"state": "idle", "db.client.connection.state": "idle"},
+		},
+		{
+			name: "per-name copy under off",
+			cfg: func(c *config) {
+				c.Deprecated = DeprecatedOff
+				c.DeprecatedNames = map[string]DeprecatedMode{"db.client.connections.usage": DeprecatedCopy}
+			},
+			attrs: map[string]any{"state": "idle"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newTestEngineCfg(t, withConfig(tt.cfg))
+			md := pmetric.NewMetrics()
+			ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+			m := ms.AppendEmpty()
+			m.SetName("db.client.connections.usage")
+			m.SetUnit("{connection}")
+			dp := m.SetEmptySum().DataPoints().AppendEmpty()
+			dp.SetIntValue(4)
+			dp.Attributes().PutStr("state", "idle")
+			c := walkBatch(g, md)
+			require.Equal(t, 2, ms.Len())
+			assert.Equal(t, "db.client.connections.usage", ms.At(0).Name())
+			assert.Equal(t, "db.client.connection.count", ms.At(1).Name())
+			assert.Equal(t, tt.attrs, ms.At(0).Sum().DataPoints().At(0).Attributes().AsRaw())
+			assert.Equal(t, tt.attrs, ms.At(1).Sum().DataPoints().At(0).Attributes().AsRaw())
+			assert.Equal(t, int64(1), c.Names[vocab.OutcomeCopied])
+		})
+	}
 }
 
 // TestIncludeResources governs only the listed services.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -87,9 +86,7 @@ Exit codes: 0 known, 1 no registry knows the name, 2 usage.`,
 			}
 			out := cmd.OutOrStdout()
 			if o.format == "json" {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(ex); err != nil {
+				if err := printJSON(out, ex); err != nil {
 					return err
 				}
 			} else {

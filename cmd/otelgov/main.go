@@ -10,6 +10,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,13 @@ func (e *exitError) Error() string {
 }
 
 func (e *exitError) Unwrap() error { return e.err }
+
+// printJSON writes v as indented JSON: every command's --format json.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
 
 // badInput is exit code 2.
 func badInput(err error) error { return &exitError{code: exitBad, err: err} }
@@ -99,7 +107,7 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on (default violation),
 	root.SetErr(stderr)
 	root.AddCommand(newCheck(), newFix(), newQueries(), newExplain(),
 		newRegistry(newRegistryDiff(), newInfer()),
-		newUpgrade( /* upgrade plan, upgrade status */ ),
+		newUpgrade(newUpgradePlan(), newUpgradeStatus()),
 	)
 	return root
 }

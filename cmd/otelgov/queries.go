@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -105,9 +104,7 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 	}
 	out := cmd.OutOrStdout()
 	if o.format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := printJSON(out, res); err != nil {
 			return err
 		}
 	} else {

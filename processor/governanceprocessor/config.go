@@ -32,6 +32,8 @@ var (
 	errUnknownProfile   = errors.New("unknown findings profile")
 	errNotPositive      = errors.New("must be positive")
 	errPoliciesOwned    = errors.New("cannot be combined with registry::extension")
+	errNotDeprecated    = errors.New("not a deprecated attribute key or metric name of the registry")
+	errTooManyNames     = errors.New("too many names")
 )
 
 // config is the configuration of the governance processor.
@@ -44,6 +46,20 @@ type config struct {
 	// names that have a current name: rename, copy or off. Default: rename.
 	// The zero value "" is invalid.
 	Deprecated engine.DeprecatedMode `mapstructure:"deprecated"`
+
+	// DeprecatedNames gives single deprecated names their own mode, which
+	// replaces Deprecated for them: a map from a deprecated attribute key
+	// or metric name (the old name) to rename, copy or off. Its use is an
+	// upgrade's transition window (otelgov upgrade plan writes it): copy
+	// exactly the names the new registry renames, so that consumers reading
+	// the old names keep working, and rename the rest. Each name must be
+	// one the registry deprecates (checked when the processor loads its own
+	// registry; with registry::extension a name the registry does not
+	// deprecate never matches). The listed names are also counted per
+	// service (processor_governance_service_deprecated_names), at most
+	// max_deprecated_names of them. Default: empty (every deprecated name
+	// follows Deprecated).
+	DeprecatedNames map[string]engine.DeprecatedMode `mapstructure:"deprecated_names"`
 
 	// Unknown is what happens to keys the registry does not define and that
 	// Allow does not list: keep or drop. Default: keep. The zero value "" is
@@ -314,6 +330,7 @@ func (cfg *config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("deprecated: %w %q, want rename, copy or off", errInvalidMode, cfg.Deprecated))
 	}
+	errs = append(errs, cfg.validateDeprecatedNames()...)
 	switch cfg.Unknown {
 	case engine.UnknownKeep, engine.UnknownDrop:
 	default:
@@ -369,6 +386,49 @@ func (cfg *config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// maxDeprecatedNames bounds deprecated_names, and with it the series of
+// processor_governance_service_deprecated_names per service.
+const maxDeprecatedNames = 1024
+
+// validateDeprecatedNames checks deprecated_names: valid modes, at most
+// maxDeprecatedNames names, and each one the registry deprecates (when the
+// processor loads its own registry and it loads; otherwise the registry
+// section reports why not).
+func (cfg *config) validateDeprecatedNames() []error {
+	if len(cfg.DeprecatedNames) == 0 {
+		return nil
+	}
+	var errs []error
+	if len(cfg.DeprecatedNames) > maxDeprecatedNames {
+		errs = append(errs, fmt.Errorf("deprecated_names: %w: %d, at most %d", errTooManyNames, len(cfg.DeprecatedNames), maxDeprecatedNames))
+	}
+	var ix *registry.Index
+	if cfg.Registry.Extension == nil {
+		ix, _ = cfg.Registry.resolve()
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.DeprecatedNames)) {
+		switch m := cfg.DeprecatedNames[name]; m {
+		case engine.DeprecatedRename, engine.DeprecatedCopy, engine.DeprecatedOff:
+		default:
+			errs = append(errs, fmt.Errorf("deprecated_names: %q: %w %q, want rename, copy or off", name, errInvalidMode, m))
+		}
+		if ix != nil && !deprecatedIn(ix, name) {
+			errs = append(errs, fmt.Errorf("deprecated_names: %q: %w", name, errNotDeprecated))
+		}
+	}
+	return errs
+}
+
+// deprecatedIn reports whether ix deprecates name, as an attribute key
+// (renamed in some context, or deprecated) or as a metric name.
+func deprecatedIn(ix *registry.Index, name string) bool {
+	if a := ix.Lookup(name); a != nil && !a.Template && (a.Renamed() || a.Deprecation.Reason != registry.NotDeprecated) {
+		return true
+	}
+	m := ix.Metric(name)
+	return m != nil && (m.RenamedTo != "" || m.Deprecation.Reason != registry.NotDeprecated)
 }
 
 // Validate rejects empty allow entries: an empty prefix would allow everything.
@@ -456,13 +516,14 @@ func (cfg *config) engineOptions() engine.Options {
 	rules, _ := cfg.Findings.rules() // validated
 	return engine.Options{
 		Deprecated:       cfg.Deprecated,
+		DeprecatedNames:  cfg.DeprecatedNames,
 		Unknown:          cfg.Unknown,
 		TypeMismatch:     cfg.TypeMismatch,
 		EnumViolation:    cfg.EnumViolation,
 		AllowKeys:        cfg.Allow.Keys,
 		AllowPrefixes:    cfg.Allow.Prefixes,
 		IncludeResources: cfg.IncludeResources,
-		Detail:           cfg.Registry.Extension != nil,
+		Detail:           cfg.Registry.Extension != nil || len(cfg.DeprecatedNames) > 0,
 		ClosedEnums:      cfg.ClosedEnums,
 		Findings:         cfg.Findings.Enabled,
 		Rules:            rules,

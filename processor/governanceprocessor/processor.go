@@ -63,6 +63,7 @@ type snapshot struct {
 func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, ix *registry.Index, pol *policy.Set, sig vocab.Kind, fl *findingLog) (*governor, error) {
 	opts := cfg.engineOptions()
 	services := newServiceTable(cfg.ServiceLimit)
+	services.watch(cfg.DeprecatedNames)
 	opts.Services = services
 	if fl != nil {
 		opts.Sink = fl

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,6 +171,10 @@ func newTelemetry(set component.TelemetrySettings, id component.ID, sig vocab.Ki
 			t.associations.observe(o)
 			return nil
 		}),
+		tb.RegisterProcessorGovernanceServiceDeprecatedNamesCallback(func(_ context.Context, o metric.Int64Observer) error {
+			t.services.observeNames(o)
+			return nil
+		}),
 		tb.RegisterProcessorGovernanceServiceFindingsCallback(func(_ context.Context, o metric.Int64Observer) error {
 			t.services.observeFindings(o)
 			return nil
@@ -214,6 +220,7 @@ func (t *telemetry) record(c *engine.Batch) {
 	}
 	if len(c.Services) > 0 {
 		t.services.record(c.Services, c.Relevelled)
+		t.services.recordNames(c)
 	}
 	t.overflow.add(c.Overflow)
 	for l, n := range c.SchemaURLs {
@@ -236,11 +243,19 @@ type serviceSlot struct {
 	name     string // the bounded service.name label (immutable)
 	counts   [vocab.NumOutcomes]counter
 	findings findingCounters
+	// names counts the watched names (serviceTable.names), by index.
+	names []counter
 }
 
-func newServiceSlot(base []attribute.KeyValue, name string, levels *findingLevels) *serviceSlot {
+func newServiceSlot(base []attribute.KeyValue, name string, levels *findingLevels, watched []string) *serviceSlot {
 	s := &serviceSlot{name: name}
 	svc := attribute.String("service.name", name)
+	if len(watched) > 0 {
+		s.names = make([]counter, len(watched))
+		for i, n := range watched {
+			s.names[i].opts = observeOpts(base, svc, attribute.String("deprecated_name", n))
+		}
+	}
 	s.findings = newFindingCounters(base, levels, &svc)
 	for o := range vocab.NumOutcomes {
 		s.counts[o].opts = observeOpts(base, svc, attribute.String("outcome", o.String()))
@@ -275,6 +290,10 @@ type serviceTable struct {
 	bounded counter        // names cut or repaired
 	// levels are the findings' levels; nil when the signal checks are off.
 	levels *findingLevels
+	// names are the watched names (deprecated_names), sorted, and their
+	// index; set before init, immutable after.
+	names   []string
+	nameIdx map[string]int
 }
 
 var _ engine.ServiceSlots = (*serviceTable)(nil)
@@ -285,12 +304,72 @@ func newServiceTable(limit int) *serviceTable {
 	return &serviceTable{limit: limit, index: make(map[string]int, min(limit, 1024))}
 }
 
+// watch sets the names counted per service: the keys of deprecated_names.
+// It is called before init.
+func (st *serviceTable) watch(names map[string]engine.DeprecatedMode) {
+	if len(names) == 0 {
+		return
+	}
+	st.names = slices.Sorted(maps.Keys(names))
+	st.nameIdx = make(map[string]int, len(st.names))
+	for i, n := range st.names {
+		st.nameIdx[n] = i
+	}
+}
+
+// recordNames counts the watched names of one batch per service: the
+// deprecated keys of its detail, and the metric names of its deprecated
+// findings. One map lookup per distinct (service, name) of the batch.
+func (st *serviceTable) recordNames(b *engine.Batch) {
+	if len(st.names) == 0 {
+		return
+	}
+	slots := st.snapshot()
+	add := func(service int, name string, n int64) {
+		i, ok := st.nameIdx[name]
+		if !ok || service < 0 || service >= len(b.Services) {
+			return
+		}
+		if s := b.Services[service].Slot; s >= 0 && s < len(slots) {
+			slots[s].names[i].add(n)
+		}
+	}
+	for i := range b.Keys {
+		if k := &b.Keys[i]; k.Kind == engine.KeyDeprecated {
+			add(k.Service, k.Key, k.Count)
+		}
+	}
+	for i := range b.Findings {
+		if f := &b.Findings[i]; f.Finding == vocab.FindingDeprecated && f.Subject == vocab.SubjectMetric {
+			add(f.Service, f.Name, f.Count)
+		}
+	}
+}
+
+// observeNames reports every watched name's series that has counted
+// something.
+func (st *serviceTable) observeNames(o metric.Int64Observer) {
+	for _, s := range st.snapshot() {
+		for i := range s.names {
+			s.names[i].observe(o)
+		}
+	}
+}
+
+// snapshot returns the slots as they are now; the slice is append-only,
+// so the copy's entries stay valid.
+func (st *serviceTable) snapshot() []*serviceSlot {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.slots
+}
+
 // init builds the reserved slots' series, once the engine's levels are known.
 func (st *serviceTable) init(base []attribute.KeyValue, levels *findingLevels) {
 	st.base, st.levels = base, levels
 	st.slots = []*serviceSlot{
-		slotOther:   newServiceSlot(base, vocab.ServiceOther, levels),
-		slotMissing: newServiceSlot(base, vocab.ServiceMissing, levels),
+		slotOther:   newServiceSlot(base, vocab.ServiceOther, levels, st.names),
+		slotMissing: newServiceSlot(base, vocab.ServiceMissing, levels, st.names),
 	}
 }
 
@@ -318,16 +397,14 @@ func (st *serviceTable) Slot(name string) engine.ServiceID {
 	// Clone so the table does not pin the batch that carried the name.
 	label = strings.Clone(label)
 	slot := len(st.slots)
-	st.slots = append(st.slots, newServiceSlot(st.base, label, st.levels))
+	st.slots = append(st.slots, newServiceSlot(st.base, label, st.levels, st.names))
 	st.index[label] = slot
 	return engine.ServiceID{Slot: slot, Name: label}
 }
 
 // record adds the per-service counts of one batch.
 func (st *serviceTable) record(services []engine.ServiceTally, relevelled []engine.LevelCount) {
-	st.mu.Lock()
-	slots := st.slots
-	st.mu.Unlock()
+	slots := st.snapshot()
 	for i := range services {
 		s := &services[i]
 		if s.Slot < 0 || s.Slot >= len(slots) {
@@ -343,10 +420,7 @@ func (st *serviceTable) record(services []engine.ServiceTally, relevelled []engi
 
 // observe reports every service series that has counted something.
 func (st *serviceTable) observe(o metric.Int64Observer) {
-	st.mu.Lock()
-	slots := st.slots
-	st.mu.Unlock()
-	for _, s := range slots {
+	for _, s := range st.snapshot() {
 		for i := range s.counts {
 			s.counts[i].observe(o)
 		}
@@ -356,10 +430,7 @@ func (st *serviceTable) observe(o metric.Int64Observer) {
 // observeFindings reports every service's finding series that has counted
 // something.
 func (st *serviceTable) observeFindings(o metric.Int64Observer) {
-	st.mu.Lock()
-	slots := st.slots
-	st.mu.Unlock()
-	for _, s := range slots {
+	for _, s := range st.snapshot() {
 		s.findings.observe(o)
 	}
 }

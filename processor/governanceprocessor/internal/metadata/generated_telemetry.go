@@ -47,6 +47,7 @@ type TelemetryBuilder struct {
 	ProcessorGovernanceRegistryInfo                   metric.Int64Gauge
 	ProcessorGovernanceSchemaURLRewrites              metric.Int64ObservableCounter
 	ProcessorGovernanceServiceAttributes              metric.Int64ObservableCounter
+	ProcessorGovernanceServiceDeprecatedNames         metric.Int64ObservableCounter
 	ProcessorGovernanceServiceFindings                metric.Int64ObservableCounter
 	ProcessorGovernanceServiceNameBounded             metric.Int64ObservableCounter
 	ProcessorGovernanceServiceOverflow                metric.Int64ObservableCounter
@@ -333,6 +334,21 @@ func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceAttributesCal
 	return nil
 }
 
+// RegisterProcessorGovernanceServiceDeprecatedNamesCallback sets callback for observable ProcessorGovernanceServiceDeprecatedNames metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceDeprecatedNamesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceServiceDeprecatedNames, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceServiceDeprecatedNames)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
 // RegisterProcessorGovernanceServiceFindingsCallback sets callback for observable ProcessorGovernanceServiceFindings metric.
 func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceFindingsCallback(cb metric.Int64Callback) error {
 	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
@@ -518,6 +534,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_service_attributes",
 		metric.WithDescription("Attributes seen per service.name and outcome. Services beyond service_limit are counted under service.name _other. [Alpha]"),
 		metric.WithUnit("{attribute}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceServiceDeprecatedNames, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_service_deprecated_names",
+		metric.WithDescription("Occurrences of the names listed in deprecated_names, per service.name: attributes carrying the key, and metrics carrying the name (metric names are counted with findings::enabled, through the deprecated finding). Bounded by construction: at most (service_limit + 2) × len(deprecated_names) series; none without deprecated_names. [Alpha]"),
+		metric.WithUnit("{name}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceServiceFindings, err = builder.meter.Int64ObservableCounter(

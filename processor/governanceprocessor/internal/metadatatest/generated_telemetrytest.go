@@ -319,6 +319,22 @@ func AssertEqualProcessorGovernanceServiceAttributes(t *testing.T, tt *component
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorGovernanceServiceDeprecatedNames(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_governance_service_deprecated_names",
+		Description: "Occurrences of the names listed in deprecated_names, per service.name: attributes carrying the key, and metrics carrying the name (metric names are counted with findings::enabled, through the deprecated finding). Bounded by construction: at most (service_limit + 2) × len(deprecated_names) series; none without deprecated_names. [Alpha]",
+		Unit:        "{name}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_governance_service_deprecated_names")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorGovernanceServiceFindings(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_governance_service_findings",

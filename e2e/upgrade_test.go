@@ -1,0 +1,174 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/internal/e2e"
+	"github.com/otelgov/otelcol-governance/upgrade/upgradetest"
+)
+
+// upgradeRule is a PrometheusRule reading rpc_response_status_code, the
+// name v1.44.0 -> next-384d661 renames to rpc.status_code.
+const upgradeRule = `apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: rpc
+spec:
+  groups:
+    - name: rpc
+      rules:
+        - alert: RPCErrors
+          expr: sum by (rpc_response_status_code) (rate(rpc_server_call_duration_seconds_count{rpc_response_status_code!="OK"}[5m])) > 0
+`
+
+// upgradeDashboard is a Grafana dashboard reading the same label.
+const upgradeDashboard = `{"title": "RPC", "panels": [{"title": "calls", "datasource": {"type": "prometheus"},
+ "targets": [{"expr": "sum by (rpc_response_status_code) (rate(rpc_server_call_duration_seconds_count[5m]))"}]}]}
+`
+
+// upgradeTraces are service svc's spans carrying key, one second apart
+// from start.
+func upgradeTraces(svc, key string, n int, start time.Time) ptrace.Traces {
+	td := e2e.Traces(svc, 0, n, map[string]any{key: "OK", "rpc.method": "Get"})
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for i := range spans.Len() {
+		spans.At(i).SetStartTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i) * time.Second)))
+		spans.At(i).SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i)*time.Second + time.Millisecond)))
+	}
+	return td
+}
+
+// TestUpgradeWindow runs issue 36's workflow on real parts: two services'
+// recordings (one on the old name rpc.response.status_code, one on the
+// current rpc.status_code), a PrometheusRule and a Grafana dashboard
+// reading the old name; otelgov upgrade plan names the service, the rate
+// and the breaking reads and writes the transition configuration; the built
+// collector, on it, sends old and new names together and is scraped by a
+// real Prometheus; otelgov upgrade status says "not yet" while the old
+// sender runs and the rule reads the old name, and exits 0 once both are
+// fixed.
+func TestUpgradeWindow(t *testing.T) {
+	root := e2e.RepoRoot(t)
+	shared, err := filepath.Abs(filepath.Join(root, "..", "shared", "semconv"))
+	require.NoError(t, err)
+	oldDir, newDir := filepath.Join(shared, "v1.44.0"), filepath.Join(shared, "next-384d661")
+	dir := t.TempDir()
+	consumers := filepath.Join(dir, "monitoring")
+	require.NoError(t, os.MkdirAll(consumers, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(consumers, "rule.yaml"), []byte(upgradeRule), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(consumers, "dashboard.json"), []byte(upgradeDashboard), 0o600))
+
+	start := time.Now().Add(-time.Minute)
+	recs := map[string]ptrace.Traces{
+		"old": upgradeTraces("checkout", "rpc.response.status_code", 11, start),
+		"new": upgradeTraces("cart", "rpc.status_code", 11, start),
+	}
+	var recArgs []string
+	for name, td := range recs {
+		b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+		require.NoError(t, err)
+		f := filepath.Join(dir, name+".jsonl")
+		require.NoError(t, os.WriteFile(f, append(b, '\n'), 0o600))
+		recArgs = append(recArgs, "--recording", f)
+	}
+
+	// 1. The plan.
+	transition := filepath.Join(dir, "transition.yaml")
+	args := append([]string{"upgrade", "plan", "--old", oldDir, "--new", newDir, "--output", transition}, recArgs...)
+	code, out, errOut := otelgov(t, nil, append(args, consumers)...)
+	require.Equal(t, 0, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "rule.yaml:10: promql reads rpc_response_status_code (attribute_renamed; now rpc.status_code) [--write rewrites it]")
+	assert.Contains(t, out, "dashboard.json:2: promql reads rpc_response_status_code")
+	assert.Contains(t, out, "checkout: attribute rpc.response.status_code -> rpc.status_code (attribute_renamed): 11, 1.1/s")
+	assert.Contains(t, out, "cart: sends no name the change touches")
+
+	// 2. The collector on the transition configuration, scraped by a real
+	// Prometheus.
+	b, err := os.ReadFile(transition) //nolint:gosec // the test's own file
+	require.NoError(t, err)
+	cfg := string(b)
+	_, section, ok := strings.Cut(cfg, "processors:\n")
+	require.True(t, ok, cfg)
+	sink := e2e.StartSink(t)
+	p := e2e.NewPipeline(t, sink)
+	p.Processors = section
+	p.ProcessorNames = []string{"governance"}
+	prom := upgradetest.StartPrometheus(t, "127.0.0.1:"+strconv.Itoa(p.MetricsPort))
+	e2e.StartCollector(t, p.YAML(), p.HealthPort, p.MetricsPort, e2e.Options{})
+	client, err := e2e.NewClient(p.GRPCEndpoint(), p.HTTPEndpoint())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+
+	// Replay both recordings, the old sender every half second until told
+	// to stop.
+	ctx, stopOld := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			_ = client.SendTraces(context.Background(), e2e.GRPC, upgradeTraces("checkout", "rpc.response.status_code", 5, time.Now()))
+			_ = client.SendTraces(context.Background(), e2e.GRPC, upgradeTraces("cart", "rpc.status_code", 5, time.Now()))
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	t.Cleanup(func() { stopOld(); wg.Wait() })
+
+	// Old and new names arrive together for the old sender.
+	require.Eventually(t, func() bool { return len(sink.Traces()) > 0 }, 20*time.Second, 200*time.Millisecond)
+	var both bool
+	for _, td := range sink.Traces() {
+		rs := td.ResourceSpans().At(0)
+		if svc, _ := rs.Resource().Attributes().Get("service.name"); svc.Str() != "checkout" {
+			continue
+		}
+		attrs := rs.ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+		assert.Equal(t, "OK", attrs["rpc.response.status_code"])
+		assert.Equal(t, "OK", attrs["rpc.status_code"])
+		both = true
+	}
+	assert.True(t, both, "the old sender's spans arrived")
+
+	// 3. Status: not yet while the old sender runs and the rule reads the old name.
+	status := func() (int, string, string) {
+		return otelgov(t, nil, "upgrade", "status", "--old", oldDir, "--new", newDir, "--prometheus", prom, "--window", "5s", consumers)
+	}
+	require.Eventually(t, func() bool {
+		code, out, errOut = status()
+		return code == 1 && strings.Contains(out, `service "checkout" sent the old name rpc.response.status_code`)
+	}, 60*time.Second, time.Second, "last: %d %s %s", code, out, errOut)
+	assert.Contains(t, out, "rule.yaml:10: promql reads the old name rpc_response_status_code")
+	assert.NotContains(t, out, `service "cart"`)
+
+	// 4. Fix both: the old sender stops (moved to the new name), the
+	// consumers are rewritten to the new names.
+	stopOld()
+	wg.Wait()
+	code, out, errOut = otelgov(t, nil, "queries", "--semconv-dir", newDir, "--write", consumers)
+	require.Equal(t, 0, code, "%s%s", out, errOut)
+	require.Eventually(t, func() bool {
+		code, out, errOut = status()
+		return code == 0
+	}, 60*time.Second, time.Second, "last: %d %s %s", code, out, errOut)
+	assert.Contains(t, out, "done: over the last 5s")
+}

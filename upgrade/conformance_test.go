@@ -1,0 +1,61 @@
+package upgrade
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelgov/otelcol-governance/conformance"
+	"github.com/otelgov/otelcol-governance/engine"
+)
+
+// TestFromConformance: the conformance report of a collector on the new
+// registry, in copy mode for rpc.response.status_code, built by the
+// engine and the report the extension serves, names the service that
+// sends the old key with its count and rate.
+func TestFromConformance(t *testing.T) {
+	_, newIx, set := loadPair(t)
+	e := engine.New(engine.Options{
+		Deprecated: engine.DeprecatedRename, Unknown: engine.UnknownKeep, TypeMismatch: engine.TypeMismatchKeep,
+		EnumViolation: engine.EnumViolationKeep, Detail: true, Findings: true,
+		DeprecatedNames: map[string]engine.DeprecatedMode{"rpc.response.status_code": engine.DeprecatedCopy},
+	})
+	td := ptrace.NewTraces()
+	spans(t, td, "old", 6, map[string]any{"rpc.response.status_code": "OK"})
+	spans(t, td, "new", 2, map[string]any{"rpc.status_code": "OK"})
+	w := e.Walker(newIx, false)
+	w.Traces(td)
+	rep := conformance.New(conformance.Limits{MaxServices: 10, TopKeys: 10}, t0)
+	rep.Add(w.Batch(), t0)
+	e.Release(w)
+	doc := rep.Document(newIx, 1, "", t0.Add(3*time.Second))
+
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/conformance" {
+			http.NotFound(rw, r)
+			return
+		}
+		_ = json.NewEncoder(rw).Encode(doc)
+	}))
+	t.Cleanup(srv.Close)
+	tr, err := FromConformance(context.Background(), srv.Client(), srv.URL+"/", NewTouches(set))
+	require.NoError(t, err)
+	assert.Contains(t, tr.Services, "old")
+	assert.Contains(t, tr.Services, "new")
+	require.Len(t, tr.Sent, 1)
+	assert.Equal(t, "old", tr.Sent[0].Service)
+	assert.Equal(t, "rpc.response.status_code", tr.Sent[0].Name)
+	assert.Equal(t, int64(6), tr.Sent[0].Count)
+	assert.InDelta(t, 2.0, tr.Sent[0].Rate, 1e-9)
+
+	_, err = FromConformance(context.Background(), srv.Client(), srv.URL+"/nothing", NewTouches(set))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "404")
+}

@@ -1,0 +1,172 @@
+package upgrade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+)
+
+// The collectors' :8888 series this package reads, as the collector's
+// Prometheus exporter names them (no _total suffix at v0.165; a suffix is
+// accepted).
+const (
+	seriesDeprecatedNames = `{__name__=~"otelcol_processor_governance_service_deprecated_names(_total)?"}`
+	seriesServiceAttrs    = `{__name__=~"otelcol_processor_governance_service_attributes(_total)?"}`
+	seriesAttrs           = `{__name__=~"otelcol_processor_governance_attributes(_total)?"}`
+)
+
+// Errors of the Prometheus source, for errors.Is: neither is "no impact".
+var (
+	// ErrUnreachable: Prometheus did not answer, or answered with an error.
+	ErrUnreachable = errors.New("prometheus unreachable")
+	// ErrNoSeries: Prometheus holds no governance processor series over
+	// the window: no collector is scraped, or it has no governance
+	// processor.
+	ErrNoSeries = errors.New("no governance processor series")
+)
+
+// Prometheus reads the fleet's :8888 series through the HTTP API of
+// Prometheus, Thanos or Mimir (/api/v1/query), which already hold every
+// replica's history: nothing new is stored.
+type Prometheus struct {
+	url string
+	api promv1.API
+	// Timeout bounds each query. Default: 30 s.
+	Timeout time.Duration
+}
+
+// maxResponse bounds a query's answer.
+const maxResponse = 64 << 20
+
+// limitedTransport bounds the size of each response body.
+type limitedTransport struct{ rt http.RoundTripper }
+
+func (l limitedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := l.rt.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = http.MaxBytesReader(nil, resp.Body, maxResponse)
+	return resp, nil
+}
+
+// NewPrometheus returns a client of the HTTP API at url (the base URL, as
+// for Grafana's data source: http://prometheus:9090).
+func NewPrometheus(url string) (*Prometheus, error) {
+	c, err := api.NewClient(api.Config{Address: url, RoundTripper: limitedTransport{api.DefaultRoundTripper}})
+	if err != nil {
+		return nil, fmt.Errorf("--prometheus %q: %w", url, err)
+	}
+	return &Prometheus{url: url, api: promv1.NewAPI(c), Timeout: 30 * time.Second}, nil
+}
+
+// query runs one instant query at ts and returns its vector.
+func (p *Prometheus) query(ctx context.Context, q string, ts time.Time) (model.Vector, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.Timeout)
+	defer cancel()
+	v, _, _, err := p.api.Query(ctx, q, ts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %s: %w", ErrUnreachable, p.url, q, err)
+	}
+	vec, ok := v.(model.Vector)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: %s: want a vector, got %s", ErrUnreachable, p.url, q, v.Type())
+	}
+	return vec, nil
+}
+
+// promDuration writes d as PromQL does (whole seconds at least).
+func promDuration(d time.Duration) string {
+	return model.Duration(d.Round(time.Second)).String()
+}
+
+// Fleet is what Prometheus says about the collectors over a window.
+type Fleet struct {
+	Traffic
+	// Copied is how many attributes and metric names the collectors
+	// copied (deprecated: copy or deprecated_names) over the window.
+	Copied float64 `json:"copied"`
+	// Covered: Prometheus holds governance series from before the window,
+	// so a name whose series appeared within it was sent within it.
+	Covered bool `json:"covered"`
+}
+
+// Fleet reads, for the window ending at, the services the collectors saw
+// and the deprecated_names they counted per service (processor telemetry
+// processor_governance_service_deprecated_names): a name was sent within
+// the window when its counter increased, or when its series appeared
+// within it (a series appears with its first count). It returns
+// ErrUnreachable and ErrNoSeries rather than an empty answer.
+func (p *Prometheus) Fleet(ctx context.Context, t *Touches, window time.Duration, at time.Time) (*Fleet, error) {
+	w := promDuration(window)
+	src := "prometheus " + p.url
+	svcs, err := p.query(ctx, fmt.Sprintf(`count by (service_name) (count_over_time(%s[%s]))`, seriesServiceAttrs, w), at)
+	if err != nil {
+		return nil, err
+	}
+	if len(svcs) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no otelcol_processor_governance_service_attributes over the last %s: is the collectors' :8888 scraped?", ErrNoSeries, p.url, w)
+	}
+	f := &Fleet{Traffic: Traffic{Sent: []Sent{}, Sources: []string{src}}}
+	for _, s := range svcs {
+		f.Services = append(f.Services, string(s.Metric["service_name"]))
+	}
+	slices.Sort(f.Services)
+	before, err := p.query(ctx, fmt.Sprintf(`count(last_over_time(%s[%s] offset %s))`, seriesServiceAttrs, w, w), at)
+	if err != nil {
+		return nil, err
+	}
+	f.Covered = len(before) > 0 && before[0].Value > 0
+	copied, err := p.query(ctx, fmt.Sprintf(`sum(increase(%s[%s]))`, strings.Replace(seriesAttrs, "}", `,outcome="copied"}`, 1), w), at)
+	if err != nil {
+		return nil, err
+	}
+	if len(copied) > 0 {
+		f.Copied = float64(copied[0].Value)
+	}
+	inc, err := p.query(ctx, fmt.Sprintf(`sum by (service_name, deprecated_name) (increase(%s[%s]))`, seriesDeprecatedNames, w), at)
+	if err != nil {
+		return nil, err
+	}
+	sent := map[[2]string]*Sent{}
+	add := func(m model.Metric, count float64) {
+		k := [2]string{string(m["service_name"]), string(m["deprecated_name"])}
+		if sent[k] != nil {
+			return
+		}
+		e := &Sent{Service: k[0], Name: k[1], Count: int64(math.Round(count)), Source: src, Rate: count / window.Seconds()}
+		if tc := t.Lookup(k[1]); tc != nil {
+			e.Item, e.NewName, e.Kinds = tc.Item.String(), tc.NewName, tc.KindNames()
+		}
+		sent[k] = e
+	}
+	for _, s := range inc {
+		if s.Value > 0 {
+			add(s.Metric, float64(s.Value))
+		}
+	}
+	if f.Covered {
+		appeared, err := p.query(ctx, fmt.Sprintf(`sum by (service_name, deprecated_name) (last_over_time(%s[%s]) unless last_over_time(%s[%s] offset %s))`,
+			seriesDeprecatedNames, w, seriesDeprecatedNames, w, w), at)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range appeared {
+			add(s.Metric, float64(s.Value))
+		}
+	}
+	for _, e := range sent {
+		f.Sent = append(f.Sent, *e)
+	}
+	f.Add(&Traffic{})
+	return f, nil
+}

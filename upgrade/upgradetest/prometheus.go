@@ -1,0 +1,108 @@
+// Package upgradetest runs a real Prometheus for the upgrade package's and
+// otelgov's tests, scraping a stand-in for a collector's :8888 that serves
+// the governance processor's per-service series.
+package upgradetest // import "github.com/otelgov/otelcol-governance/upgrade/upgradetest"
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Collector serves :8888-shaped text: the governance processor's
+// per-service series, as the collector's Prometheus exporter writes them.
+// While sending, each scrape adds 10 to the old service's
+// deprecated_names counter.
+type Collector struct {
+	mu      sync.Mutex
+	sending bool
+	count   int
+	// Names serves the deprecated_names series at all.
+	Names bool
+}
+
+func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	f.mu.Lock()
+	if f.sending {
+		f.count += 10
+	}
+	n := f.count
+	names := f.Names
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	l := `processor="governance",otel_signal="traces"`
+	fmt.Fprintf(w, "# TYPE otelcol_processor_governance_service_attributes counter\n")
+	fmt.Fprintf(w, "otelcol_processor_governance_service_attributes{%s,service_name=\"old\",outcome=\"copied\"} %d\n", l, n)
+	fmt.Fprintf(w, "otelcol_processor_governance_service_attributes{%s,service_name=\"new\",outcome=\"conformant\"} 100\n", l)
+	fmt.Fprintf(w, "# TYPE otelcol_processor_governance_attributes counter\n")
+	fmt.Fprintf(w, "otelcol_processor_governance_attributes{%s,location=\"span\",outcome=\"copied\"} %d\n", l, n)
+	if names && n > 0 {
+		fmt.Fprintf(w, "# TYPE otelcol_processor_governance_service_deprecated_names counter\n")
+		fmt.Fprintf(w, "otelcol_processor_governance_service_deprecated_names{%s,service_name=\"old\",deprecated_name=\"rpc.response.status_code\"} %d\n", l, n)
+	}
+}
+
+// Send starts or stops the old service sending.
+func (f *Collector) Send(on bool) {
+	f.mu.Lock()
+	f.sending = on
+	f.mu.Unlock()
+}
+
+// FreePort returns a free loopback port.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	return port
+}
+
+// StartPrometheus runs the real Prometheus (the Debian package's binary,
+// installed by make test-deps) on loopback with a temporary storage
+// directory, scraping target every second. It stops with the test, and
+// in any case after two minutes. Without the binary the test is skipped.
+func StartPrometheus(t testing.TB, target string) string {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Skip("prometheus binary not found (make test-deps installs the Debian package prometheus): skipping the real-Prometheus test")
+	}
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: collector\n    static_configs:\n      - targets: [%q]\n", target)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600))
+	addr := fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd := exec.CommandContext(ctx, bin, //nolint:gosec // the test's own binary and arguments
+		"--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr,
+		"--storage.tsdb.retention.time=1h",
+	)
+	cmd.Stdout, cmd.Stderr = nil, nil
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+	})
+	url := "http://" + addr
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(url + "/-/ready") //nolint:noctx // a readiness poll
+		if err != nil {
+			return false
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 30*time.Second, 200*time.Millisecond, "prometheus did not become ready")
+	return url
+}

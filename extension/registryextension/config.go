@@ -83,6 +83,18 @@ type Config struct {
 	// Report bounds the conformance report.
 	Report ReportConfig `mapstructure:"report"`
 
+	// Candidate is a shadow registry: loaded beside the registry in force,
+	// watched and reloaded like it (poll_interval), and compared with it
+	// (registry/change) on every load of either side. The governance
+	// processors that use this extension evaluate it read-only on a sample
+	// of their batches (their shadow section) and count on :8888 what it
+	// would change; it never changes data. A candidate that does not load
+	// is reported (log, processor_governance_shadow_candidate) and
+	// evaluated nowhere; the collector starts and runs as without it.
+	// Promotion is a config change: move its sources to the top-level
+	// keys. Default: absent (no candidate, no cost).
+	Candidate configoptional.Optional[CandidateConfig] `mapstructure:"candidate"`
+
 	// validated is the registry Validate resolved, for Start to take over
 	// (`otelcol` validates the configuration right before it starts the
 	// components, so the registry is resolved once per start). Validate
@@ -154,6 +166,9 @@ func (cfg *Config) Validate() error {
 	for i, p := range cfg.Policies {
 		pathsOK = check(fmt.Sprintf("policies[%d]", i), p) && pathsOK
 	}
+	if c := cfg.Candidate.Get(); c != nil {
+		c.validate(check)
+	}
 	cfg.validated = nil
 	if pathsOK {
 		_, sum, ferr := fingerprint(cfg.watched())
@@ -166,6 +181,75 @@ func (cfg *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// CandidateConfig names the sources of a candidate registry, as the
+// top-level keys name those of the registry in force (without policies).
+type CandidateConfig struct {
+	// SemconvDir is a semantic-conventions checkout (a directory with
+	// model/, and schemas/ when present) that replaces the embedded
+	// release, e.g. a newer release or an unreleased main. Default: ""
+	// (the embedded semantic conventions, as in force).
+	SemconvDir string `mapstructure:"semconv_dir"`
+
+	// OrgRegistries are organisation registries loaded on top, as the
+	// top-level org_registries. Default: empty.
+	OrgRegistries []string `mapstructure:"org_registries"`
+
+	// RulesFiles are extra context-rule files, as the top-level
+	// rules_files. Default: empty.
+	RulesFiles []string `mapstructure:"rules_files"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// validate checks that every candidate path exists, with check, naming
+// each key under candidate:: (Config.Validate calls it, so that every line
+// of a joined error names its full key). It does not load the candidate:
+// one that does not load is reported at run time and changes nothing, so
+// it must not stop the collector.
+func (c *CandidateConfig) validate(check func(key, p string) bool) {
+	if c.SemconvDir != "" {
+		check("candidate::semconv_dir", c.SemconvDir)
+	}
+	for i, p := range c.OrgRegistries {
+		check(fmt.Sprintf("candidate::org_registries[%d]", i), p)
+	}
+	for i, p := range c.RulesFiles {
+		check(fmt.Sprintf("candidate::rules_files[%d]", i), p)
+	}
+}
+
+// sources is what registry.Load reads for the candidate.
+func (c *CandidateConfig) sources() registry.Sources {
+	return registry.Sources{
+		Embedded:      c.SemconvDir == "",
+		SemconvDir:    c.SemconvDir,
+		OrgRegistries: c.OrgRegistries,
+		RulesFiles:    c.RulesFiles,
+	}
+}
+
+// watched lists the candidate's paths, fingerprinted for reloads.
+func (c *CandidateConfig) watched() []string {
+	out := append(append([]string(nil), c.OrgRegistries...), c.RulesFiles...)
+	if c.SemconvDir != "" {
+		out = append(out, c.SemconvDir)
+	}
+	return out
+}
+
+// load resolves the candidate.
+func (c *CandidateConfig) load() (*registry.Index, error) {
+	if c.SemconvDir == "" && len(c.OrgRegistries) == 0 && len(c.RulesFiles) == 0 {
+		return registry.Default()
+	}
+	ix, err := registry.Load(c.sources())
+	if err != nil {
+		return nil, fmt.Errorf("candidate: %w: %w", errRegistryLoad, err)
+	}
+	return ix, nil
 }
 
 // Validate checks the report bounds.

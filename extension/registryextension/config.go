@@ -37,9 +37,15 @@ const (
 
 // Config is the configuration of the governance_registry extension.
 type Config struct {
+	// SemconvDir is a semantic-conventions checkout (a directory with
+	// model/, and schemas/ when present) that replaces the embedded
+	// release, watched for changes. Default: "" (the embedded semantic
+	// conventions v1.44.0).
+	SemconvDir string `mapstructure:"semconv_dir"`
+
 	// OrgRegistries are organisation registry directories, manifest files or
-	// model files, loaded on top of the embedded semantic conventions and
-	// watched for changes. Default: empty (the embedded registry only).
+	// model files, loaded on top of the semantic conventions and watched
+	// for changes. Default: empty (the embedded registry only).
 	OrgRegistries []string `mapstructure:"org_registries"`
 
 	// RulesFiles are extra context-rule files, watched for changes.
@@ -157,6 +163,9 @@ func (cfg *Config) Validate() error {
 		return true
 	}
 	pathsOK := true
+	if cfg.SemconvDir != "" {
+		pathsOK = check("semconv_dir", cfg.SemconvDir)
+	}
 	for i, p := range cfg.OrgRegistries {
 		pathsOK = check(fmt.Sprintf("org_registries[%d]", i), p) && pathsOK
 	}
@@ -221,35 +230,50 @@ func (c *CandidateConfig) validate(check func(key, p string) bool) {
 	}
 }
 
-// sources is what registry.Load reads for the candidate.
-func (c *CandidateConfig) sources() registry.Sources {
-	return registry.Sources{
-		Embedded:      c.SemconvDir == "",
-		SemconvDir:    c.SemconvDir,
-		OrgRegistries: c.OrgRegistries,
-		RulesFiles:    c.RulesFiles,
-	}
-}
-
 // watched lists the candidate's paths, fingerprinted for reloads.
 func (c *CandidateConfig) watched() []string {
-	out := append(append([]string(nil), c.OrgRegistries...), c.RulesFiles...)
-	if c.SemconvDir != "" {
-		out = append(out, c.SemconvDir)
-	}
-	return out
+	return watchedSources(c.SemconvDir, c.OrgRegistries, c.RulesFiles)
 }
 
 // load resolves the candidate.
 func (c *CandidateConfig) load() (*registry.Index, error) {
-	if c.SemconvDir == "" && len(c.OrgRegistries) == 0 && len(c.RulesFiles) == 0 {
-		return registry.Default()
-	}
-	ix, err := registry.Load(c.sources())
+	ix, err := loadSources(c.SemconvDir, c.OrgRegistries, c.RulesFiles)
 	if err != nil {
-		return nil, fmt.Errorf("candidate: %w: %w", errRegistryLoad, err)
+		return nil, fmt.Errorf("candidate: %w", err)
 	}
 	return ix, nil
+}
+
+// loadSources resolves a registry from the semantic conventions (semconvDir,
+// or the embedded release when ""), org registries and rules files: the
+// top-level keys and the candidate's alike.
+func loadSources(semconvDir string, orgs, rules []string) (*registry.Index, error) {
+	if semconvDir == "" && len(orgs) == 0 && len(rules) == 0 {
+		ix, err := registry.Default()
+		if err != nil {
+			return nil, fmt.Errorf("%w: load registry: %w", errRegistryLoad, err)
+		}
+		return ix, nil
+	}
+	ix, err := registry.Load(registry.Sources{
+		Embedded:      semconvDir == "",
+		SemconvDir:    semconvDir,
+		OrgRegistries: orgs,
+		RulesFiles:    rules,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: load registry: %w", errRegistryLoad, err)
+	}
+	return ix, nil
+}
+
+// watchedSources lists the paths of loadSources' sources.
+func watchedSources(semconvDir string, orgs, rules []string) []string {
+	out := append(append([]string(nil), orgs...), rules...)
+	if semconvDir != "" {
+		out = append(out, semconvDir)
+	}
+	return out
 }
 
 // Validate checks the report bounds.
@@ -264,14 +288,6 @@ func (r *ReportConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// sources is what registry.Load reads.
-func (cfg *Config) sources() registry.Sources {
-	return registry.Sources{
-		Embedded:      true,
-		OrgRegistries: cfg.OrgRegistries,
-		RulesFiles:    cfg.RulesFiles,
-	}
-}
 
 // takeValidated returns the index Validate resolved if the files still have
 // the fingerprint sum, and forgets it either way (a reload must not find it).
@@ -287,15 +303,9 @@ func (cfg *Config) takeValidated(sum [sha256.Size]byte) (*registry.Index, *polic
 // load resolves the configured sources into one index, and compiles the
 // policies against it (nil without policies).
 func (cfg *Config) load() (*registry.Index, *policy.Set, error) {
-	var ix *registry.Index
-	var err error
-	if len(cfg.OrgRegistries) == 0 && len(cfg.RulesFiles) == 0 {
-		ix, err = registry.Default()
-	} else {
-		ix, err = registry.Load(cfg.sources())
-	}
+	ix, err := loadSources(cfg.SemconvDir, cfg.OrgRegistries, cfg.RulesFiles)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: load registry: %w", errRegistryLoad, err)
+		return nil, nil, err
 	}
 	pol, err := cfg.policySources().Load(ix, policy.Options{Timeout: policy.CollectorTimeout})
 	if err != nil {
@@ -331,5 +341,5 @@ func boundError(err error) string {
 
 // watched lists every path whose content is fingerprinted for reloads.
 func (cfg *Config) watched() []string {
-	return append(append(append([]string(nil), cfg.OrgRegistries...), cfg.RulesFiles...), cfg.policySources().Watched()...)
+	return append(watchedSources(cfg.SemconvDir, cfg.OrgRegistries, cfg.RulesFiles), cfg.policySources().Watched()...)
 }

@@ -30,6 +30,23 @@ func TestNoCandidateNoShadow(t *testing.T) {
 	assert.Nil(t, e.Shadow())
 	e.checkCandidate()
 	assert.Nil(t, e.Shadow())
+	assert.Nil(t, e.info().Candidate)
+}
+
+// TestSemconvDir: the registry in force can come from a semantic-conventions
+// checkout, so that promoting a candidate's semconv_dir is a config change.
+func TestSemconvDir(t *testing.T) {
+	next := nextSemconv(t)
+	e, _ := startTestExtension(t, nil, func(cfg *Config) { cfg.SemconvDir = next })
+	assert.NotNil(t, e.Current().Index.Lookup("rpc.status_code"))
+	assert.Equal(t, next, e.info().Sources.SemconvDir)
+	assert.False(t, e.info().Sources.Embedded)
+
+	cfg := createDefaultConfig().(*Config)
+	cfg.SemconvDir = "/nonexistent/semconv"
+	err := confmapValidate(cfg)
+	require.ErrorIs(t, err, errRegistryPath)
+	assert.Contains(t, err.Error(), "semconv_dir: registry path not found")
 }
 
 // TestCandidateShadow: the candidate is compared with the registry in force
@@ -50,6 +67,13 @@ func TestCandidateShadow(t *testing.T) {
 	assert.Equal(t, int64(1), s.ActiveGeneration)
 	assert.True(t, s.Changes.Attribute("rpc.response.status_code", "", false, 0, false).Has(change.AttributeRenamed))
 	assert.Nil(t, e.Current().Index.Lookup("rpc.status_code"), "the registry in force stays v1.44.0")
+	info := e.info()
+	require.NotNil(t, info.Candidate)
+	assert.Equal(t, next, info.Candidate.Sources.SemconvDir)
+	assert.False(t, info.Candidate.Sources.Embedded)
+	assert.Equal(t, s.Digest, info.Candidate.Digest)
+	assert.NotEqual(t, info.Digest, info.Candidate.Digest)
+	assert.Empty(t, info.Candidate.Error)
 
 	// Unchanged on both sides: the same shadow, no second diff.
 	e.checkCandidate()
@@ -84,6 +108,8 @@ func TestCandidateFails(t *testing.T) {
 	assert.Equal(t, int64(0), s.Generation)
 	assert.Equal(t, int64(1), e.Current().Generation)
 	assert.Empty(t, host.statuses(), "a failed candidate does not change the extension's status")
+	require.NotNil(t, e.info().Candidate)
+	assert.Equal(t, s.Err, e.info().Candidate.Error)
 
 	writeAtomic(t, file, orgV2)
 	e.checkCandidate()

@@ -288,7 +288,6 @@ func (r *ReportConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-
 // takeValidated returns the index Validate resolved if the files still have
 // the fingerprint sum, and forgets it either way (a reload must not find it).
 func (cfg *Config) takeValidated(sum [sha256.Size]byte) (*registry.Index, *policy.Set) {

@@ -35,7 +35,7 @@ type registryExtension struct {
 	tb     *metadata.TelemetryBuilder
 	report *conformance.Report
 
-	cur    atomic.Pointer[registryapi.Snapshot]
+	cur atomic.Pointer[registryapi.Snapshot]
 	// shadow is the candidate against cur (shadow.go); nil without a
 	// candidate section. cand is its reload state.
 	shadow atomic.Pointer[registryapi.Shadow]

@@ -1,7 +1,6 @@
 package registryextension
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -143,7 +142,7 @@ func TestCandidateConfigValidate(t *testing.T) {
 	})
 	err := confmapValidate(cfg)
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, errRegistryPath))
+	require.ErrorIs(t, err, errRegistryPath)
 	assert.Contains(t, err.Error(), "candidate::semconv_dir: registry path not found: stat /nonexistent/semconv")
 	assert.Contains(t, err.Error(), "candidate::org_registries[0]: registry path not found: empty path")
 	assert.NotContains(t, err.Error(), "rules_files")
@@ -154,4 +153,3 @@ func TestCandidateConfigValidate(t *testing.T) {
 }
 
 func confmapValidate(cfg *Config) error { return confmap.Validate(cfg) }
-

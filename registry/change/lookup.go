@@ -87,6 +87,7 @@ func NewLookup(set *Set) *Lookup {
 		case ItemMetric:
 			l.metrics[c.Name] = l.metrics[c.Name].With(c.Kind)
 		case ItemEvent, ItemSpan, ItemEntity:
+		default:
 		}
 	}
 	return l

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/registry/change"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // nextSemconv is ../shared/semconv/next-384d661: unreleased main after
@@ -204,7 +206,7 @@ func TestShadowByteEqual(t *testing.T) {
 
 	// The shadow's own walk, on its own: the input is unchanged.
 	sh := startRegistryExtension(t, &registryextension.CandidateConfig{SemconvDir: next}).(registryapi.Shadower)
-	g := newTestGovernor(t, extensionConfig(), 0, nopTelemetry())
+	g := newTestGovernor(t, extensionConfig(), vocab.KindTraces, nopTelemetry())
 	s := newShadow(sh, &shadowConfig{SampleEvery: 1, MaxBatchesPerSecond: 10}, g.tel.services, g.tel.base, time.Now)
 	td := shadowTraces()
 	s.traces(td)
@@ -253,6 +255,11 @@ func TestShadowOffByDefault(t *testing.T) {
 		_, err := r.tel.GetMetric("otelcol_processor_governance_" + name)
 		require.Error(t, err, name)
 	}
+	g := newTestGovernor(t, extensionConfig(), vocab.KindTraces, nopTelemetry())
+	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: startRegistryExtension(t, nil)}}
+	require.NoError(t, g.start(context.Background(), host))
+	assert.Nil(t, g.shadow, "no candidate, no shadow")
+
 	cfg := defaultTestConfig()
 	assert.Equal(t, defaultShadowEvery, cfg.Shadow.SampleEvery)
 	assert.Equal(t, defaultShadowRate, cfg.Shadow.MaxBatchesPerSecond)
@@ -270,7 +277,7 @@ func TestShadowSample(t *testing.T) {
 	src := fixedShadow{&registryapi.Shadow{Changes: l, Generation: 1, ActiveGeneration: 1}}
 	now := time.Unix(1000, 0)
 	clock := func() time.Time { return now }
-	g := newTestGovernor(t, defaultTestConfig(), 0, nopTelemetry())
+	g := newTestGovernor(t, defaultTestConfig(), vocab.KindTraces, nopTelemetry())
 	s := newShadow(src, &shadowConfig{SampleEvery: 3, MaxBatchesPerSecond: 2}, g.tel.services, g.tel.base, clock)
 	for range 9 {
 		s.traces(shadowTraces())
@@ -289,6 +296,26 @@ func TestShadowSample(t *testing.T) {
 		total += slot.shadow[change.AttributeRemoved].n.Load()
 	}
 	assert.Equal(t, int64(3*12), total)
+}
+
+// TestShadowServiceNameBounded: the shadow files a resource under the same
+// bounded service name as the engine, without counting the bounding twice.
+func TestShadowServiceNameBounded(t *testing.T) {
+	next := nextSemconv(t)
+	r := startShadowProcessor(t, startRegistryExtension(t, &registryextension.CandidateConfig{SemconvDir: next}), everyBatch)
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	long := strings.Repeat("s", 300)
+	rs.Resource().Attributes().PutStr("service.name", long)
+	rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty().Attributes().PutStr("rpc.response.status_code", "OK")
+	require.NoError(t, r.tp.ConsumeTraces(context.Background(), td))
+	metadatatest.AssertEqualProcessorGovernanceServiceNameBounded(t, r.tel, []metricdata.DataPoint[int64]{
+		{Attributes: tracesSet(), Value: 1},
+	}, metricdatatest.IgnoreTimestamp())
+	bounded, _ := vocab.Bound(long)
+	metadatatest.AssertEqualProcessorGovernanceShadowChanges(t, r.tel, []metricdata.DataPoint[int64]{
+		{Attributes: shadowSet(bounded, "attribute_renamed"), Value: 1},
+	}, metricdatatest.IgnoreTimestamp())
 }
 
 func TestShadowConfigValidate(t *testing.T) {

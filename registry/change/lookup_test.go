@@ -68,3 +68,24 @@ func TestKindSet(t *testing.T) {
 	assert.Equal(t, 2, s.Len())
 	assert.False(t, s.Has(change.AttributeAdded))
 }
+
+// TestLookupMembersAndSignals: a member's kinds apply to that value only
+// (string and int members alike), and per-signal changes are not indexed
+// under the attribute they name.
+func TestLookupMembersAndSignals(t *testing.T) {
+	l := change.NewLookup(&change.Set{Changes: []change.Change{
+		{Kind: change.EnumMemberRenamed, Item: change.ItemAttribute, Name: "db.system", Member: "mssql", NewValue: "microsoft.sql_server"},
+		{Kind: change.EnumMemberRemoved, Item: change.ItemAttribute, Name: "rpc.grpc.status_code", Member: "14"},
+		{Kind: change.RequirementLevelChanged, Item: change.ItemAttribute, Name: "error.type", Context: "otel.sdk.span.started"},
+		{Kind: change.AttributeSetChanged, Item: change.ItemAttribute, Name: "error.type", Context: "otel.sdk.span.live"},
+		{Kind: change.UnitChanged, Item: change.ItemMetric, Name: "rpc.server.duration"},
+	}})
+	assert.Equal(t, change.KindSet(0).With(change.EnumMemberRenamed), l.Attribute("db.system", "mssql", true, 0, false))
+	assert.Zero(t, l.Attribute("db.system", "postgresql", true, 0, false))
+	assert.Zero(t, l.Attribute("db.system", "", false, 0, false))
+	assert.Equal(t, change.KindSet(0).With(change.EnumMemberRemoved), l.Attribute("rpc.grpc.status_code", "", false, 14, true))
+	assert.Zero(t, l.Attribute("rpc.grpc.status_code", "", false, 0, true))
+	assert.Zero(t, l.Attribute("error.type", "timeout", true, 0, false))
+	assert.Equal(t, change.KindSet(0).With(change.UnitChanged), l.Metric("rpc.server.duration"))
+	assert.Zero(t, l.Metric("db.system"), "attributes and metrics are separate")
+}

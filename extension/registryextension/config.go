@@ -162,21 +162,15 @@ func (cfg *Config) Validate() error {
 		}
 		return true
 	}
-	pathsOK := true
-	if cfg.SemconvDir != "" {
-		pathsOK = check("semconv_dir", cfg.SemconvDir)
-	}
-	for i, p := range cfg.OrgRegistries {
-		pathsOK = check(fmt.Sprintf("org_registries[%d]", i), p) && pathsOK
-	}
-	for i, p := range cfg.RulesFiles {
-		pathsOK = check(fmt.Sprintf("rules_files[%d]", i), p) && pathsOK
-	}
+	pathsOK := checkSources(check, "", cfg.SemconvDir, cfg.OrgRegistries, cfg.RulesFiles)
 	for i, p := range cfg.Policies {
 		pathsOK = check(fmt.Sprintf("policies[%d]", i), p) && pathsOK
 	}
 	if c := cfg.Candidate.Get(); c != nil {
-		c.validate(check)
+		// The candidate is not loaded here: one that does not load is
+		// reported at run time and changes nothing, so it must not stop
+		// the collector.
+		checkSources(check, "candidate::", c.SemconvDir, c.OrgRegistries, c.RulesFiles)
 	}
 	cfg.validated = nil
 	if pathsOK {
@@ -213,21 +207,22 @@ type CandidateConfig struct {
 	_ struct{}
 }
 
-// validate checks that every candidate path exists, with check, naming
-// each key under candidate:: (Config.Validate calls it, so that every line
-// of a joined error names its full key). It does not load the candidate:
-// one that does not load is reported at run time and changes nothing, so
-// it must not stop the collector.
-func (c *CandidateConfig) validate(check func(key, p string) bool) {
-	if c.SemconvDir != "" {
-		check("candidate::semconv_dir", c.SemconvDir)
+// checkSources checks the paths of loadSources' sources with check, each
+// named by its key under prefix ("candidate::": Config.Validate checks the
+// candidate itself, so that every line of a joined error names its full
+// key), and reports whether all passed.
+func checkSources(check func(key, p string) bool, prefix, semconvDir string, orgs, rules []string) bool {
+	ok := true
+	if semconvDir != "" {
+		ok = check(prefix+"semconv_dir", semconvDir)
 	}
-	for i, p := range c.OrgRegistries {
-		check(fmt.Sprintf("candidate::org_registries[%d]", i), p)
+	for i, p := range orgs {
+		ok = check(fmt.Sprintf("%sorg_registries[%d]", prefix, i), p) && ok
 	}
-	for i, p := range c.RulesFiles {
-		check(fmt.Sprintf("candidate::rules_files[%d]", i), p)
+	for i, p := range rules {
+		ok = check(fmt.Sprintf("%srules_files[%d]", prefix, i), p) && ok
 	}
+	return ok
 }
 
 // watched lists the candidate's paths, fingerprinted for reloads.

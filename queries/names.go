@@ -553,3 +553,8 @@ func legacyUnit(unit string) string {
 	}
 	return w
 }
+
+// SeriesName is a metric's Prometheus name under the translation
+// Prometheus 3's OTLP receiver and the collector's Prometheus exporters use
+// by default (UnderscoreEscapingWithSuffixes); "" when it has none.
+func SeriesName(m *registry.Metric) string { return translate(m, underscoreSuffixes) }

@@ -2,9 +2,6 @@ package upgrade
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/upgrade/upgradetest"
 )
 
 // TestFromConformance: the conformance report of a collector on the new
@@ -37,14 +35,7 @@ func TestFromConformance(t *testing.T) {
 	e.Release(w)
 	doc := rep.Document(newIx, 1, "", t0.Add(3*time.Second))
 
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/conformance" {
-			http.NotFound(rw, r)
-			return
-		}
-		_ = json.NewEncoder(rw).Encode(doc)
-	}))
-	t.Cleanup(srv.Close)
+	srv := upgradetest.ServeConformance(t, doc)
 	tr, err := FromConformance(context.Background(), srv.Client(), srv.URL+"/", NewTouches(set))
 	require.NoError(t, err)
 	assert.Contains(t, tr.Services, "old")

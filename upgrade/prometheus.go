@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +15,9 @@ import (
 	"github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
+	"github.com/otelgov/otelcol-governance/queries"
+	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // The collectors' :8888 series this package reads, as the collector's
@@ -169,4 +174,58 @@ func (p *Prometheus) Fleet(ctx context.Context, t *Touches, window time.Duration
 	}
 	f.Add(&Traffic{})
 	return f, nil
+}
+
+// histogramSeries is the series of a histogram counted once per series.
+const histogramSeries = "_count"
+
+// MetricSeries counts, per service, the series the fleet's Prometheus
+// holds at at for each metric the change set touches, under its old name
+// as the OTLP translation writes it (otlptranslator,
+// UnderscoreEscapingWithSuffixes, the default of Prometheus' OTLP receiver
+// and of the collector's Prometheus exporters; a histogram by its _count
+// series): the series that end under the old name and start under the new
+// one. The service is the job label, which both set from service.name
+// (service.namespace/service.name). oldIx defines the old metrics' unit
+// and instrument. One query for every metric.
+func (p *Prometheus) MetricSeries(ctx context.Context, t *Touches, oldIx *registry.Index, at time.Time) ([]Sent, error) {
+	byName := map[string]*Touch{}
+	for _, name := range slices.Sorted(maps.Keys(t.Metrics)) {
+		m := oldIx.Metric(name)
+		if m == nil || m.Placeholder {
+			continue
+		}
+		s := queries.SeriesName(m)
+		if s == "" {
+			continue
+		}
+		if m.Instrument == "histogram" {
+			s += histogramSeries
+		}
+		byName[s] = t.Metrics[name]
+	}
+	if len(byName) == 0 {
+		return nil, nil
+	}
+	alt := make([]string, 0, len(byName))
+	for _, s := range slices.Sorted(maps.Keys(byName)) {
+		alt = append(alt, regexp.QuoteMeta(s))
+	}
+	vec, err := p.query(ctx, fmt.Sprintf(`count by (__name__, job) ({__name__=~%q})`, strings.Join(alt, "|")), at)
+	if err != nil {
+		return nil, err
+	}
+	src := "prometheus " + p.url + " series"
+	out := make([]Sent, 0, len(vec))
+	for _, s := range vec {
+		tc := byName[string(s.Metric[model.MetricNameLabel])]
+		if tc == nil {
+			continue
+		}
+		out = append(out, Sent{
+			Service: string(s.Metric["job"]), Item: tc.Item.String(), Name: tc.Name, NewName: tc.NewName,
+			Kinds: tc.KindNames(), Series: int(s.Value), Source: src,
+		})
+	}
+	return out, nil
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/registry/change"
 	"github.com/otelgov/otelcol-governance/upgrade/upgradetest"
 )
 
@@ -74,4 +76,45 @@ func TestFleetNoSeries(t *testing.T) {
 	require.NoError(t, err)
 	_, err = down.Fleet(context.Background(), NewTouches(set), time.Minute, time.Now())
 	require.ErrorIs(t, err, ErrUnreachable)
+}
+
+// TestMetricSeriesRealPrometheus: the series a fleet's Prometheus holds
+// under a touched metric's old name, per service (job), as the OTLP
+// translation names them; a histogram counts by its _count series.
+func TestMetricSeriesRealPrometheus(t *testing.T) {
+	oldIx, err := registry.Default()
+	require.NoError(t, err)
+	touches := &Touches{Attributes: map[string]*Touch{}, Metrics: map[string]*Touch{
+		"db.client.connections.usage":  {Item: change.ItemMetric, Name: "db.client.connections.usage", NewName: "db.client.connection.count", Rewritten: true, Kinds: []change.Kind{change.MetricRenamed}},
+		"http.server.request.duration": {Item: change.ItemMetric, Name: "http.server.request.duration", Kinds: []change.Kind{change.UnitChanged}},
+		"no.such.metric":               {Item: change.ItemMetric, Name: "no.such.metric", Kinds: []change.Kind{change.MetricRemoved}},
+	}}
+	fc := &upgradetest.Collector{Extra: `# TYPE db_client_connections_usage gauge
+db_client_connections_usage{job="cart",state="idle"} 3
+db_client_connections_usage{job="cart",state="used"} 2
+db_client_connections_usage{job="checkout",state="idle"} 1
+# TYPE http_server_request_duration_seconds histogram
+http_server_request_duration_seconds_bucket{job="cart",le="+Inf"} 4
+http_server_request_duration_seconds_sum{job="cart"} 1
+http_server_request_duration_seconds_count{job="cart"} 4
+`}
+	srv := httptest.NewServer(fc)
+	t.Cleanup(srv.Close)
+	p, err := NewPrometheus(upgradetest.StartPrometheus(t, srv.Listener.Addr().String()))
+	require.NoError(t, err)
+	var got []Sent
+	require.Eventually(t, func() bool {
+		got, err = p.MetricSeries(context.Background(), touches, oldIx, time.Now())
+		return err == nil && len(got) == 3
+	}, 30*time.Second, 500*time.Millisecond, "last: %+v %v", got, err)
+	series := map[string]int{}
+	for _, s := range got {
+		series[s.Service+" "+s.Name] = s.Series
+		assert.Equal(t, "metric", s.Item)
+	}
+	assert.Equal(t, map[string]int{
+		"cart db.client.connections.usage":     2,
+		"checkout db.client.connections.usage": 1,
+		"cart http.server.request.duration":    1,
+	}, series)
 }

@@ -97,24 +97,21 @@ func (u *upgradeFlags) bindPrometheus(fs *pflag.FlagSet, usage string) {
 
 // changes loads both registries and their change set, and warns on
 // stderr of what loading them left out.
-func (u *upgradeFlags) changes(stderr io.Writer) (*registry.Index, *change.Set, error) {
+func (u *upgradeFlags) changes(stderr io.Writer) (oldIx, newIx *registry.Index, set *change.Set, err error) {
 	if u.format != "text" && u.format != "json" {
-		return nil, nil, badInput(fmt.Errorf("--format: unknown format %q: want text or json", u.format))
+		return nil, nil, nil, badInput(fmt.Errorf("--format: unknown format %q: want text or json", u.format))
 	}
 	if u.window < time.Second {
-		return nil, nil, badInput(fmt.Errorf("--window: %s is shorter than a second", u.window))
+		return nil, nil, nil, badInput(fmt.Errorf("--window: %s is shorter than a second", u.window))
 	}
-	oldIx, err := u.old.load()
-	if err != nil {
-		return nil, nil, err
+	if oldIx, err = u.old.load(); err != nil {
+		return nil, nil, nil, err
 	}
-	newIx, err := u.new.load()
-	if err != nil {
-		return nil, nil, err
+	if newIx, err = u.new.load(); err != nil {
+		return nil, nil, nil, err
 	}
-	set, err := change.Diff(oldIx, newIx)
-	if err != nil {
-		return nil, nil, badInput(err)
+	if set, err = change.Diff(oldIx, newIx); err != nil {
+		return nil, nil, nil, badInput(err)
 	}
 	for _, w := range set.Old.Warnings {
 		fmt.Fprintf(stderr, "otelgov: warning: old registry %s: %s\n", u.old.dir, w)
@@ -122,18 +119,27 @@ func (u *upgradeFlags) changes(stderr io.Writer) (*registry.Index, *change.Set, 
 	for _, w := range set.New.Warnings {
 		fmt.Fprintf(stderr, "otelgov: warning: new registry %s: %s\n", u.new.dir, w)
 	}
-	return newIx, set, nil
+	return oldIx, newIx, set, nil
 }
 
-// fleet asks Prometheus; unreachable or empty is exit 2.
-func (u *upgradeFlags) fleet(ctx context.Context, t *upgrade.Touches) (*upgrade.Fleet, error) {
+// fleet asks Prometheus about the collectors over the window and, with
+// oldIx, about the touched metrics' series; unreachable or empty is exit 2.
+func (u *upgradeFlags) fleet(ctx context.Context, t *upgrade.Touches, oldIx *registry.Index) (*upgrade.Fleet, error) {
 	p, err := upgrade.NewPrometheus(u.prometheus)
 	if err != nil {
 		return nil, badInput(err)
 	}
-	f, err := p.Fleet(ctx, t, u.window, time.Now())
+	now := time.Now()
+	f, err := p.Fleet(ctx, t, u.window, now)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--prometheus: %w", err))
+	}
+	if oldIx != nil {
+		series, err := p.MetricSeries(ctx, t, oldIx, now)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--prometheus: %w", err))
+		}
+		f.Add(&upgrade.Traffic{Sent: series})
 	}
 	return f, nil
 }
@@ -207,7 +213,7 @@ type planReport struct {
 }
 
 func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []string, output string, paths []string) error {
-	newIx, set, err := u.changes(cmd.ErrOrStderr())
+	oldIx, newIx, set, err := u.changes(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -251,7 +257,7 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 		addTraffic(tr)
 	}
 	if u.prometheus != "" {
-		f, err := u.fleet(cmd.Context(), t)
+		f, err := u.fleet(cmd.Context(), t, oldIx)
 		if err != nil {
 			return err
 		}
@@ -320,7 +326,10 @@ func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
 			if s.NewName != "" {
 				fmt.Fprintf(w, " -> %s", s.NewName)
 			}
-			fmt.Fprintf(w, " (%s): %d", strings.Join(s.Kinds, ", "), s.Count)
+			fmt.Fprintf(w, " (%s)", strings.Join(s.Kinds, ", "))
+			if s.Count > 0 {
+				fmt.Fprintf(w, ": %d", s.Count)
+			}
 			if s.Rate > 0 {
 				fmt.Fprintf(w, ", %.3g/s", s.Rate)
 			}
@@ -389,7 +398,7 @@ func runUpgradeStatus(cmd *cobra.Command, u *upgradeFlags, paths []string) error
 	if u.prometheus == "" {
 		return badInput(errors.New("--prometheus: required: status answers from the collectors' series"))
 	}
-	newIx, set, err := u.changes(cmd.ErrOrStderr())
+	_, newIx, set, err := u.changes(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -400,7 +409,7 @@ func runUpgradeStatus(cmd *cobra.Command, u *upgradeFlags, paths []string) error
 			return badInput(err)
 		}
 	}
-	f, err := u.fleet(cmd.Context(), t)
+	f, err := u.fleet(cmd.Context(), t, nil)
 	if err != nil {
 		return err
 	}

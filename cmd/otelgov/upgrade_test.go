@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/upgrade/upgradetest"
 )
 
@@ -156,4 +158,47 @@ func TestUpgradeStatusCLI(t *testing.T) {
 	code, _, stderr = otelgov(t, "", "upgrade", "status", "--new", semconvNext, "--prometheus", emptyProm, dir)
 	assert.Equal(t, exitBad, code)
 	assert.Contains(t, stderr, "no governance processor series")
+}
+
+// TestUpgradePlanFromJSON: --from reads a running collector's
+// /conformance, and --format json is the report as data: the sides, the
+// traffic per service with its source, and the plan.
+func TestUpgradePlanFromJSON(t *testing.T) {
+	doc := conformance.Document{
+		Since:       time.Unix(1_700_000_000, 0),
+		GeneratedAt: time.Unix(1_700_000_010, 0),
+		Services: []conformance.ServiceReport{
+			{Service: "checkout", DeprecatedKeys: []conformance.KeyCount{{Key: "rpc.response.status_code", Count: 40}, {Key: "http.method", Count: 3}}},
+			{Service: "cart"},
+		},
+	}
+	srv := upgradetest.ServeConformance(t, doc)
+	code, stdout, stderr := otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext, "--from", srv.URL, "--format", "json")
+	require.Equal(t, exitClean, code, stderr)
+	var rep struct {
+		Old, New struct{ Version string }
+		Traffic  struct {
+			Services []string
+			Sent     []struct {
+				Service, Name, Source string
+				Count                 int64
+				Rate                  float64 `json:"rate_per_second"`
+			}
+		}
+		Plan struct{ Copy []string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
+	assert.Equal(t, []string{"cart", "checkout"}, rep.Traffic.Services)
+	require.Len(t, rep.Traffic.Sent, 1, "http.method is no name this change touches")
+	s := rep.Traffic.Sent[0]
+	assert.Equal(t, "checkout", s.Service)
+	assert.Equal(t, "rpc.response.status_code", s.Name)
+	assert.Equal(t, int64(40), s.Count)
+	assert.InDelta(t, 4.0, s.Rate, 1e-9)
+	assert.Equal(t, "conformance "+srv.URL+"/conformance", s.Source)
+	assert.Equal(t, []string{"rpc.response.status_code"}, rep.Plan.Copy)
+
+	code, _, stderr = otelgov(t, "", "upgrade", "plan", "--new", semconvNext, "--from", srv.URL+"/nothing")
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "404")
 }

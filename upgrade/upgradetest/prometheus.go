@@ -5,9 +5,11 @@ package upgradetest // import "github.com/otelgov/otelcol-governance/upgrade/upg
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +30,9 @@ type Collector struct {
 	count   int
 	// Names serves the deprecated_names series at all.
 	Names bool
+	// Extra is served verbatim after the governance series: the services'
+	// own metrics, as a fleet Prometheus also holds them.
+	Extra string
 }
 
 func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
@@ -36,7 +41,7 @@ func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		f.count += 10
 	}
 	n := f.count
-	names := f.Names
+	names, extra := f.Names, f.Extra
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	l := `processor="governance",otel_signal="traces"`
@@ -49,6 +54,7 @@ func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "# TYPE otelcol_processor_governance_service_deprecated_names counter\n")
 		fmt.Fprintf(w, "otelcol_processor_governance_service_deprecated_names{%s,service_name=\"old\",deprecated_name=\"rpc.response.status_code\"} %d\n", l, n)
 	}
+	fmt.Fprint(w, extra)
 }
 
 // Send starts or stops the old service sending.
@@ -79,7 +85,7 @@ func StartPrometheus(t testing.TB, target string) string {
 		t.Skip("prometheus binary not found (make test-deps installs the Debian package prometheus): skipping the real-Prometheus test")
 	}
 	dir := t.TempDir()
-	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: collector\n    static_configs:\n      - targets: [%q]\n", target)
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: collector\n    honor_labels: true\n    static_configs:\n      - targets: [%q]\n", target)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600))
 	addr := fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -105,4 +111,20 @@ func StartPrometheus(t testing.TB, target string) string {
 		return resp.StatusCode == http.StatusOK
 	}, 30*time.Second, 200*time.Millisecond, "prometheus did not become ready")
 	return url
+}
+
+// ServeConformance serves doc (a conformance.Document) as a running
+// collector's governance_registry extension serves GET /conformance; other
+// paths are 404. It stops with the test.
+func ServeConformance(t testing.TB, doc any) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/conformance" {
+			http.NotFound(w, r)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(doc)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

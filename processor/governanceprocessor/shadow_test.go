@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,9 +48,15 @@ func nextSemconv(tb testing.TB) string {
 // HTTP or polling.
 func startRegistryExtension(tb testing.TB, candidate *registryextension.CandidateConfig) component.Component {
 	tb.Helper()
+	return startPollingExtension(tb, candidate, 0)
+}
+
+// startPollingExtension is startRegistryExtension with a poll interval.
+func startPollingExtension(tb testing.TB, candidate *registryextension.CandidateConfig, poll time.Duration) component.Component {
+	tb.Helper()
 	f := registryextension.NewFactory()
 	cfg := f.CreateDefaultConfig().(*registryextension.Config)
-	cfg.PollInterval = 0
+	cfg.PollInterval = poll
 	cfg.HTTP = configoptional.None[confighttp.ServerConfig]()
 	if candidate != nil {
 		cfg.Candidate = configoptional.Some(*candidate)
@@ -316,6 +323,53 @@ func TestShadowServiceNameBounded(t *testing.T) {
 	metadatatest.AssertEqualProcessorGovernanceShadowChanges(t, r.tel, []metricdata.DataPoint[int64]{
 		{Attributes: shadowSet(bounded, "attribute_renamed"), Value: 1},
 	}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestShadowConcurrentReload: batches sampled on several goroutines while
+// the extension's poller reloads a candidate that alternates between
+// loading and not, and the SDK collects: run with -race.
+func TestShadowConcurrentReload(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cart.yaml")
+	good := "groups:\n  - id: registry.acme.cart\n    type: attribute_group\n    brief: Cart.\n    attributes:\n      - id: acme.cart.state\n        type: string\n        stability: development\n        brief: State.\n"
+	broken := "groups:\n  - id: [broken\n"
+	require.NoError(t, os.WriteFile(file, []byte(good), 0o600))
+	ext := startPollingExtension(t, &registryextension.CandidateConfig{OrgRegistries: []string{dir}}, 100*time.Millisecond)
+	r := startShadowProcessor(t, ext, everyBatch)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				assert.NoError(t, r.tp.ConsumeTraces(context.Background(), shadowTraces()))
+			}
+		}()
+	}
+	for i := range 8 {
+		content := good
+		if i%2 == 0 {
+			content = broken
+		}
+		require.NoError(t, os.WriteFile(file+".tmp", []byte(content), 0o600))
+		require.NoError(t, os.Rename(file+".tmp", file))
+		time.Sleep(150 * time.Millisecond)
+		_, _ = r.tel.GetMetric("otelcol_processor_governance_shadow_changes")
+	}
+	close(stop)
+	wg.Wait()
+	sh := ext.(registryapi.Shadower).Shadow()
+	assert.False(t, sh.Failed(), "the last content written loads")
+	assert.Positive(t, sh.Generation)
+	_, err := r.tel.GetMetric("otelcol_processor_governance_shadow_batches")
+	require.NoError(t, err, "batches were sampled while the candidate loaded")
 }
 
 func TestShadowConfigValidate(t *testing.T) {

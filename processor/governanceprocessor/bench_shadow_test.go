@@ -3,6 +3,7 @@ package governanceprocessor
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -10,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension"
+	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -75,4 +77,33 @@ func putOnSpans(td ptrace.Traces, key, value string) {
 			}
 		}
 	}
+}
+
+// BenchmarkShadowWalk is the shadow's own walk of one sampled batch (the
+// same 100 spans), without the engine: what a sampled batch adds.
+func BenchmarkShadowWalk(b *testing.B) {
+	ext := startRegistryExtension(b, &registryextension.CandidateConfig{SemconvDir: nextSemconv(b)})
+	g := newTestGovernor(b, extensionConfig(), vocab.KindTraces, nopTelemetry())
+	s := newShadow(ext.(registryapi.Shadower), &shadowConfig{SampleEvery: 1, MaxBatchesPerSecond: maxShadowPerSecond}, g.tel.services, g.tel.base, func() time.Time { return time.Time{} })
+	s.bucket.rate = 1e18 // the fixed clock never refills: no cap here
+	s.bucket.tokens = 1e18
+	td := wireTraces(genTraces(benchItems, mixConformant))
+	putOnSpans(td, "rpc.response.status_code", "OK")
+	attrs := 0
+	for i := range td.ResourceSpans().Len() {
+		rs := td.ResourceSpans().At(i)
+		attrs += rs.Resource().Attributes().Len()
+		for j := range rs.ScopeSpans().Len() {
+			spans := rs.ScopeSpans().At(j).Spans()
+			for k := range spans.Len() {
+				attrs += spans.At(k).Attributes().Len()
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.traces(td)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(attrs), "ns/attribute")
+	require.Equal(b, int64(b.N), s.batches.n.Load())
 }

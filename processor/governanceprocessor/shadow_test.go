@@ -17,6 +17,8 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/otel/attribute"
@@ -179,6 +181,82 @@ func TestShadowCountsCandidateChanges(t *testing.T) {
 	metadatatest.AssertEqualProcessorGovernanceShadowCandidate(t, r.tel, []metricdata.DataPoint[int64]{
 		{Attributes: tracesSet(attribute.String("candidate_status", "loaded")), Value: 1},
 	}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestShadowMetricsAndLogs: the metrics walk counts a metric whose
+// definition the candidate changes once per metric (next-384d661 makes
+// error.type conditionally required on otel.sdk.exporter.span.exported),
+// and data point attributes once each; the logs walk counts log record
+// attributes.
+func TestShadowMetricsAndLogs(t *testing.T) {
+	next := nextSemconv(t)
+	ext := startRegistryExtension(t, &registryextension.CandidateConfig{SemconvDir: next})
+	host := fakeHost{exts: map[component.ID]component.Component{registryExtID: ext}}
+	cfg := extensionConfig()
+	everyBatch(cfg)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	ctx := context.Background()
+
+	mp, err := NewFactory().CreateMetrics(ctx, metadatatest.NewSettings(tel), cfg, &consumertest.MetricsSink{})
+	require.NoError(t, err)
+	require.NoError(t, mp.Start(ctx, host))
+	t.Cleanup(func() { require.NoError(t, mp.Shutdown(ctx)) })
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "sdk")
+	ms := rm.ScopeMetrics().AppendEmpty().Metrics()
+	m := ms.AppendEmpty()
+	m.SetName("otel.sdk.exporter.span.exported")
+	m.SetUnit("{span}")
+	sum := m.SetEmptySum()
+	sum.SetIsMonotonic(true)
+	for range 3 {
+		sum.DataPoints().AppendEmpty().Attributes().PutStr("otel.component.type", "otlp_grpc_span_exporter")
+	}
+	g := ms.AppendEmpty()
+	g.SetName("acme.queue.depth")
+	gauge := g.SetEmptyGauge()
+	for range 2 {
+		gauge.DataPoints().AppendEmpty().Attributes().PutStr("rpc.response.status_code", "OK")
+	}
+	require.NoError(t, mp.ConsumeMetrics(ctx, md))
+
+	lp, err := NewFactory().CreateLogs(ctx, metadatatest.NewSettings(tel), cfg, &consumertest.LogsSink{})
+	require.NoError(t, err)
+	require.NoError(t, lp.Start(ctx, host))
+	t.Cleanup(func() { require.NoError(t, lp.Shutdown(ctx)) })
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "checkout")
+	rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes().PutStr("rpc.response.status_code", "OK")
+	require.NoError(t, lp.ConsumeLogs(ctx, ld))
+
+	active, err := registry.Default()
+	require.NoError(t, err)
+	cand, err := registry.Load(registry.Sources{SemconvDir: next})
+	require.NoError(t, err)
+	set, err := change.Diff(active, cand)
+	require.NoError(t, err)
+	metricKinds := map[change.Kind]int64{}
+	for _, c := range set.Changes {
+		perSignal := c.Kind == change.RequirementLevelChanged || c.Kind == change.AttributeSetChanged
+		if c.Item == change.ItemMetric && ((perSignal && c.Context == m.Name()) || (!perSignal && c.Name == m.Name())) {
+			metricKinds[c.Kind] = 1
+		}
+	}
+	require.Equal(t, int64(1), metricKinds[change.RequirementLevelChanged], "error.type becomes conditionally required")
+	metricKinds[change.AttributeRenamed] += 2 // the gauge's two data points
+	set2 := func(sig, svc, kind string) attribute.Set {
+		return attribute.NewSet(attribute.String("processor", "governance"), attribute.String("otel.signal", sig),
+			attribute.String("service.name", svc), attribute.String("change_kind", kind))
+	}
+	var want []metricdata.DataPoint[int64]
+	for k, n := range metricKinds {
+		want = append(want, metricdata.DataPoint[int64]{Attributes: set2("metrics", "sdk", k.String()), Value: n})
+	}
+	want = append(want, metricdata.DataPoint[int64]{Attributes: set2("logs", "checkout", "attribute_renamed"), Value: 1})
+	metadatatest.AssertEqualProcessorGovernanceShadowChanges(t, tel, want, metricdatatest.IgnoreTimestamp())
 }
 
 // TestShadowByteEqual: the output of a processor evaluating the candidate on
@@ -365,11 +443,14 @@ func TestShadowConcurrentReload(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	sh := ext.(registryapi.Shadower).Shadow()
-	assert.False(t, sh.Failed(), "the last content written loads")
-	assert.Positive(t, sh.Generation)
+	// The last content written loads: once the poller has seen it (a busy
+	// machine may delay it), a batch is sampled again.
+	src := ext.(registryapi.Shadower)
+	require.Eventually(t, func() bool { return !src.Shadow().Failed() }, 10*time.Second, 20*time.Millisecond)
+	assert.Positive(t, src.Shadow().Generation)
+	require.NoError(t, r.tp.ConsumeTraces(context.Background(), shadowTraces()))
 	_, err := r.tel.GetMetric("otelcol_processor_governance_shadow_batches")
-	require.NoError(t, err, "batches were sampled while the candidate loaded")
+	require.NoError(t, err, "batches are sampled while the candidate loads")
 }
 
 func TestShadowConfigValidate(t *testing.T) {

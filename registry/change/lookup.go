@@ -47,13 +47,14 @@ const NumKinds = int(numKinds)
 // lifecycle kinds (an addition's Name is the new side's: data that carries
 // it is unknown to the old registry and known to the new), type, unit,
 // instrument, stability and deprecation changes, splits, merges and enum
-// members. Per-signal changes (requirement_level_changed,
-// attribute_set_changed) are left out: they change what is checked on a
-// signal, not a name the data carries. A rename scoped to some contexts
+// members. A per-signal change (requirement_level_changed,
+// attribute_set_changed) on a metric is indexed under the metric's name
+// (its Context): it changes what a producer of that metric must send, not
+// the attribute anywhere else. A rename scoped to some contexts
 // (Change.Scope) is indexed under its key for every context: the lookup
 // answers what may change, an upper bound where scopes apply. Events,
-// spans and entities are left out: the data names none of them by the
-// registry's id.
+// spans and entities, and per-signal changes on them, are left out: the
+// data names none of them by the registry's id.
 type Lookup struct {
 	attrs   map[string]attrKinds
 	metrics map[string]KindSet
@@ -70,6 +71,9 @@ func NewLookup(set *Set) *Lookup {
 	for i := range set.Changes {
 		c := &set.Changes[i]
 		if c.Kind == RequirementLevelChanged || c.Kind == AttributeSetChanged {
+			if c.Item == ItemMetric && c.Context != "" {
+				l.metrics[c.Context] = l.metrics[c.Context].With(c.Kind)
+			}
 			continue
 		}
 		switch c.Item {

@@ -27,6 +27,8 @@ func TestLookup(t *testing.T) {
 	for _, c := range set.Changes {
 		var got change.KindSet
 		switch {
+		case (c.Kind == change.RequirementLevelChanged || c.Kind == change.AttributeSetChanged) && c.Item == change.ItemMetric:
+			got = l.Metric(c.Context)
 		case c.Kind == change.RequirementLevelChanged || c.Kind == change.AttributeSetChanged:
 			continue
 		case c.Item == change.ItemAttribute && c.Member != "":
@@ -70,14 +72,15 @@ func TestKindSet(t *testing.T) {
 }
 
 // TestLookupMembersAndSignals: a member's kinds apply to that value only
-// (string and int members alike), and per-signal changes are not indexed
-// under the attribute they name.
+// (string and int members alike), and a per-signal change on a metric is
+// indexed under the metric, not the attribute it names.
 func TestLookupMembersAndSignals(t *testing.T) {
 	l := change.NewLookup(&change.Set{Changes: []change.Change{
 		{Kind: change.EnumMemberRenamed, Item: change.ItemAttribute, Name: "db.system", Member: "mssql", NewValue: "microsoft.sql_server"},
 		{Kind: change.EnumMemberRemoved, Item: change.ItemAttribute, Name: "rpc.grpc.status_code", Member: "14"},
-		{Kind: change.RequirementLevelChanged, Item: change.ItemAttribute, Name: "error.type", Context: "otel.sdk.span.started"},
-		{Kind: change.AttributeSetChanged, Item: change.ItemAttribute, Name: "error.type", Context: "otel.sdk.span.live"},
+		{Kind: change.RequirementLevelChanged, Item: change.ItemMetric, Name: "error.type", Context: "otel.sdk.span.started"},
+		{Kind: change.AttributeSetChanged, Item: change.ItemMetric, Name: "error.type", Context: "otel.sdk.span.live"},
+		{Kind: change.RequirementLevelChanged, Item: change.ItemSpan, Name: "server.address", Context: "span.http.client"},
 		{Kind: change.UnitChanged, Item: change.ItemMetric, Name: "rpc.server.duration"},
 	}})
 	assert.Equal(t, change.KindSet(0).With(change.EnumMemberRenamed), l.Attribute("db.system", "mssql", true, 0, false))
@@ -85,7 +88,12 @@ func TestLookupMembersAndSignals(t *testing.T) {
 	assert.Zero(t, l.Attribute("db.system", "", false, 0, false))
 	assert.Equal(t, change.KindSet(0).With(change.EnumMemberRemoved), l.Attribute("rpc.grpc.status_code", "", false, 14, true))
 	assert.Zero(t, l.Attribute("rpc.grpc.status_code", "", false, 0, true))
-	assert.Zero(t, l.Attribute("error.type", "timeout", true, 0, false))
+	assert.Zero(t, l.Attribute("error.type", "timeout", true, 0, false), "per-signal changes are the signal's")
+	assert.Zero(t, l.Metric("error.type"))
+	assert.Equal(t, change.KindSet(0).With(change.RequirementLevelChanged), l.Metric("otel.sdk.span.started"))
+	assert.Equal(t, change.KindSet(0).With(change.AttributeSetChanged), l.Metric("otel.sdk.span.live"))
+	assert.Zero(t, l.Attribute("server.address", "", false, 0, false), "spans are not indexed")
+	assert.Zero(t, l.Metric("span.http.client"))
 	assert.Equal(t, change.KindSet(0).With(change.UnitChanged), l.Metric("rpc.server.duration"))
 	assert.Zero(t, l.Metric("db.system"), "attributes and metrics are separate")
 }

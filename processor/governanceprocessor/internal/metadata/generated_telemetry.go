@@ -638,7 +638,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceShadowChanges, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_governance_shadow_changes",
-		metric.WithDescription("What the registry extension's candidate registry would change, counted on the sampled batches (shadow section) per service.name and change kind: attributes whose key (or enum value) and metrics whose name the candidate changes, looked up in change.Diff(registry in force, candidate). Read-only: the data is never changed. Bounded by construction: at most (service_limit + 2) × 38 series; none without a candidate. [Alpha]"),
+		metric.WithDescription("What the registry extension's candidate registry would change, counted on the sampled batches (shadow section) per service.name and change kind: attributes whose key (or enum value) and metrics whose name or attribute requirements the candidate changes, looked up in change.Diff(registry in force, candidate). Read-only: the data is never changed. Bounded by construction: at most (service_limit + 2) × 38 series; none without a candidate. [Alpha]"),
 		metric.WithUnit("{change}"),
 	)
 	errs = errors.Join(errs, err)

@@ -416,7 +416,7 @@ func AssertEqualProcessorGovernanceShadowCandidate(t *testing.T, tt *componentte
 func AssertEqualProcessorGovernanceShadowChanges(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_governance_shadow_changes",
-		Description: "What the registry extension's candidate registry would change, counted on the sampled batches (shadow section) per service.name and change kind: attributes whose key (or enum value) and metrics whose name the candidate changes, looked up in change.Diff(registry in force, candidate). Read-only: the data is never changed. Bounded by construction: at most (service_limit + 2) × 38 series; none without a candidate. [Alpha]",
+		Description: "What the registry extension's candidate registry would change, counted on the sampled batches (shadow section) per service.name and change kind: attributes whose key (or enum value) and metrics whose name or attribute requirements the candidate changes, looked up in change.Diff(registry in force, candidate). Read-only: the data is never changed. Bounded by construction: at most (service_limit + 2) × 38 series; none without a candidate. [Alpha]",
 		Unit:        "{change}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

@@ -97,6 +97,19 @@ func shadowTraces() ptrace.Traces {
 	return td
 }
 
+// candidateChanges is change.Diff(embedded registry, semconvDir): the set
+// the extension's shadow indexes, for the tests' expectations.
+func candidateChanges(t *testing.T, semconvDir string) *change.Set {
+	t.Helper()
+	active, err := registry.Default()
+	require.NoError(t, err)
+	cand, err := registry.Load(registry.Sources{SemconvDir: semconvDir})
+	require.NoError(t, err)
+	set, err := change.Diff(active, cand)
+	require.NoError(t, err)
+	return set
+}
+
 type shadowRun struct {
 	tel  *componenttest.Telemetry
 	sink *consumertest.TracesSink
@@ -147,12 +160,7 @@ func TestShadowCountsCandidateChanges(t *testing.T) {
 	require.NoError(t, r.tp.ConsumeTraces(context.Background(), shadowTraces()))
 	require.NoError(t, r.tp.ConsumeTraces(context.Background(), shadowTraces()))
 
-	active, err := registry.Default()
-	require.NoError(t, err)
-	cand, err := registry.Load(registry.Sources{SemconvDir: next})
-	require.NoError(t, err)
-	set, err := change.Diff(active, cand)
-	require.NoError(t, err)
+	set := candidateChanges(t, next)
 	// Per batch, checkout sends rpc.response.status_code on 8 spans and
 	// rpc.connect_rpc.error_code on 2; cart and the resource keys are
 	// unchanged by this pair.
@@ -232,12 +240,7 @@ func TestShadowMetricsAndLogs(t *testing.T) {
 	rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes().PutStr("rpc.response.status_code", "OK")
 	require.NoError(t, lp.ConsumeLogs(ctx, ld))
 
-	active, err := registry.Default()
-	require.NoError(t, err)
-	cand, err := registry.Load(registry.Sources{SemconvDir: next})
-	require.NoError(t, err)
-	set, err := change.Diff(active, cand)
-	require.NoError(t, err)
+	set := candidateChanges(t, next)
 	metricKinds := map[change.Kind]int64{}
 	for _, c := range set.Changes {
 		perSignal := c.Kind == change.RequirementLevelChanged || c.Kind == change.AttributeSetChanged

@@ -3,6 +3,8 @@ package engine
 import (
 	"sync/atomic"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -34,6 +36,15 @@ type reportTally struct {
 	// that reset clears only those: clearing the array in full cost more
 	// than walking a small batch.
 	recentUsed []uint16
+
+	// The unknown-key context (unknowns.go), on while unknowns is set:
+	// ctx is the walker's context, unk indexes Batch.Unknowns, val is the
+	// value of the unknown key being filed when hasVal.
+	unknowns, values bool
+	hasVal, filed    bool
+	val              pcommon.Value
+	ctx              *registry.Context
+	unk              map[unknownKey]int
 }
 
 // notedKeys is the set of registry entries an Engine has listed in its
@@ -100,6 +111,16 @@ func (r *reportTally) key(k string, kind KeyKind) int {
 	if r.rec != nil {
 		r.rec.event(memoEvent{kind: memoKey, kk: kind})
 	}
+	i := r.keyIndex(k, kind)
+	if r.unknowns && kind == KeyUnknown {
+		r.unknown(i)
+	}
+	return i
+}
+
+// keyIndex counts k for the current service and returns its index in
+// Batch.Keys.
+func (r *reportTally) keyIndex(k string, kind KeyKind) int {
 	svc := r.svcIdx
 	slot := (slotHash(k) + svc*7 + int(kind)) & (recentSize - 1)
 	c := &r.recent[slot]
@@ -163,4 +184,9 @@ func (r *reportTally) reset() {
 	clear(r.known)
 	r.known = r.known[:0]
 	r.svcIdx = 0
+	if r.unknowns {
+		clear(r.unk)
+		r.unknowns, r.values, r.hasVal, r.filed, r.ctx = false, false, false, false, nil
+		r.val = pcommon.Value{}
+	}
 }

@@ -101,6 +101,12 @@ type Batch struct {
 	// ShapeAdvisor key in the batch, without asking the Advisor
 	// (adviceCache).
 	AdviceRepeats int64
+	// Unknowns holds the context of the unknown keys, one entry per
+	// distinct (Keys entry, location, signal name), only while the walker
+	// tracks them (Walker.TrackUnknowns); UnknownsOverflow counts the
+	// filings past its bound.
+	Unknowns         []UnknownTally
+	UnknownsOverflow int64
 }
 
 // FindingTally is how often one finding was reported for one name in one
@@ -150,6 +156,7 @@ func (b *Batch) reset() {
 	clear(b.Findings)
 	clear(b.Signals)
 	clear(b.Advice)
+	clear(b.Unknowns)
 	b.Reset()
 }
 
@@ -170,6 +177,8 @@ func (b *Batch) Reset() {
 	b.Signals = b.Signals[:0]
 	b.Advice = b.Advice[:0]
 	b.AdviceRepeats = 0
+	b.Unknowns = b.Unknowns[:0]
+	b.UnknownsOverflow = 0
 }
 
 // LevelCount is how often one service counted one finding at one level.

@@ -83,16 +83,30 @@ func (l Limits) withDefaults() Limits {
 func (l Limits) Bytes() int64 {
 	l = l.withDefaults()
 	const s = vocab.MaxKeyLength + 16 // a bounded string and its header
-	attr := int64(s +                 // key
+	group := int64(3*s + l.MaxGroupAttributes*(s+8) + l.MaxServices*s + 128 + mapEntry)
+	return l.AttributesBytes() + 3*int64(l.MaxGroups)*group
+}
+
+// AttributesBytes is the part of Bytes that the attributes and the
+// invalid names take: all a collector's sketch holds (it has no groups).
+func (l Limits) AttributesBytes() int64 {
+	l = l.withDefaults()
+	const s = vocab.MaxKeyLength + 16
+	invalid := int64(MaxInvalid * (4*s + mapEntry))
+	return int64(l.MaxAttributes)*attributeBytes(l) + invalid
+}
+
+// attributeBytes bounds one Attribute under l.
+func attributeBytes(l Limits) int64 {
+	const s = vocab.MaxKeyLength + 16 // a bounded string and its header
+	return int64(s +                  // key
 		8*sketchK + // sketch
 		(MaxValues+1)*(s+16) + // exact values
 		MaxExamples*(s+16) + // examples
 		numTypes*(32+maxTypeServices*s) + // types and their services
 		l.MaxServices*s + 128 + // services, counters
+		MaxSignals*(s+8) + // signals (a collector's sketch)
 		mapEntry)
-	group := int64(3*s + l.MaxGroupAttributes*(s+8) + l.MaxServices*s + 128 + mapEntry)
-	invalid := int64(MaxInvalid * (4*s + mapEntry))
-	return int64(l.MaxAttributes)*attr + 3*int64(l.MaxGroups)*group + invalid
 }
 
 // mapEntry is a generous cost of one map entry (key header, pointer,
@@ -148,6 +162,11 @@ type Attribute struct {
 	Services []string `json:"services,omitempty"`
 	// ServicesOverflow counts occurrences from services beyond MaxServices.
 	ServicesOverflow int64 `json:"services_overflow,omitempty"`
+	// Signals are the metrics ("metric NAME") the key was seen on, at
+	// most MaxSignals (a collector's sketch; a recording lists them in
+	// the groups instead); SignalsOverflow counts the others.
+	Signals         []string `json:"signals,omitempty"`
+	SignalsOverflow int64    `json:"signals_overflow,omitempty"`
 }
 
 // TypeSeen is one type of an attribute's values.
@@ -247,6 +266,8 @@ type Accumulator struct {
 	service string
 	input   string
 	invalid map[string]bool
+	// filed is AddUnknowns' scratch.
+	filed [][numValueTypes]int64
 }
 
 // New returns an empty Accumulator bounded by lim.

@@ -269,6 +269,9 @@ func proposeAttribute(at *Attribute, o Options, p *Proposal) ProposedAttribute {
 		why = append(why, reason)
 	}
 	why = append(why, fmt.Sprintf("seen %d time(s) on %s, ~%.0f distinct value(s)", at.Count, strings.Join(pa.Where, ", "), pa.Cardinality))
+	if len(at.Signals) > 0 {
+		why = append(why, "on "+strings.Join(at.Signals, ", ")+overflowText(at.SignalsOverflow))
+	}
 	pa.Why = strings.Join(why, "; ")
 	return pa
 }
@@ -343,6 +346,11 @@ func (p *Proposal) warnHighCardinality(ev *Evidence, at *Attribute, o Options) {
 			}
 		}
 	}
+	for _, sg := range at.Signals {
+		if n, ok := strings.CutPrefix(sg, SignalMetric); ok && !slices.Contains(metrics, n) {
+			metrics = append(metrics, n)
+		}
+	}
 	p.Warnings = append(p.Warnings, Warning{
 		Kind: WarnHighCardinality, Name: at.Key,
 		Message: fmt.Sprintf("~%.0f distinct values on data points of %s: each value is a time series; consider dropping it from the metrics", at.Cardinality(), strings.Join(metrics, ", ")),
@@ -393,11 +401,7 @@ func servicesText(s []string, over int64) string {
 	if len(s) == 0 {
 		return "no service.name"
 	}
-	t := strings.Join(s, ", ")
-	if over > 0 {
-		t += fmt.Sprintf(" and %d more", over)
-	}
-	return t
+	return strings.Join(s, ", ") + overflowText(over)
 }
 
 // SpanType is the registry type of a span name: lower case, each run of
@@ -470,4 +474,12 @@ func (p *Proposal) Model() *regwrite.Model {
 		m.Events = append(m.Events, regwrite.Event{Name: g.Name, Stability: "development", Attributes: refs(g)})
 	}
 	return m
+}
+
+// overflowText is " and N more" for n > 0.
+func overflowText(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more", n)
 }

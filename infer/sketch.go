@@ -1,13 +1,14 @@
 package infer
 
 import (
-	"encoding/binary"
-	"hash/fnv"
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelgov/otelcol-governance/engine"
 )
 
 // The distinct-value sketch is a k-minimum-values (KMV) sketch: the sketchK
@@ -15,47 +16,12 @@ import (
 // it is exact; above, (k-1)/(kth smallest / 2^64) estimates the distinct
 // count with a relative standard error of about 1/sqrt(k-2) (13% for
 // k = 64). It is 512 bytes per attribute, and the union of two sketches is
-// the sketch of the union, so replicas merge. The hash is FNV-1a (a stable
-// hash: sketches of two processes compare) finished with splitmix64's mix.
+// the sketch of the union, so replicas merge. The hash is engine.ValueHash (a
+// stable hash: sketches of two processes compare).
 
-// hashValue hashes v with its type, so that "1" and 1 differ.
-func hashValue(v pcommon.Value) uint64 {
-	h := fnv.New64a()
-	var b [9]byte
-	b[0] = byte(v.Type()) //nolint:gosec // a ValueType is 0..6
-	switch v.Type() {
-	case pcommon.ValueTypeStr:
-		_, _ = h.Write(b[:1])
-		_, _ = h.Write([]byte(v.Str()))
-	case pcommon.ValueTypeInt:
-		binary.LittleEndian.PutUint64(b[1:], uint64(v.Int())) //nolint:gosec // bits, not a value
-		_, _ = h.Write(b[:])
-	case pcommon.ValueTypeDouble:
-		binary.LittleEndian.PutUint64(b[1:], math.Float64bits(v.Double()))
-		_, _ = h.Write(b[:])
-	case pcommon.ValueTypeBool:
-		if v.Bool() {
-			b[1] = 1
-		}
-		_, _ = h.Write(b[:2])
-	case pcommon.ValueTypeBytes:
-		_, _ = h.Write(b[:1])
-		_, _ = h.Write(v.Bytes().AsRaw())
-	case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeEmpty:
-		_, _ = h.Write(b[:1])
-		_, _ = h.Write([]byte(v.AsString()))
-	}
-	return mix(h.Sum64())
-}
-
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+// hashValue hashes v with its type, so that "1" and 1 differ: the
+// engine's ValueHash, which the collector's sketch uses too.
+func hashValue(v pcommon.Value) uint64 { return engine.ValueHash(v) }
 
 // sketchAdd adds hash h to at's sketch (kept sorted) and reports whether
 // it is a new distinct value as far as the sketch can tell.
@@ -161,6 +127,11 @@ func (a *Accumulator) mergeAttr(o *Attribute) {
 		at.Services, at.ServicesOverflow = addService(at.Services, at.ServicesOverflow, s, a.lim.MaxServices)
 	}
 	at.ServicesOverflow += o.ServicesOverflow
+	for _, sg := range o.Signals {
+		prefix, name, _ := strings.Cut(sg, " ")
+		at.Signals, at.SignalsOverflow = addSignal(at.Signals, at.SignalsOverflow, prefix+" ", name)
+	}
+	at.SignalsOverflow += o.SignalsOverflow
 	for _, t := range o.Types {
 		ts := typeSeen(at, t.Type)
 		ts.Count += t.Count

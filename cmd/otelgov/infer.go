@@ -27,6 +27,7 @@ type inferOptions struct {
 	maxRecord int
 	maxRatio  int
 	listen    listenOptions
+	from      []string
 	lim       infer.Limits
 	opts      infer.Options
 }
@@ -60,6 +61,14 @@ The result is staged in a temporary directory and loaded before it is
 renamed into place: a failed run leaves DIR as it was. A summary of what was
 proposed and why goes to stdout (--format text or json).
 
+With --from, the evidence is the inference sketch of running collectors
+(the governance_registry extension with infer::enabled, GET /infer/evidence):
+the keys the collector's registry does not know, with their types,
+distinct-value estimate, services, locations, metrics and spans. One --from
+per replica; the sketches are merged as one source would be. Every
+collector must answer with a sketch within --max-attributes and
+--max-groups, or nothing is written (exit 2).
+
 Example values come from the telemetry (each at most 256 bytes, valid
 UTF-8, as every client string in a report); review them before committing
 a registry, as they may hold personal data, or leave them out with
@@ -70,13 +79,20 @@ log record, a name that cannot be a registry ID, DIR not a registry.`,
 		Example: `  otelgov registry infer --output acme-registry recorded.jsonl
   otelgov registry infer --output acme-registry --format json traces.pb.gz metrics.jsonl
   otelgov registry infer --output acme-registry --listen --inactivity-timeout 2m
+  otelgov registry infer --output acme-registry --from http://10.0.0.5:13180 --from http://10.0.0.6:13180
   otelgov check --org-registry acme-registry recorded.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.listen.enabled && len(args) > 0 {
-				return badInput(errors.New("--listen takes no files"))
+			sources := 0
+			for _, on := range []bool{len(args) > 0, o.listen.enabled, len(o.from) > 0} {
+				if on {
+					sources++
+				}
 			}
-			if !o.listen.enabled && len(args) == 0 {
-				return badInput(errors.New("no input: give files, - for stdin, or --listen"))
+			if sources > 1 {
+				return badInput(errors.New("give one source: files, --listen or --from"))
+			}
+			if sources == 0 {
+				return badInput(errors.New("no input: give files, - for stdin, --listen, or --from URL"))
 			}
 			return runInfer(cmd, &o, args)
 		},
@@ -93,6 +109,7 @@ log record, a name that cannot be a registry ID, DIR not a registry.`,
 	fs.IntVar(&o.lim.MaxGroups, "max-groups", infer.DefaultMaxGroups, "distinct metrics, span names and event names tracked, each (bounds memory)")
 	fs.BoolVar(&o.opts.NoExamples, "no-examples", false, "leave example values out of the registry and the summary (they come from the telemetry and may hold personal data)")
 	fs.Float64Var(&o.opts.HighCardinality, "high-cardinality", infer.DefaultHighCardinality, "warn about a metric attribute with more distinct values than this (estimated)")
+	fs.StringArrayVar(&o.from, "from", nil, "the base URL of a running collector's governance_registry extension (e.g. http://127.0.0.1:13180) whose inference sketch (infer::enabled, GET /infer/evidence) is read (repeatable: one per replica, merged)")
 	o.listen.bind(fs, "the registry", defaultInactivity)
 	return cmd
 }
@@ -133,9 +150,12 @@ func runInfer(cmd *cobra.Command, o *inferOptions, files []string) error {
 	}
 
 	acc := infer.New(o.lim)
-	if o.listen.enabled {
+	switch {
+	case len(o.from) > 0:
+		err = inferFrom(cmd.Context(), o, acc)
+	case o.listen.enabled:
 		err = inferListen(cmd, o, acc)
-	} else {
+	default:
 		err = inferFiles(cmd, o, sig, acc, files)
 	}
 	if err != nil {

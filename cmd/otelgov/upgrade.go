@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/otlpfile"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/registry/change"
@@ -248,13 +248,13 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 		}
 		addTraffic(r.Traffic(f))
 	}
-	client := &http.Client{Timeout: 30 * time.Second}
+	client := newFromClient()
 	for _, base := range from {
-		tr, err := upgrade.FromConformance(cmd.Context(), client, base, t)
-		if err != nil {
-			return badInput(err)
+		var doc conformance.Document
+		if err := getFrom(cmd.Context(), client, base, conformanceDoc, &doc); err != nil {
+			return badInput(fmt.Errorf("--from %s: %w", redactURL(base), err))
 		}
-		addTraffic(tr)
+		addTraffic(upgrade.ConformanceTraffic(&doc, t, "conformance "+redactURL(base)+conformanceDoc.path))
 	}
 	if u.prometheus != "" {
 		f, err := u.fleet(cmd.Context(), t, oldIx)

@@ -198,6 +198,20 @@ func TestUpgradePlanFromJSON(t *testing.T) {
 	assert.Equal(t, "conformance "+srv.URL+"/conformance", s.Source)
 	assert.Equal(t, []string{"rpc.response.status_code"}, rep.Plan.Copy)
 
+	// --from is one client for infer and upgrade (getFrom): a path the
+	// collector does not serve and a collector that does not answer are
+	// bad input, named without credentials, never "no traffic".
+	code, _, stderr = otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext, "--from", srv.URL+"/nothing")
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "GET /conformance: 404: the collector serves no conformance report")
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := "http://user:secret@" + dead.Listener.Addr().String()
+	dead.Close()
+	code, _, stderr = otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext, "--from", deadURL)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "the collector does not answer")
+	assert.NotContains(t, stderr, "secret")
+
 	code, _, stderr = otelgov(t, "", "upgrade", "plan", "--new", semconvNext, "--from", srv.URL+"/nothing")
 	assert.Equal(t, exitBad, code)
 	assert.Contains(t, stderr, "404")

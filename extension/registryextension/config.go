@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
 
+	"github.com/otelgov/otelcol-governance/infer"
 	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
 )
@@ -101,6 +102,10 @@ type Config struct {
 	// keys. Default: absent (no candidate, no cost).
 	Candidate configoptional.Optional[CandidateConfig] `mapstructure:"candidate"`
 
+	// Infer keeps the inference sketch served at GET /infer/evidence for
+	// `otelgov registry infer --from`. Default: off.
+	Infer InferConfig `mapstructure:"infer"`
+
 	// validated is the registry Validate resolved, for Start to take over
 	// (`otelcol` validates the configuration right before it starts the
 	// components, so the registry is resolved once per start). Validate
@@ -137,6 +142,61 @@ type ReportConfig struct {
 	_ struct{}
 }
 
+// InferConfig is the inference sketch: a bounded record of the attribute
+// keys the registry in force does not know (per key: types, a
+// distinct-value estimate, occurrences, where and on which metrics and
+// spans, which services send it), fed from the processors' per-batch
+// tallies and served as infer.Evidence JSON.
+type InferConfig struct {
+	// Enabled turns the sketch and GET /infer/evidence on. Default: false
+	// (off: the processors track nothing more and the endpoint answers
+	// 404). Needs http.
+	Enabled bool `mapstructure:"enabled"`
+
+	// Examples keeps up to five example values per key, and the exact
+	// values behind enum proposals, each at most 256 bytes of valid
+	// UTF-8 (the report's rule for client strings). They come from
+	// production telemetry and may hold secrets or personal data.
+	// Default: false (no value leaves the collector; the distinct-value
+	// estimate is kept from hashes).
+	Examples bool `mapstructure:"examples"`
+
+	// MaxAttributes is how many distinct unknown keys the sketch tracks;
+	// later keys are counted, not listed. It bounds the sketch's memory
+	// (about 20 KiB per key at most). Default: 4096. At most 100000.
+	MaxAttributes int `mapstructure:"max_attributes"`
+
+	// MaxServices is how many services are named per key; later ones are
+	// counted. Default: 8. At most 100.
+	MaxServices int `mapstructure:"max_services"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// Limits of InferConfig checked by Validate.
+const (
+	maxInferAttributes = 100_000
+	maxInferServices   = infer.MaxSketchServices
+)
+
+var errInferNeedsHTTP = errors.New("needs the http endpoint")
+
+// Validate checks the sketch's bounds.
+func (c *InferConfig) Validate() error {
+	return errors.Join(
+		inRange("max_attributes", c.MaxAttributes, 1, maxInferAttributes),
+		inRange("max_services", c.MaxServices, 1, maxInferServices))
+}
+
+// inRange is the error of a bound key outside lo..hi; nil inside.
+func inRange(key string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s: %w: %d, want %d to %d", key, errOutOfRange, v, lo, hi)
+	}
+	return nil
+}
+
 var _ component.Config = (*Config)(nil)
 
 // Validate checks the options, that every registry path exists, and that
@@ -150,6 +210,9 @@ func (cfg *Config) Validate() error {
 	}
 	if h := cfg.HTTP.Get(); h != nil && strings.TrimSpace(h.NetAddr.Endpoint) == "" {
 		errs = append(errs, fmt.Errorf("http: %w", errEmptyEndpoint))
+	}
+	if cfg.Infer.Enabled && cfg.HTTP.Get() == nil {
+		errs = append(errs, fmt.Errorf("infer: enabled: %w (it serves GET /infer/evidence): turn http on or infer off", errInferNeedsHTTP))
 	}
 	check := func(key, p string) bool {
 		if strings.TrimSpace(p) == "" {
@@ -273,14 +336,9 @@ func watchedSources(semconvDir string, orgs, rules []string) []string {
 
 // Validate checks the report bounds.
 func (r *ReportConfig) Validate() error {
-	var errs []error
-	if r.MaxServices < 0 || r.MaxServices > maxMaxServices {
-		errs = append(errs, fmt.Errorf("max_services: %w: %d, want 0 to %d", errOutOfRange, r.MaxServices, maxMaxServices))
-	}
-	if r.TopKeys < 0 || r.TopKeys > maxTopKeys {
-		errs = append(errs, fmt.Errorf("top_keys: %w: %d, want 0 to %d", errOutOfRange, r.TopKeys, maxTopKeys))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		inRange("max_services", r.MaxServices, 0, maxMaxServices),
+		inRange("top_keys", r.TopKeys, 0, maxTopKeys))
 }
 
 // takeValidated returns the index Validate resolved if the files still have

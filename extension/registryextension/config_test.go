@@ -24,6 +24,8 @@ func TestLoadConfig(t *testing.T) {
 	full.NetAddr.Endpoint = "127.0.0.1:13181"
 	noReload := createDefaultConfig().(*Config)
 	noReload.PollInterval = 0
+	inferOn := createDefaultConfig().(*Config)
+	inferOn.Infer = InferConfig{Enabled: true, Examples: true, MaxAttributes: 100, MaxServices: 3}
 
 	tests := []struct {
 		id       component.ID
@@ -40,8 +42,10 @@ func TestLoadConfig(t *testing.T) {
 				PollInterval:  2 * time.Second,
 				HTTP:          configoptional.Some(full),
 				Report:        ReportConfig{MaxServices: 20, TopKeys: 5},
+				Infer:         InferConfig{MaxAttributes: defaultInferAttributes, MaxServices: defaultInferServices},
 			},
 		},
+		{id: component.NewIDWithName(metadata.Type, "infer"), expected: inferOn},
 		{id: component.NewIDWithName(metadata.Type, "no_reload"), expected: noReload},
 		{id: component.NewIDWithName(metadata.Type, "candidate"), expected: withCandidate(CandidateConfig{OrgRegistries: []string{"testdata/org"}, RulesFiles: []string{"testdata/rules.yaml"}})},
 		{id: component.NewIDWithName(metadata.Type, "broken_candidate"), expected: withCandidate(CandidateConfig{OrgRegistries: []string{"testdata/broken"}})},
@@ -54,6 +58,9 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "broken_org_registry"), errIs: errRegistryLoad, errMsg: "testdata/broken/cart.yaml: yaml: line 5"},
 		{id: component.NewIDWithName(metadata.Type, "bad_max_services"), errIs: errOutOfRange, errMsg: "report: max_services: out of range: -1"},
 		{id: component.NewIDWithName(metadata.Type, "bad_top_keys"), errIs: errOutOfRange, errMsg: "report: top_keys: out of range: 1000"},
+		{id: component.NewIDWithName(metadata.Type, "bad_infer_max_attributes"), errIs: errOutOfRange, errMsg: "infer: max_attributes: out of range: 0, want 1 to 100000"},
+		{id: component.NewIDWithName(metadata.Type, "bad_infer_max_services"), errIs: errOutOfRange, errMsg: "infer: max_services: out of range: 101, want 1 to 100"},
+		{id: component.NewIDWithName(metadata.Type, "infer_without_http"), errIs: errInferNeedsHTTP, errMsg: "infer: enabled: needs the http endpoint"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id.String(), func(t *testing.T) {

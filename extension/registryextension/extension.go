@@ -34,6 +34,8 @@ type registryExtension struct {
 	logger *zap.Logger
 	tb     *metadata.TelemetryBuilder
 	report *conformance.Report
+	// sketch is the inference sketch; nil when infer is off.
+	sketch *sketch
 
 	cur atomic.Pointer[registryapi.Snapshot]
 	// shadow is the candidate against cur (shadow.go); nil without a
@@ -78,6 +80,7 @@ func newRegistryExtension(set extension.Settings, cfg *Config) (*registryExtensi
 		logger:        set.Logger,
 		tb:            tb,
 		report:        conformance.New(conformance.Limits{MaxServices: cfg.Report.MaxServices, TopKeys: cfg.Report.TopKeys}, time.Now()),
+		sketch:        newSketch(&cfg.Infer),
 		resultSuccess: metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "success"))),
 		resultFailure: metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "failure"))),
 	}, nil
@@ -92,6 +95,9 @@ func (e *registryExtension) Current() *registryapi.Snapshot {
 func (e *registryExtension) Report(b *registryapi.Batch) {
 	if over := e.report.Add(b, time.Now()); over > 0 {
 		e.tb.ExtensionGovernanceRegistryReportOverflow.Add(context.Background(), over)
+	}
+	if e.sketch != nil {
+		e.sketch.add(b)
 	}
 }
 

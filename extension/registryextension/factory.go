@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension/internal/metadata"
+	"github.com/otelgov/otelcol-governance/infer"
 )
 
 // Defaults of every option; createDefaultConfig is the only place that uses them.
@@ -22,6 +23,9 @@ const (
 	defaultPollInterval = 10 * time.Second
 	defaultMaxServices  = 100
 	defaultTopKeys      = 10
+	// The inference sketch's bounds are the CLI's (infer's defaults).
+	defaultInferAttributes = infer.DefaultMaxAttributes
+	defaultInferServices   = infer.DefaultMaxServices
 )
 
 // NewFactory returns the factory of the governance_registry extension.
@@ -38,6 +42,10 @@ func createDefaultConfig() component.Config {
 		Report: ReportConfig{
 			MaxServices: defaultMaxServices,
 			TopKeys:     defaultTopKeys,
+		},
+		Infer: InferConfig{
+			MaxAttributes: defaultInferAttributes,
+			MaxServices:   defaultInferServices,
 		},
 	}
 }

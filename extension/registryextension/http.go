@@ -16,6 +16,9 @@ func (e *registryExtension) handler() http.Handler {
 	mux.HandleFunc("GET /registry", e.serveRegistry)
 	mux.HandleFunc("GET /registry/attributes/{key}", e.serveAttribute)
 	mux.HandleFunc("GET /conformance", e.serveConformance)
+	if e.sketch != nil {
+		mux.HandleFunc("GET /infer/evidence", e.serveEvidence)
+	}
 	return mux
 }
 

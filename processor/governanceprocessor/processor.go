@@ -37,18 +37,22 @@ type governor struct {
 	// snap is the registry in force. A static registry is set once at
 	// construction; with an extension it follows the extension's Current,
 	// and every batch uses the one snapshot it loaded at its start.
-	snap  atomic.Pointer[snapshot]
-	ext   registryapi.Registry // nil without a registry extension
-	swapM sync.Mutex           // serialises snapshot swaps (rare: one per reload)
+	snap atomic.Pointer[snapshot]
+	ext  registryapi.Registry // nil without a registry extension
+	// unknowns: the extension keeps the inference sketch, so each walker
+	// tracks the context of unknown keys (with their values when
+	// unknownValues); both false otherwise, at the cost of one test.
+	unknowns, unknownValues bool
+	swapM                   sync.Mutex // serialises snapshot swaps (rare: one per reload)
 
 	// findingLog receives a sample of the findings as log records; the logs
 	// instance appends them to its batches. nil when off.
 	findingLog *findingLog
 
-	// pol runs the advice policies (policies.go) through polEngine, the
-	// engine with pol as its Advisor; both nil when no policy can apply.
-	pol       *policies
-	polEngine *engine.Engine
+	// pol runs the advice policies (policies.go): while a set is in force,
+	// engine walks a batch with pol as its Advisor (WalkerAdvised), from
+	// the same shape memo as without; nil when no policy can apply.
+	pol *policies
 
 	// shadow evaluates the registry extension's candidate on a sample of
 	// the batches (shadow.go); nil without a candidate. Set in start.
@@ -74,16 +78,10 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 	}
 	e := engine.New(opts)
 	var pols *policies
-	var pe *engine.Engine
 	if opts.Findings && (pol != nil || cfg.Registry.Extension != nil) {
 		pols = newPolicies(&cfg.Findings, set.Logger)
-		po := opts
-		po.Advisor = pols
-		pe = engine.New(po)
 	}
-	// Both engines exist before the counters' callbacks, which the SDK may
-	// call at any time: a walk uses pe while a policy set is in force.
-	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings), func() engine.MemoStats { return memoStats(e, pe) })
+	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings), e.MemoStats)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +92,6 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		logger:     set.Logger,
 		engine:     e,
 		pol:        pols,
-		polEngine:  pe,
 		findingLog: fl,
 	}
 	if pols != nil {
@@ -110,18 +107,6 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 	return g, nil
 }
 
-// memoStats are the shape memo counters of the engines as one (a nil
-// engine counts nothing).
-func memoStats(engines ...*engine.Engine) engine.MemoStats {
-	var st engine.MemoStats
-	for _, e := range engines {
-		if e != nil {
-			st.Add(e.MemoStats())
-		}
-	}
-	return st
-}
-
 func (g *governor) start(ctx context.Context, host component.Host) error {
 	if id := g.cfg.Registry.Extension; id != nil {
 		ext, err := registryapi.Lookup(host, *id)
@@ -134,6 +119,9 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 		g.ext = ext
 		if err := g.startShadow(); err != nil {
 			return err
+		}
+		if t, ok := ext.(registryapi.UnknownTracker); ok {
+			g.unknowns, g.unknownValues = t.TracksUnknowns()
 		}
 	}
 	s := g.current(ctx)
@@ -234,10 +222,14 @@ func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, 
 		return data, errNotStarted
 	}
 	e := g.engine
+	var adv engine.Advisor
 	if g.pol != nil && g.pol.active() {
-		e = g.polEngine
+		adv = g.pol
 	}
-	w := e.Walker(s.ix, data.IsReadOnly())
+	w := e.WalkerAdvised(s.ix, data.IsReadOnly(), adv)
+	if g.unknowns {
+		w.TrackUnknowns(true, g.unknownValues)
+	}
 	walk(w, data)
 	// One tally feeds both sinks: :8888 and the extension's report.
 	b := w.Batch()

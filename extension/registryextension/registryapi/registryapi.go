@@ -44,6 +44,16 @@ type Registry interface {
 	Report(b *Batch)
 }
 
+// UnknownTracker is implemented by a Registry that keeps the inference
+// sketch (the extension's infer section). A processor asks it once, in
+// Start, and then has each batch's walker track the context of unknown
+// keys (engine.Walker.TrackUnknowns) before it hands the Batch to Report.
+type UnknownTracker interface {
+	// TracksUnknowns reports whether the sketch is on and whether it keeps
+	// values (examples and enum members).
+	TracksUnknowns() (on, values bool)
+}
+
 // Snapshot is one successfully loaded registry.
 type Snapshot struct {
 	// Index is the resolved registry.

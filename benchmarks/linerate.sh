@@ -19,6 +19,9 @@
 # governance binary: adds bare-before and governance-before, the before and
 # after of a change in one interleaved run), LINERATE_POLICIES (policy
 # directories: adds governance-policies, what advice policies cost),
+# LINERATE_SHADOW (a semantic-conventions checkout, e.g.
+# ../shared/semconv/next-384d661: adds governance-extension and
+# governance-shadow, what the shadow registry costs at its default sample),
 # LINERATE_SLICE (500ms here; 0 runs the variants one after the other: a
 # round's variants run side by side and the client alternates between them
 # in slices this long, so that a disturbance of the host lasting seconds

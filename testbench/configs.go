@@ -73,6 +73,11 @@ type Config struct {
 	// spaces); Pipeline the processor IDs in order.
 	Processors string
 	Pipeline   []string
+	// Extensions is the YAML body of further `extensions:` entries (indented
+	// two spaces) besides health_check; ExtensionIDs their IDs, added to
+	// service::extensions.
+	Extensions   string
+	ExtensionIDs []string
 }
 
 // withBatch appends the batch processor that every configuration ends with.
@@ -335,11 +340,12 @@ func (c Config) YAML(p Ports, exp Exporter, signals ...Signal) string {
 	if processors == "" {
 		processors = "  {}\n"
 	}
+	exts := strings.Join(append([]string{"health_check"}, c.ExtensionIDs...), ", ")
 	return fmt.Sprintf(`# testbench config %q (%s distribution)
 extensions:
   health_check:
     endpoint: 127.0.0.1:%d
-receivers:
+%sreceivers:
   otlp:
     protocols:
       grpc:
@@ -350,7 +356,7 @@ receivers:
 processors:
 %sexporters:
 %sservice:
-  extensions: [health_check]
+  extensions: [%s]
   telemetry:
     logs:
       level: info
@@ -363,7 +369,7 @@ processors:
                 host: 127.0.0.1
                 port: %d
   pipelines:
-%s`, c.Name, c.Distribution, p.Health, p.GRPC, p.HTTP, processors, exp.YAML, p.Metrics, pipes.String())
+%s`, c.Name, c.Distribution, p.Health, c.Extensions, p.GRPC, p.HTTP, processors, exp.YAML, exts, p.Metrics, pipes.String())
 }
 
 // NopExporter discards what arrives: the line-rate harness measures the

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,6 +176,42 @@ func PoliciesVariant(dirs []string) LineVariant {
 		Processors: fmt.Sprintf("  governance:\n    findings:\n      policies: [%s]\n", strings.Join(dirs, ", ")),
 		Pipeline:   []string{"governance"},
 	}}
+}
+
+// ShadowEnv names a semantic-conventions checkout (absolute, or relative
+// to the repository's root); when set, the line rate adds ShadowVariants.
+const ShadowEnv = "LINERATE_SHADOW"
+
+// The shadow registry's variants.
+const (
+	// VariantGovernanceExtension is governance's default configuration
+	// with its registry from a governance_registry extension.
+	VariantGovernanceExtension = "governance-extension"
+	// VariantShadow is VariantGovernanceExtension with a candidate registry
+	// in the extension: the shadow at its default sample.
+	VariantShadow = "governance-shadow"
+)
+
+// ShadowVariants are governance on a governance_registry extension
+// (reloading and HTTP off) without a candidate and with semconvDir as its
+// candidate, each paired with the bare pipeline; the shadow's row over
+// governance-extension is what the shadow costs.
+func ShadowVariants(semconvDir string) []LineVariant {
+	ext := "  governance_registry:\n    poll_interval: 0s\n    http:\n      enabled: false\n"
+	procs := "  governance:\n    registry:\n      extension: governance_registry\n"
+	return []LineVariant{
+		{Name: VariantGovernanceExtension, Bare: VariantBare, Knob: ShadowEnv, Config: Config{
+			Name: VariantGovernanceExtension, Distribution: "governance",
+			Extensions: ext, ExtensionIDs: []string{"governance_registry"},
+			Processors: procs, Pipeline: []string{"governance"},
+		}},
+		{Name: VariantShadow, Bare: VariantBare, Over: VariantGovernanceExtension, Knob: ShadowEnv, Config: Config{
+			Name: VariantShadow, Distribution: "governance",
+			Extensions:   ext + "    candidate:\n      semconv_dir: " + strconv.Quote(semconvDir) + "\n",
+			ExtensionIDs: []string{"governance_registry"},
+			Processors:   procs, Pipeline: []string{"governance"},
+		}},
+	}
 }
 
 // BeforeVariants run on the binary BeforeBinaryEnv names (distribution

@@ -91,6 +91,15 @@ func TestLineRate(t *testing.T) {
 	if len(policies) > 0 {
 		all = append(all, PoliciesVariant(policies))
 	}
+	if d := os.Getenv(ShadowEnv); d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(repoRoot(t), d)
+		}
+		if _, err := os.Stat(filepath.Join(d, "model")); err != nil { //nolint:gosec // the operator names the checkout to measure
+			t.Fatalf("%s: %s is not a semantic-conventions checkout (%v)", ShadowEnv, d, err)
+		}
+		all = append(all, ShadowVariants(d)...)
+	}
 	variants := selectLineVariants(t, all)
 
 	dists, variants := lineDistributions(t, variants)
@@ -460,10 +469,10 @@ func beforeBinary() string {
 // its bare pipeline; the others are the subset asked for.
 func TestSelectLineVariantsKnobs(t *testing.T) {
 	t.Setenv("LINERATE_VARIANTS", "governance")
-	all := append(append(LineVariants(nil), BeforeVariants()...), PoliciesVariant([]string{"p"}))
+	all := append(append(append(LineVariants(nil), BeforeVariants()...), PoliciesVariant([]string{"p"})), ShadowVariants("s")...)
 	var names []string
 	for _, v := range selectLineVariants(t, all) {
 		names = append(names, v.Name)
 	}
-	assert.ElementsMatch(t, []string{VariantBare, VariantGovernance, VariantBareBefore, VariantGovernanceBefore, VariantPolicies}, names)
+	assert.ElementsMatch(t, []string{VariantBare, VariantGovernance, VariantBareBefore, VariantGovernanceBefore, VariantPolicies, VariantGovernanceExtension, VariantShadow}, names)
 }

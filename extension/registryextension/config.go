@@ -38,9 +38,15 @@ const (
 
 // Config is the configuration of the governance_registry extension.
 type Config struct {
+	// SemconvDir is a semantic-conventions checkout (a directory with
+	// model/, and schemas/ when present) that replaces the embedded
+	// release, watched for changes. Default: "" (the embedded semantic
+	// conventions v1.44.0).
+	SemconvDir string `mapstructure:"semconv_dir"`
+
 	// OrgRegistries are organisation registry directories, manifest files or
-	// model files, loaded on top of the embedded semantic conventions and
-	// watched for changes. Default: empty (the embedded registry only).
+	// model files, loaded on top of the semantic conventions and watched
+	// for changes. Default: empty (the embedded registry only).
 	OrgRegistries []string `mapstructure:"org_registries"`
 
 	// RulesFiles are extra context-rule files, watched for changes.
@@ -83,6 +89,18 @@ type Config struct {
 
 	// Report bounds the conformance report.
 	Report ReportConfig `mapstructure:"report"`
+
+	// Candidate is a shadow registry: loaded beside the registry in force,
+	// watched and reloaded like it (poll_interval), and compared with it
+	// (registry/change) on every load of either side. The governance
+	// processors that use this extension evaluate it read-only on a sample
+	// of their batches (their shadow section) and count on :8888 what it
+	// would change; it never changes data. A candidate that does not load
+	// is reported (log, processor_governance_shadow_candidate) and
+	// evaluated nowhere; the collector starts and runs as without it.
+	// Promotion is a config change: move its sources to the top-level
+	// keys. Default: absent (no candidate, no cost).
+	Candidate configoptional.Optional[CandidateConfig] `mapstructure:"candidate"`
 
 	// Infer keeps the inference sketch served at GET /infer/evidence for
 	// `otelgov registry infer --from`. Default: off.
@@ -207,15 +225,15 @@ func (cfg *Config) Validate() error {
 		}
 		return true
 	}
-	pathsOK := true
-	for i, p := range cfg.OrgRegistries {
-		pathsOK = check(fmt.Sprintf("org_registries[%d]", i), p) && pathsOK
-	}
-	for i, p := range cfg.RulesFiles {
-		pathsOK = check(fmt.Sprintf("rules_files[%d]", i), p) && pathsOK
-	}
+	pathsOK := checkSources(check, "", cfg.SemconvDir, cfg.OrgRegistries, cfg.RulesFiles)
 	for i, p := range cfg.Policies {
 		pathsOK = check(fmt.Sprintf("policies[%d]", i), p) && pathsOK
+	}
+	if c := cfg.Candidate.Get(); c != nil {
+		// The candidate is not loaded here: one that does not load is
+		// reported at run time and changes nothing, so it must not stop
+		// the collector.
+		checkSources(check, "candidate::", c.SemconvDir, c.OrgRegistries, c.RulesFiles)
 	}
 	cfg.validated = nil
 	if pathsOK {
@@ -231,20 +249,96 @@ func (cfg *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// CandidateConfig names the sources of a candidate registry, as the
+// top-level keys name those of the registry in force (without policies).
+type CandidateConfig struct {
+	// SemconvDir is a semantic-conventions checkout (a directory with
+	// model/, and schemas/ when present) that replaces the embedded
+	// release, e.g. a newer release or an unreleased main. Default: ""
+	// (the embedded semantic conventions, as in force).
+	SemconvDir string `mapstructure:"semconv_dir"`
+
+	// OrgRegistries are organisation registries loaded on top, as the
+	// top-level org_registries. Default: empty.
+	OrgRegistries []string `mapstructure:"org_registries"`
+
+	// RulesFiles are extra context-rule files, as the top-level
+	// rules_files. Default: empty.
+	RulesFiles []string `mapstructure:"rules_files"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// checkSources checks the paths of loadSources' sources with check, each
+// named by its key under prefix ("candidate::": Config.Validate checks the
+// candidate itself, so that every line of a joined error names its full
+// key), and reports whether all passed.
+func checkSources(check func(key, p string) bool, prefix, semconvDir string, orgs, rules []string) bool {
+	ok := true
+	if semconvDir != "" {
+		ok = check(prefix+"semconv_dir", semconvDir)
+	}
+	for i, p := range orgs {
+		ok = check(fmt.Sprintf("%sorg_registries[%d]", prefix, i), p) && ok
+	}
+	for i, p := range rules {
+		ok = check(fmt.Sprintf("%srules_files[%d]", prefix, i), p) && ok
+	}
+	return ok
+}
+
+// watched lists the candidate's paths, fingerprinted for reloads.
+func (c *CandidateConfig) watched() []string {
+	return watchedSources(c.SemconvDir, c.OrgRegistries, c.RulesFiles)
+}
+
+// load resolves the candidate.
+func (c *CandidateConfig) load() (*registry.Index, error) {
+	ix, err := loadSources(c.SemconvDir, c.OrgRegistries, c.RulesFiles)
+	if err != nil {
+		return nil, fmt.Errorf("candidate: %w", err)
+	}
+	return ix, nil
+}
+
+// loadSources resolves a registry from the semantic conventions (semconvDir,
+// or the embedded release when ""), org registries and rules files: the
+// top-level keys and the candidate's alike.
+func loadSources(semconvDir string, orgs, rules []string) (*registry.Index, error) {
+	if semconvDir == "" && len(orgs) == 0 && len(rules) == 0 {
+		ix, err := registry.Default()
+		if err != nil {
+			return nil, fmt.Errorf("%w: load registry: %w", errRegistryLoad, err)
+		}
+		return ix, nil
+	}
+	ix, err := registry.Load(registry.Sources{
+		Embedded:      semconvDir == "",
+		SemconvDir:    semconvDir,
+		OrgRegistries: orgs,
+		RulesFiles:    rules,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: load registry: %w", errRegistryLoad, err)
+	}
+	return ix, nil
+}
+
+// watchedSources lists the paths of loadSources' sources.
+func watchedSources(semconvDir string, orgs, rules []string) []string {
+	out := append(append([]string(nil), orgs...), rules...)
+	if semconvDir != "" {
+		out = append(out, semconvDir)
+	}
+	return out
+}
+
 // Validate checks the report bounds.
 func (r *ReportConfig) Validate() error {
 	return errors.Join(
 		inRange("max_services", r.MaxServices, 0, maxMaxServices),
 		inRange("top_keys", r.TopKeys, 0, maxTopKeys))
-}
-
-// sources is what registry.Load reads.
-func (cfg *Config) sources() registry.Sources {
-	return registry.Sources{
-		Embedded:      true,
-		OrgRegistries: cfg.OrgRegistries,
-		RulesFiles:    cfg.RulesFiles,
-	}
 }
 
 // takeValidated returns the index Validate resolved if the files still have
@@ -261,15 +355,9 @@ func (cfg *Config) takeValidated(sum [sha256.Size]byte) (*registry.Index, *polic
 // load resolves the configured sources into one index, and compiles the
 // policies against it (nil without policies).
 func (cfg *Config) load() (*registry.Index, *policy.Set, error) {
-	var ix *registry.Index
-	var err error
-	if len(cfg.OrgRegistries) == 0 && len(cfg.RulesFiles) == 0 {
-		ix, err = registry.Default()
-	} else {
-		ix, err = registry.Load(cfg.sources())
-	}
+	ix, err := loadSources(cfg.SemconvDir, cfg.OrgRegistries, cfg.RulesFiles)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: load registry: %w", errRegistryLoad, err)
+		return nil, nil, err
 	}
 	pol, err := cfg.policySources().Load(ix, policy.Options{Timeout: policy.CollectorTimeout})
 	if err != nil {
@@ -305,5 +393,5 @@ func boundError(err error) string {
 
 // watched lists every path whose content is fingerprinted for reloads.
 func (cfg *Config) watched() []string {
-	return append(append(append([]string(nil), cfg.OrgRegistries...), cfg.RulesFiles...), cfg.policySources().Watched()...)
+	return append(watchedSources(cfg.SemconvDir, cfg.OrgRegistries, cfg.RulesFiles), cfg.policySources().Watched()...)
 }

@@ -47,6 +47,9 @@ func TestLoadConfig(t *testing.T) {
 		},
 		{id: component.NewIDWithName(metadata.Type, "infer"), expected: inferOn},
 		{id: component.NewIDWithName(metadata.Type, "no_reload"), expected: noReload},
+		{id: component.NewIDWithName(metadata.Type, "candidate"), expected: withCandidate(CandidateConfig{OrgRegistries: []string{"testdata/org"}, RulesFiles: []string{"testdata/rules.yaml"}})},
+		{id: component.NewIDWithName(metadata.Type, "broken_candidate"), expected: withCandidate(CandidateConfig{OrgRegistries: []string{"testdata/broken"}})},
+		{id: component.NewIDWithName(metadata.Type, "missing_candidate_path"), errIs: errRegistryPath, errMsg: "candidate::semconv_dir: registry path not found: stat testdata/nope"},
 		{id: component.NewIDWithName(metadata.Type, "negative_poll"), errIs: errNegative, errMsg: "poll_interval: must not be negative"},
 		{id: component.NewIDWithName(metadata.Type, "short_poll"), errIs: errPollTooShort, errMsg: "poll_interval: poll interval too short: 10ms"},
 		{id: component.NewIDWithName(metadata.Type, "empty_endpoint"), errIs: errEmptyEndpoint, errMsg: "http: endpoint must not be empty"},
@@ -80,6 +83,12 @@ func TestLoadConfig(t *testing.T) {
 			assert.Equal(t, tt.expected, cfg)
 		})
 	}
+}
+
+func withCandidate(c CandidateConfig) *Config {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Candidate = configoptional.Some(c)
+	return cfg
 }
 
 func TestLoadConfigNoHTTP(t *testing.T) {

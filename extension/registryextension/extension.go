@@ -37,7 +37,11 @@ type registryExtension struct {
 	// sketch is the inference sketch; nil when infer is off.
 	sketch *sketch
 
-	cur    atomic.Pointer[registryapi.Snapshot]
+	cur atomic.Pointer[registryapi.Snapshot]
+	// shadow is the candidate against cur (shadow.go); nil without a
+	// candidate section. cand is its reload state.
+	shadow atomic.Pointer[registryapi.Shadow]
+	cand   candidateState
 	status atomic.Pointer[registryapi.ComponentStatus]
 
 	// Reload state, written by the poll goroutine, read by the HTTP
@@ -117,6 +121,7 @@ func (e *registryExtension) Start(ctx context.Context, host component.Host) erro
 	e.goodFiles, e.goodSum, e.lastCheck = files, sum, now
 	e.mu.Unlock()
 	e.cur.Store(&registryapi.Snapshot{Index: ix, Generation: 1, LoadedAt: now, Policies: pol})
+	e.checkCandidate()
 
 	if err := e.registerCallbacks(); err != nil {
 		return err
@@ -217,6 +222,7 @@ func (e *registryExtension) poll(interval time.Duration) {
 			return
 		case <-t.C:
 			e.check()
+			e.checkCandidate()
 		}
 	}
 }

@@ -43,7 +43,8 @@ func (e *registryExtension) info() registryapi.RegistryInfo {
 		Generation: snap.Generation,
 		LoadedAt:   snap.LoadedAt,
 		Sources: registryapi.Sources{
-			Embedded:      true,
+			Embedded:      e.cfg.SemconvDir == "",
+			SemconvDir:    e.cfg.SemconvDir,
 			OrgRegistries: append([]string{}, e.cfg.OrgRegistries...),
 			RulesFiles:    append([]string{}, e.cfg.RulesFiles...),
 			Policies:      append([]string{}, e.cfg.Policies...),
@@ -64,6 +65,19 @@ func (e *registryExtension) info() registryapi.RegistryInfo {
 			Disagreements:     st.Disagreements,
 		},
 		Status: e.status.Load(),
+	}
+	if sh, cc := e.shadow.Load(), e.cfg.Candidate.Get(); sh != nil && cc != nil {
+		out.Candidate = &registryapi.CandidateInfo{
+			Sources: registryapi.Sources{
+				Embedded:      cc.SemconvDir == "",
+				SemconvDir:    cc.SemconvDir,
+				OrgRegistries: append([]string{}, cc.OrgRegistries...),
+				RulesFiles:    append([]string{}, cc.RulesFiles...),
+				Policies:      []string{},
+			},
+			Generation: sh.Generation, ActiveGeneration: sh.ActiveGeneration,
+			SchemaURL: sh.SchemaURL, Digest: sh.Digest, Error: sh.Err,
+		}
 	}
 	e.mu.Lock()
 	out.LastCheck = e.lastCheck

@@ -34,6 +34,7 @@ var (
 	errPoliciesOwned    = errors.New("cannot be combined with registry::extension")
 	errNotDeprecated    = errors.New("not a deprecated attribute key or metric name of the registry")
 	errTooManyNames     = errors.New("too many names")
+	errOutOfRange       = errors.New("out of range")
 )
 
 // config is the configuration of the governance processor.
@@ -103,8 +104,46 @@ type config struct {
 	// dropped.
 	Findings findingsConfig `mapstructure:"findings"`
 
+	// Shadow samples the batches on which the registry extension's
+	// candidate registry (its candidate section) is evaluated, read-only.
+	// It applies only with registry::extension and a candidate there;
+	// otherwise nothing is sampled and nothing costs.
+	Shadow shadowConfig `mapstructure:"shadow"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// shadowConfig bounds the candidate registry's evaluation.
+type shadowConfig struct {
+	// SampleEvery evaluates the candidate on one batch in SampleEvery
+	// (per pipeline signal). Default: 100. 1 evaluates every batch, within
+	// max_batches_per_second. At least 1.
+	SampleEvery int `mapstructure:"sample_every"`
+
+	// MaxBatchesPerSecond caps the sampled batches per second (per
+	// pipeline signal; a token bucket with a burst of the same size).
+	// Default: 10. At least 1, at most 10000.
+	MaxBatchesPerSecond int `mapstructure:"max_batches_per_second"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// maxShadowPerSecond bounds shadow::max_batches_per_second.
+const maxShadowPerSecond = 10_000
+
+// validate checks the sample's bounds; config.Validate calls it, so that
+// every line of a joined error names its full key.
+func (s *shadowConfig) validate() []error {
+	var errs []error
+	if s.SampleEvery < 1 {
+		errs = append(errs, fmt.Errorf("shadow::sample_every: %w, got %d", errNotPositive, s.SampleEvery))
+	}
+	if s.MaxBatchesPerSecond < 1 || s.MaxBatchesPerSecond > maxShadowPerSecond {
+		errs = append(errs, fmt.Errorf("shadow::max_batches_per_second: %w: %d, want 1 to %d", errOutOfRange, s.MaxBatchesPerSecond, maxShadowPerSecond))
+	}
+	return errs
 }
 
 // findingsConfig configures the signal conformance checks.
@@ -354,6 +393,7 @@ func (cfg *config) Validate() error {
 	if cfg.ServiceLimit < 0 {
 		errs = append(errs, fmt.Errorf("service_limit: %w, got %d", errNegativeLimit, cfg.ServiceLimit))
 	}
+	errs = append(errs, cfg.Shadow.validate()...)
 	for k, vs := range cfg.IncludeResources {
 		if len(vs) == 0 {
 			errs = append(errs, fmt.Errorf("include_resources: %q: %w", k, errEmptyIncludeList))

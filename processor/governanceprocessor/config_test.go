@@ -65,6 +65,7 @@ func TestLoadConfig(t *testing.T) {
 					PolicyBudgetPerSecond:    50,
 					Logs:                     findingLogsConfig{Enabled: true, MaxPerSecond: 10},
 				},
+				Shadow: shadowConfig{SampleEvery: 10, MaxBatchesPerSecond: 5},
 			},
 		},
 		{

@@ -30,6 +30,8 @@ const (
 	defaultFindingLogs   = 100 // records per second
 	defaultProfile       = "weaver"
 	defaultPolicyBudget  = 1000 // value-dependent evaluations per second
+	defaultShadowEvery   = 100  // one batch in 100
+	defaultShadowRate    = 10   // sampled batches per second
 )
 
 // NewFactory returns the factory of the governance processor.
@@ -60,6 +62,7 @@ func createDefaultConfig() component.Config {
 			PolicyBudgetPerSecond: defaultPolicyBudget,
 			Logs:                  findingLogsConfig{MaxPerSecond: defaultFindingLogs},
 		},
+		Shadow: shadowConfig{SampleEvery: defaultShadowEvery, MaxBatchesPerSecond: defaultShadowRate},
 	}
 }
 

@@ -27,9 +27,7 @@ const findingEventName = "weaver.live_check.finding"
 // passes on; without a logs pipeline they are never emitted.
 type findingLog struct {
 	mu      sync.Mutex
-	rate    float64
-	tokens  float64
-	last    time.Time
+	bucket  tokenBucket
 	now     func() time.Time
 	pending plog.Logs
 	records plog.LogRecordSlice
@@ -37,7 +35,7 @@ type findingLog struct {
 }
 
 func newFindingLog(perSecond int, now func() time.Time) *findingLog {
-	f := &findingLog{rate: float64(perSecond), tokens: float64(perSecond), max: perSecond, now: now, last: now()}
+	f := &findingLog{bucket: newTokenBucket(perSecond, now()), max: perSecond, now: now}
 	f.reset()
 	return f
 }
@@ -59,14 +57,9 @@ func (f *findingLog) Emit(ev *engine.FindingEvent) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.now()
-	if dt := now.Sub(f.last).Seconds(); dt > 0 {
-		f.tokens = min(f.rate, f.tokens+dt*f.rate)
-		f.last = now
-	}
-	if f.tokens < 1 || f.n >= f.max {
+	if f.n >= f.max || !f.bucket.take(now) {
 		return false
 	}
-	f.tokens--
 	f.n++
 	lr := f.records.AppendEmpty()
 	lr.SetTimestamp(pcommon.NewTimestampFromTime(now))

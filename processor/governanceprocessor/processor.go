@@ -53,6 +53,10 @@ type governor struct {
 	// engine walks a batch with pol as its Advisor (WalkerAdvised), from
 	// the same shape memo as without; nil when no policy can apply.
 	pol *policies
+
+	// shadow evaluates the registry extension's candidate on a sample of
+	// the batches (shadow.go); nil without a candidate. Set in start.
+	shadow *shadow
 }
 
 // snapshot is one registry in force.
@@ -113,6 +117,9 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 			return fmt.Errorf("registry::extension: %q has no registry loaded", id.String())
 		}
 		g.ext = ext
+		if err := g.startShadow(); err != nil {
+			return err
+		}
 		if t, ok := ext.(registryapi.UnknownTracker); ok {
 			g.unknowns, g.unknownValues = t.TracksUnknowns()
 		}
@@ -129,7 +136,8 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 		zap.Bool("registry_from_extension", g.ext != nil),
 		zap.String("deprecated", string(g.cfg.Deprecated)),
 		zap.String("unknown", string(g.cfg.Unknown)),
-		zap.Bool("mutates_data", g.engine.Mutates()))
+		zap.Bool("mutates_data", g.engine.Mutates()),
+		zap.Bool("shadow", g.shadow != nil))
 	g.warnEnums(s.ix)
 	if len(g.cfg.Findings.LevelOverrides) > 0 {
 		g.logger.Warn("findings::level_overrides is deprecated and will be removed in the next release: use findings::finding_level_overrides (one entry per level: {ids: [ID, ...], level: LEVEL}); its entries apply after finding_level_overrides")
@@ -238,14 +246,23 @@ func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, 
 }
 
 func (g *governor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	if g.shadow != nil {
+		g.shadow.traces(td)
+	}
 	return govern(ctx, g, td, (*engine.Walker).Traces)
 }
 
 func (g *governor) processMetrics(ctx context.Context, md pmetric.Metrics) (pmetric.Metrics, error) {
+	if g.shadow != nil {
+		g.shadow.metrics(md)
+	}
 	return govern(ctx, g, md, (*engine.Walker).Metrics)
 }
 
 func (g *governor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
+	if g.shadow != nil {
+		g.shadow.logs(ld)
+	}
 	ld, err := govern(ctx, g, ld, (*engine.Walker).Logs)
 	if err == nil && g.findingLog != nil && !ld.IsReadOnly() {
 		g.findingLog.drainInto(ld)

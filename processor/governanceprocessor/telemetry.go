@@ -17,6 +17,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadata"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/registry/change"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -245,6 +246,18 @@ type serviceSlot struct {
 	findings findingCounters
 	// names counts the watched names (serviceTable.names), by index.
 	names []counter
+	// shadow counts the candidate's changes by change.Kind; nil until the
+	// table's shadow is on (serviceTable.enableShadow).
+	shadow []counter
+}
+
+// initShadow builds the slot's shadow series, one per change kind.
+func (s *serviceSlot) initShadow(base []attribute.KeyValue) {
+	svc := attribute.String("service.name", s.name)
+	s.shadow = make([]counter, change.NumKinds)
+	for _, k := range change.Kinds() {
+		s.shadow[k].opts = observeOpts(base, svc, attribute.String("change_kind", k.String()))
+	}
 }
 
 func newServiceSlot(base []attribute.KeyValue, name string, levels *findingLevels, watched []string) *serviceSlot {
@@ -294,6 +307,32 @@ type serviceTable struct {
 	// index; set before init, immutable after.
 	names   []string
 	nameIdx map[string]int
+	// shadow: every slot has its shadow series (enableShadow); guarded by mu.
+	shadow bool
+}
+
+// enableShadow gives every slot, present and future, its shadow series.
+// The processor calls it in Start when its registry extension has a
+// candidate; without one no slot pays for them.
+func (st *serviceTable) enableShadow() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.shadow {
+		return
+	}
+	st.shadow = true
+	for _, s := range st.slots {
+		s.initShadow(st.base)
+	}
+}
+
+// observeShadow reports every shadow series that has counted something.
+func (st *serviceTable) observeShadow(o metric.Int64Observer) {
+	for _, s := range st.snapshot() {
+		for i := range s.shadow {
+			s.shadow[i].observe(o)
+		}
+	}
 }
 
 var _ engine.ServiceSlots = (*serviceTable)(nil)
@@ -381,11 +420,15 @@ func (*serviceTable) Missing() engine.ServiceID {
 // Slot returns the identity of a service name: its own slot, or "_other"
 // with Overflow set beyond the limit. Only a name seen for the first time
 // allocates.
-func (st *serviceTable) Slot(name string) engine.ServiceID {
+func (st *serviceTable) Slot(name string) engine.ServiceID { return st.slot(name, true) }
+
+// slot is Slot; count says whether a name cut or repaired counts in
+// service_name_bounded (the shadow's second look at a resource does not).
+func (st *serviceTable) slot(name string, count bool) engine.ServiceID {
 	label, changed := vocab.Bound(name)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if changed {
+	if changed && count {
 		st.bounded.add(1)
 	}
 	if i, ok := st.index[label]; ok {
@@ -397,7 +440,11 @@ func (st *serviceTable) Slot(name string) engine.ServiceID {
 	// Clone so the table does not pin the batch that carried the name.
 	label = strings.Clone(label)
 	slot := len(st.slots)
-	st.slots = append(st.slots, newServiceSlot(st.base, label, st.levels, st.names))
+	ns := newServiceSlot(st.base, label, st.levels, st.names)
+	if st.shadow {
+		ns.initShadow(st.base)
+	}
+	st.slots = append(st.slots, ns)
 	st.index[label] = slot
 	return engine.ServiceID{Slot: slot, Name: label}
 }

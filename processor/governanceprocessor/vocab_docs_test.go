@@ -13,6 +13,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/registry/change"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -45,12 +46,23 @@ func vocabEnums() map[string][]string {
 		"otel.signal": kinds,
 		"location":    names(registry.LocationResource, registry.Location(engine.NumLocations)),
 		"target":      names(engine.SchemaLevel(0), engine.NumSchemaLevels),
+		"change_kind": changeKinds(),
 	}
+}
+
+// changeKinds are registry/change's kinds, the shadow's change_kind.
+func changeKinds() []string {
+	var out []string
+	for _, k := range change.Kinds() {
+		out = append(out, k.String())
+	}
+	return out
 }
 
 // notVocab are enum attributes that are not the engine's vocabulary.
 var notVocab = map[string]bool{
-	"result": true, // the registry extension's reload result: success, failure
+	"result":           true, // the registry extension's reload result: success, failure
+	"candidate_status": true, // the shadow's candidate: loaded, failed
 }
 
 func TestMetadataEnumsMatchVocab(t *testing.T) {

@@ -24,11 +24,32 @@ type RegistryInfo struct {
 	// Status is the extension's component status as the collector last
 	// delivered it to status watchers.
 	Status *ComponentStatus `json:"status,omitempty"`
+	// Candidate is the shadow registry (the candidate section); absent
+	// without one.
+	Candidate *CandidateInfo `json:"candidate,omitempty"`
+}
+
+// CandidateInfo is the candidate registry and how it compares with the
+// registry in force (see Shadow).
+type CandidateInfo struct {
+	Sources Sources `json:"sources"`
+	// Generation counts the candidate's successful loads (0: none yet).
+	Generation int64 `json:"generation"`
+	// ActiveGeneration is the generation of the registry in force it was
+	// compared with.
+	ActiveGeneration int64  `json:"active_generation"`
+	SchemaURL        string `json:"schema_url,omitempty"`
+	Digest           string `json:"digest,omitempty"`
+	// Error is why the latest candidate did not load; the shadow evaluates
+	// nothing while it is set.
+	Error string `json:"error,omitempty"`
 }
 
 // Sources are the configured registry inputs.
 type Sources struct {
-	Embedded      bool     `json:"embedded"`
+	Embedded bool `json:"embedded"`
+	// SemconvDir replaces the embedded semantic conventions when set.
+	SemconvDir    string   `json:"semconv_dir,omitempty"`
 	OrgRegistries []string `json:"org_registries"`
 	RulesFiles    []string `json:"rules_files"`
 	// Policies are the advice policy directories, compiled with the

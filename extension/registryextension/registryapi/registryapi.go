@@ -25,6 +25,7 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/policy"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/registry/change"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -98,3 +99,37 @@ func Lookup(host component.Host, id component.ID) (Registry, error) {
 	}
 	return r, nil
 }
+
+// Shadower is offered by a registry extension that has a candidate
+// registry configured (its candidate section): a processor finds it with a
+// type assertion on the Registry in Start, and evaluates the candidate
+// read-only on a sample of its batches.
+type Shadower interface {
+	// Shadow returns the candidate's state against the registry in force:
+	// nil when the extension has no candidate configured (or before its
+	// Start), never nil after Start when it has one. It does not allocate:
+	// it is one atomic load. The value is immutable.
+	Shadow() *Shadow
+}
+
+// Shadow is a candidate registry compared with the registry in force.
+type Shadow struct {
+	// Changes is change.Diff(active, candidate) indexed by the names data
+	// carries, computed once when either side loads. nil when the latest
+	// candidate failed to load: a failed candidate is never evaluated.
+	Changes *change.Lookup
+	// Generation counts the candidate's successful loads: 1 for the load
+	// at start. It stays at the last good load when a candidate fails; 0
+	// when none ever loaded.
+	Generation int64
+	// ActiveGeneration is the generation of the registry in force that
+	// Changes was computed against.
+	ActiveGeneration int64
+	// Err is why the latest candidate did not load; "" when it loaded.
+	Err string
+	// SchemaURL and Digest name the candidate that loaded ("" when Err).
+	SchemaURL, Digest string
+}
+
+// Failed reports whether the latest candidate did not load.
+func (s *Shadow) Failed() bool { return s.Err != "" }

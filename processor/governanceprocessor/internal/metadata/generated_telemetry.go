@@ -51,6 +51,10 @@ type TelemetryBuilder struct {
 	ProcessorGovernanceServiceFindings                metric.Int64ObservableCounter
 	ProcessorGovernanceServiceNameBounded             metric.Int64ObservableCounter
 	ProcessorGovernanceServiceOverflow                metric.Int64ObservableCounter
+	ProcessorGovernanceShadowBatches                  metric.Int64ObservableCounter
+	ProcessorGovernanceShadowCandidate                metric.Int64ObservableGauge
+	ProcessorGovernanceShadowChanges                  metric.Int64ObservableCounter
+	ProcessorGovernanceShadowItems                    metric.Int64ObservableCounter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -394,6 +398,66 @@ func (builder *TelemetryBuilder) RegisterProcessorGovernanceServiceOverflowCallb
 	return nil
 }
 
+// RegisterProcessorGovernanceShadowBatchesCallback sets callback for observable ProcessorGovernanceShadowBatches metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceShadowBatchesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceShadowBatches, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceShadowBatches)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceShadowCandidateCallback sets callback for observable ProcessorGovernanceShadowCandidate metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceShadowCandidateCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceShadowCandidate, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceShadowCandidate)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceShadowChangesCallback sets callback for observable ProcessorGovernanceShadowChanges metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceShadowChangesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceShadowChanges, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceShadowChanges)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceShadowItemsCallback sets callback for observable ProcessorGovernanceShadowItems metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceShadowItemsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceShadowItems, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceShadowItems)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
 type observerInt64 struct {
 	embedded.Int64Observer
 	inst metric.Int64Observable
@@ -558,6 +622,30 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_service_overflow",
 		metric.WithDescription("Resources whose service.name was counted under _other because service_limit was reached. [Alpha]"),
 		metric.WithUnit("{resource}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceShadowBatches, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_shadow_batches",
+		metric.WithDescription("Batches the candidate registry was evaluated on (the shadow section's sample); none without a candidate. [Alpha]"),
+		metric.WithUnit("{batch}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceShadowCandidate, err = builder.meter.Int64ObservableGauge(
+		"otelcol_processor_governance_shadow_candidate",
+		metric.WithDescription("The registry extension's candidate registry: the generation of its last successful load (0 when none loaded), with candidate_status failed while its latest files do not load (then nothing is evaluated). Absent without a candidate. [Alpha]"),
+		metric.WithUnit("{generation}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceShadowChanges, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_shadow_changes",
+		metric.WithDescription("What the registry extension's candidate registry would change, counted on the sampled batches (shadow section) per service.name and change kind: attributes whose key (or enum value) and metrics whose name or attribute requirements the candidate changes, looked up in change.Diff(registry in force, candidate). Read-only: the data is never changed. Bounded by construction: at most (service_limit + 2) × 38 series; none without a candidate. [Alpha]"),
+		metric.WithUnit("{change}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceShadowItems, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_governance_shadow_items",
+		metric.WithDescription("Spans, metric data points or log records of the batches the candidate registry was evaluated on; none without a candidate. [Alpha]"),
+		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -382,3 +382,65 @@ func AssertEqualProcessorGovernanceServiceOverflow(t *testing.T, tt *componentte
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
+
+func AssertEqualProcessorGovernanceShadowBatches(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_governance_shadow_batches",
+		Description: "Batches the candidate registry was evaluated on (the shadow section's sample); none without a candidate. [Alpha]",
+		Unit:        "{batch}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_governance_shadow_batches")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorGovernanceShadowCandidate(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_governance_shadow_candidate",
+		Description: "The registry extension's candidate registry: the generation of its last successful load (0 when none loaded), with candidate_status failed while its latest files do not load (then nothing is evaluated). Absent without a candidate. [Alpha]",
+		Unit:        "{generation}",
+		Data: metricdata.Gauge[int64]{
+			DataPoints: dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_governance_shadow_candidate")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorGovernanceShadowChanges(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_governance_shadow_changes",
+		Description: "What the registry extension's candidate registry would change, counted on the sampled batches (shadow section) per service.name and change kind: attributes whose key (or enum value) and metrics whose name or attribute requirements the candidate changes, looked up in change.Diff(registry in force, candidate). Read-only: the data is never changed. Bounded by construction: at most (service_limit + 2) × 38 series; none without a candidate. [Alpha]",
+		Unit:        "{change}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_governance_shadow_changes")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorGovernanceShadowItems(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_governance_shadow_items",
+		Description: "Spans, metric data points or log records of the batches the candidate registry was evaluated on; none without a candidate. [Alpha]",
+		Unit:        "{item}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_governance_shadow_items")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}

@@ -1,0 +1,101 @@
+package registryextension // import "github.com/otelgov/otelcol-governance/extension/registryextension"
+
+import (
+	"crypto/sha256"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/registry/change"
+)
+
+// candidateState is the candidate registry's reload state, written only by
+// Start and then the poll goroutine (check), one after the other: no lock.
+// Processors read the result, the Shadow, through an atomic pointer.
+type candidateState struct {
+	ix      *registry.Index // the last candidate that loaded; nil if none
+	gen     int64           // its generation
+	goodSum [sha256.Size]byte
+	badSum  [sha256.Size]byte
+	err     error // the latest load's error; nil when it loaded
+}
+
+var _ registryapi.Shadower = (*registryExtension)(nil)
+
+// Shadow returns the candidate compared with the registry in force; nil
+// without a candidate section.
+func (e *registryExtension) Shadow() *registryapi.Shadow { return e.shadow.Load() }
+
+// checkCandidate loads the candidate when its files changed (at start: when
+// none was loaded yet), and compares it again with the registry in force
+// when either side changed. A candidate that does not load is logged once
+// per state of its files and published as failed: processors evaluate
+// nothing until it loads again. It never touches the registry in force.
+func (e *registryExtension) checkCandidate() {
+	cc := e.cfg.Candidate.Get()
+	if cc == nil {
+		return
+	}
+	c := &e.cand
+	_, sum, ferr := fingerprint(cc.watched())
+	if ferr != nil {
+		sum = sha256.Sum256([]byte(ferr.Error()))
+	}
+	switch {
+	case c.ix != nil && c.err == nil && sum == c.goodSum:
+		// The candidate is unchanged: compare again only if the registry
+		// in force moved.
+		if s := e.shadow.Load(); s != nil && s.ActiveGeneration == e.cur.Load().Generation {
+			return
+		}
+	case c.err != nil && sum == c.badSum:
+		return // already reported
+	case c.ix != nil && c.err != nil && sum == c.goodSum:
+		c.err = nil // back to the candidate that loaded
+		e.logger.Info("Candidate registry files are back to the candidate that loaded", zap.Int64("candidate_generation", c.gen))
+	default:
+		ix, err := cc.load()
+		if err == nil && ferr != nil {
+			err = ferr
+		}
+		if err != nil {
+			c.err, c.badSum = err, sum
+			e.logger.Error("Candidate registry does not load; the shadow evaluates nothing until it does, the registry in force is unchanged",
+				zap.Error(err), zap.Int64("candidate_generation", c.gen))
+			e.publishShadow()
+			return
+		}
+		c.ix, c.err, c.goodSum = ix, nil, sum
+		c.gen++
+	}
+	e.publishShadow()
+}
+
+// publishShadow computes the change set between the registry in force and
+// the candidate, once, and publishes its lookup.
+func (e *registryExtension) publishShadow() {
+	c := &e.cand
+	active := e.cur.Load()
+	s := &registryapi.Shadow{Generation: c.gen, ActiveGeneration: active.Generation}
+	if c.err == nil && c.ix != nil {
+		set, err := change.Diff(active.Index, c.ix)
+		if err != nil {
+			c.err = fmt.Errorf("candidate: compare with the registry in force: %w", err)
+		} else {
+			s.Changes = change.NewLookup(set)
+			s.SchemaURL, s.Digest = c.ix.SchemaURL(), c.ix.Digest()
+			e.logger.Info("Candidate registry compared with the registry in force",
+				zap.Int64("candidate_generation", c.gen),
+				zap.String("candidate_schema_url", s.SchemaURL),
+				zap.String("candidate_digest", s.Digest),
+				zap.Int64("generation", active.Generation),
+				zap.Int("changes", len(set.Changes)))
+		}
+	}
+	if c.err != nil {
+		s.Err = boundError(c.err)
+	}
+	e.shadow.Store(s)
+}

@@ -57,7 +57,10 @@ func TestShadowRegistry(t *testing.T) {
 	assertAbsentOrZero(t, fams, shadowChangesMetric, map[string]string{"service_name": "cart"})
 	assertCount(t, fams, "otelcol_processor_governance_shadow_batches", nil, 2)
 	assertCount(t, fams, "otelcol_processor_governance_shadow_items", nil, 40)
-	assertCount(t, fams, "otelcol_processor_governance_shadow_candidate", map[string]string{"candidate_status": "loaded"}, 1)
+	// The candidate's generation, one gauge per pipeline: each says 1.
+	for _, signal := range []string{"traces", "metrics", "logs"} {
+		assertCount(t, fams, "otelcol_processor_governance_shadow_candidate", map[string]string{"otel_signal": signal, "candidate_status": "loaded"}, 1)
+	}
 
 	// The candidate changes nothing: the key stays as v1.44.0 has it.
 	spanAttrs(rc.sink, func(service string, _ ptrace.ResourceSpans, span ptrace.Span) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -84,9 +85,9 @@ func benchRename(b *testing.B, mix enginetest.Mix, plan bool) {
 				i++
 			}
 			if &ops[0] == &forward[0] {
-				w.layOut(m, fwd, vals[:i])
+				w.layOut(m, fwd, vals[:i], 0)
 			} else {
-				w.layOut(m, bck, vals[:i])
+				w.layOut(m, bck, vals[:i], 0)
 			}
 		}
 	}
@@ -121,15 +122,15 @@ func benchRename(b *testing.B, mix enginetest.Mix, plan bool) {
 // of keys.
 func renamePlanOf(tb testing.TB, keys []string, ops []op) *renamePlan {
 	tb.Helper()
-	var at []uint16
+	var renames []planRename
 	for _, o := range ops {
 		i := slices.Index(keys, o.key)
 		if i < 0 {
 			tb.Fatalf("%s not in %v", o.key, keys)
 		}
-		at = append(at, uint16(i)) //nolint:gosec // a 13-key map
+		renames = append(renames, planRename{at: uint16(i), to: o.target}) //nolint:gosec // a 13-key map
 	}
-	p := newRenamePlan(keys, ops, &opCounts{move: len(ops), rename: len(ops)}, at)
+	p := newRenamePlan(keys, renames)
 	if p == nil {
 		tb.Fatalf("no plan for %d renames of %d keys", len(ops), len(keys))
 	}
@@ -284,14 +285,18 @@ func (t tdBytes) attrs() int {
 // 100-span batch, per renamed attribute (every key deprecated), and the
 // cost of a 1-span and a 10-span batch, whose difference gives the fixed
 // cost per batch; the line rate's deprecated workload (10 static renames
-// of 13 keys) and its mixed one (the same, 4 unknown keys and a template
-// instance: 18 keys); and the realistic mix (3 deprecated, 3 unknown, 1
+// of 13 keys), its old-values one (the same with 3 of the renamed keys'
+// values migrating with them) and its mixed one (the deprecated one, 4
+// unknown keys and a template instance: 18 keys); and the realistic mix (3 deprecated, 3 unknown, 1
 // template of 13) per span. memo=off is the full walk of every map.
 //
 // Run: go test ./engine -run '^$' -bench Memo -benchtime 1000x
 func BenchmarkMemo(b *testing.B) {
-	for _, memo := range []string{"on", "off"} {
+	for _, memo := range []string{"on", "off", "floor"} {
 		for _, report := range []string{"off", "on"} {
+			if memo == "floor" && report == "on" {
+				continue // the floor decides nothing: no report
+			}
 			opts := defaultOptions()
 			opts.Findings, opts.Detail = true, report == "on"
 			e, ix := newTestEngine(b, opts)
@@ -306,6 +311,7 @@ func BenchmarkMemo(b *testing.B) {
 				{"conformant", enginetest.PutMix(enginetest.MixConformant), 100},
 				{"renames", enginetest.PutMix(enginetest.MixDeprecatedAll), 100},
 				{"deprecated", enginetest.PutLineDeprecatedAttrs, 100},
+				{"old-values", enginetest.PutLineOldValuesAttrs, 100},
 				{"mixed", enginetest.PutLineMixedAttrs, 100},
 				{"realistic", enginetest.PutMix(enginetest.MixRealistic), 100},
 				{"batch", enginetest.PutMix(enginetest.MixConformant), 1},
@@ -315,14 +321,105 @@ func BenchmarkMemo(b *testing.B) {
 					name := fmt.Sprintf("memo=%s/report=%s/%s/spans=%d/cache=%s", memo, report, c.name, c.spans, map[bool]string{false: "warm", true: "cold"}[cold])
 					wire := enginetest.TracesBytes(enginetest.GenTracesWith(c.spans, c.put))
 					b.Run(name, func(b *testing.B) {
-						walkFresh(b, e, ix, cold, func() ptrace.Traces { return enginetest.UnmarshalTraces(wire) }, map[string]float64{
-							"attribute": float64(td(wire).attrs()),
-							"span":      float64(c.spans),
-						})
+						next := func() ptrace.Traces { return enginetest.UnmarshalTraces(wire) }
+						units := map[string]float64{"attribute": float64(td(wire).attrs()), "span": float64(c.spans)}
+						if memo == "floor" {
+							floorFresh(b, cold, next, units)
+							return
+						}
+						walkFresh(b, e, ix, cold, next, units)
 					})
 				}
 			}
 		}
+	}
+}
+
+// memoFloor is the least a memo hit must do through pdata's public API,
+// deciding nothing (#38): it walks exactly the maps the engine walks
+// (Walker.Traces: resource, scope, span, span event and link attributes;
+// empty maps skipped) and, for each attribute, reads its key, compares it
+// (keyEq, the hit's comparison) with the key expected at that position of
+// a map of that location, and reads the value's type. The expected keys
+// are copies of a batch's, as a memo entry's are. BenchmarkMemo's
+// memo=floor runs it on the same fresh batches: governance ÷ floor is
+// memo=on's cpu-ns/span over memo=floor's.
+type memoFloor struct {
+	want [NumLocations][]string
+	// miss counts the keys that differ from the expected ones and types
+	// sums the values' types, so that neither read is optimized away.
+	miss, types int
+}
+
+// learn takes the expected keys from a batch.
+func (f *memoFloor) learn(td ptrace.Traces) {
+	f.walk(td, func(l registry.Location, m pcommon.Map) {
+		f.want[l] = f.want[l][:0]
+		for k := range m.All() {
+			f.want[l] = append(f.want[l], strings.Clone(k))
+		}
+	})
+}
+
+// walk calls visit with every non-empty attribute map the engine walks,
+// in its order, and the location it walks it in.
+func (f *memoFloor) walk(td ptrace.Traces, visit func(registry.Location, pcommon.Map)) {
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		if m := rs.Resource().Attributes(); m.Len() > 0 {
+			visit(registry.LocationResource, m)
+		}
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			ss := sss.At(j)
+			if m := ss.Scope().Attributes(); m.Len() > 0 {
+				visit(registry.LocationScope, m)
+			}
+			spans := ss.Spans()
+			for k := 0; k < spans.Len(); k++ {
+				s := spans.At(k)
+				if m := s.Attributes(); m.Len() > 0 {
+					visit(registry.LocationSpan, m)
+				}
+				for _, ev := range s.Events().All() {
+					if m := ev.Attributes(); m.Len() > 0 {
+						visit(registry.LocationSpanEvent, m)
+					}
+				}
+				for _, l := range s.Links().All() {
+					if m := l.Attributes(); m.Len() > 0 {
+						visit(registry.LocationSpanLink, m)
+					}
+				}
+			}
+		}
+	}
+}
+
+// attrs is the floor's work on one map of location l.
+func (f *memoFloor) attrs(l registry.Location, m pcommon.Map) {
+	want := f.want[l]
+	i := 0
+	for k, v := range m.All() {
+		if i >= len(want) || !keyEq(want[i], k) {
+			f.miss++
+		}
+		f.types += int(v.Type())
+		i++
+	}
+}
+
+// floorFresh times memoFloor over fresh batches as walkFresh times the
+// engine, and checks that every key was the expected one.
+func floorFresh(b *testing.B, cold bool, next func() ptrace.Traces, units map[string]float64) {
+	f := &memoFloor{}
+	f.learn(next())
+	chunk := enginetest.WarmChunk(len(enginetest.TracesBytes(next())))
+	clock := enginetest.TimeFresh(b, cold, chunk, next, func(td ptrace.Traces) { f.walk(td, f.attrs) })
+	clock.Report(b, units)
+	if f.miss != 0 || f.types == 0 {
+		b.Fatalf("floor: %d keys missed, type sum %d", f.miss, f.types)
 	}
 }
 

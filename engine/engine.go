@@ -328,8 +328,8 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	}
 	w.mutate = e.mutates && !readOnly
 	w.ix = ix
-	w.memoOn = e.memo != nil && (e.opts.Advisor == nil || e.shape.AttrsShapeFree())
-	w.adv.cacheOn = e.shape != nil && w.memoOn
+	w.memo.on = e.memo != nil && (e.opts.Advisor == nil || e.shape.AttrsShapeFree())
+	w.adv.cacheOn = e.shape != nil && w.memo.on
 	w.adv.kinds, w.adv.typeFree = AllSampleKinds, false
 	if e.shape != nil {
 		w.adv.kinds, w.adv.typeFree = e.shape.Kinds(), e.shape.AttrsTypeFree()
@@ -361,11 +361,11 @@ func (e *Engine) notedFor(ix *registry.Index) *notedKeys {
 // Release returns a walker to the pool; the walker and its tallies must not
 // be used afterwards.
 func (e *Engine) Release(w *Walker) {
-	if e.memo != nil && w.memoHits+w.memoMisses > 0 {
-		e.memo.hits.Add(w.memoHits)
-		e.memo.misses.Add(w.memoMisses)
+	if e.memo != nil && w.memo.hits+w.memo.misses > 0 {
+		e.memo.hits.Add(w.memo.hits)
+		e.memo.misses.Add(w.memo.misses)
 	}
-	w.memoHits, w.memoMisses = 0, 0
+	w.memo.hits, w.memo.misses = 0, 0
 	w.reset()
 	e.mu.Lock()
 	if len(e.walkers) < e.maxIdle {

@@ -88,8 +88,8 @@ func (w *Walker) findingAt(f vocab.Finding, lv vocab.Level, subj vocab.Subject, 
 			return
 		}
 	}
-	if w.rec != nil {
-		w.rec.finding(f, lv, subj, id)
+	if w.memo.rec != nil {
+		w.memo.rec.finding(f, lv, subj, id)
 	}
 	if f < vocab.NumFindings {
 		w.svc.Findings[f]++

@@ -334,6 +334,8 @@ func mustRules(filters []findingrules.Filter, overrides []findingrules.LevelOver
 // TestMemoMatchesFullWalk compares the memoized walk against the full walk
 // (the memo off) on randomized batches of every signal: the resulting
 // pdata, the Batch tallies and the findings a sink sees must be the same.
+// With renames on, some entries' plans hold renames whose values migrate
+// (memoAbsorb), and the test requires that some do.
 func TestMemoMatchesFullWalk(t *testing.T) {
 	iterations := 400
 	if testing.Short() {
@@ -369,6 +371,7 @@ func memoMatchesFullWalk(t *testing.T, name string, c config, seed uint64, itera
 	full.memo = nil
 	g := newShapeGen(seed, ix)
 	var advice int64
+	planned, tailPlanned := 0, 0
 	for it := range iterations {
 		var batches [2]any
 		readOnly := it%7 == 3
@@ -400,17 +403,40 @@ func memoMatchesFullWalk(t *testing.T, name string, c config, seed uint64, itera
 		for _, at := range tallies[0].Advice {
 			advice += at.Count
 		}
+		p, tp := memoPlans(memo)
+		planned, tailPlanned = max(planned, p), max(tailPlanned, tp)
 	}
 	if c.Advisor != nil {
 		t.Logf("%s: %d advisor findings", name, advice)
 		assert.Positive(t, advice, "advisor findings")
 	}
 	st := memo.MemoStats()
-	t.Logf("%s: %+v", name, st)
+	t.Logf("%s: %+v, plans %d, with value checks' renames %d", name, st, planned, tailPlanned)
 	assert.Positive(t, st.Hits, "hits")
 	assert.Positive(t, st.Misses, "misses")
 	assert.Positive(t, st.Entries, "entries")
+	if c.Deprecated == DeprecatedRename {
+		// Renames by value checks (a value that migrates with its key)
+		// are laid out by plans, as the entry's own are.
+		assert.Positive(t, tailPlanned, "plans with value checks' renames")
+	}
 	assert.Zero(t, full.MemoStats().Hits)
+}
+
+// memoPlans counts the entries of e's memo with a renamePlan, and those
+// among them whose plan holds renames that value checks make (memoPlan).
+func memoPlans(e *Engine) (plans, tails int) {
+	for i := range e.memo.sets {
+		for j := range e.memo.sets[i].ways {
+			if en := e.memo.sets[i].ways[j].Load(); en != nil && en.plan != nil {
+				plans++
+				if en.planTails > 0 {
+					tails++
+				}
+			}
+		}
+	}
+	return plans, tails
 }
 
 // walkInto walks one batch and returns a deep copy of its tally.
@@ -471,7 +497,9 @@ func TestMemoHitAllocates0(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	for _, detail := range []bool{false, true} {
-		for _, mix := range []enginetest.Mix{enginetest.MixConformant, enginetest.MixRealistic} {
+		// MixDeprecatedAll: 13 renames, one value migrating with its key
+		// (net.transport=ip_tcp), by plan (memoAbsorb).
+		for _, mix := range []enginetest.Mix{enginetest.MixConformant, enginetest.MixRealistic, enginetest.MixDeprecatedAll} {
 			t.Run(fmt.Sprintf("detail=%v/mix=%+v", detail, mix), func(t *testing.T) {
 				opts := defaultOptions()
 				opts.Findings, opts.Detail = true, detail
@@ -533,7 +561,7 @@ func TestMemoBypass(t *testing.T) {
 	// the memo.
 	skipped := func(e *Engine) int {
 		require.Len(t, e.walkers, 1)
-		return e.walkers[0].memoSkip
+		return e.walkers[0].memo.skip
 	}
 	for name, churn := range map[string]func(m pcommon.Map){
 		"unknown":  func(m pcommon.Map) { m.PutStr(fmt.Sprintf("app.k%016x", r.Uint64()), "v") },
@@ -717,31 +745,37 @@ func TestRenamePlanMade(t *testing.T) {
 	for _, tc := range []struct {
 		mix  enginetest.Mix
 		plan bool
+		// tails is the rename a value check makes at every hit: the
+		// plan holds it (memoPlan), and a hit takes its op (memoAbsorb).
+		tails []string
 	}{
-		{enginetest.MixLineDeprecated, true},
-		{enginetest.MixDeprecated, true}, // 4 renames of 13
-		{enginetest.MixRealistic, false}, // 3 of 13
+		{enginetest.MixLineDeprecated, true, nil},
+		{enginetest.MixDeprecated, true, nil}, // 4 renames of 13
+		{enginetest.MixRealistic, false, nil}, // 3 of 13
+		// net.transport, an enum: its value check renames it at every hit.
+		{enginetest.MixDeprecatedAll, true, []string{"network.transport"}},
 	} {
 		opts := defaultOptions()
 		opts.Findings = true
 		e, ix := newTestEngine(t, opts)
 		wire := enginetest.TracesBytes(enginetest.GenTraces(4, tc.mix))
-		var td ptrace.Traces
-		for range 4 { // a shape is admitted on a later sighting
-			td = enginetest.UnmarshalTraces(wire)
-			w := e.Walker(ix, false)
-			w.Traces(td)
-			e.Release(w)
-		}
+		td := walkAdmitted(e, ix, wire)
 		planned := 0
+		var tails []string
 		for i := range e.memo.sets {
 			for j := range e.memo.sets[i].ways {
 				if en := e.memo.sets[i].ways[j].Load(); en != nil && en.plan != nil {
 					planned++
+					for _, to := range en.renameTo {
+						if to != "" {
+							tails = append(tails, to)
+						}
+					}
 				}
 			}
 		}
 		assert.Equal(t, tc.plan, planned > 0, "%d renames of %d", tc.mix.Deprecated, enginetest.AttrsPerItem)
+		assert.Equal(t, tc.tails, tails, "the renames of value checks in the plan")
 		require.Positive(t, e.MemoStats().Hits)
 		full, fix := newTestEngine(t, opts)
 		full.memo = nil
@@ -814,6 +848,32 @@ func TestRenamePlanSpares(t *testing.T) {
 	}
 }
 
+// newMemoAndFull returns an engine with findings on, one with the same
+// options and no memo (the full walk), and their registry.
+func newMemoAndFull(t *testing.T) (memo, full *Engine, ix *registry.Index) {
+	t.Helper()
+	opts := defaultOptions()
+	opts.Findings = true
+	memo, ix = newTestEngine(t, opts)
+	full = New(opts)
+	full.memo = nil
+	return memo, full, ix
+}
+
+// walkAdmitted walks the batch of wire through e four times, fresh each
+// time (a shape is admitted on a later sighting, so that the last walks
+// hit), and returns the last batch walked.
+func walkAdmitted(e *Engine, ix *registry.Index, wire []byte) ptrace.Traces {
+	var td ptrace.Traces
+	for range 4 {
+		td = enginetest.UnmarshalTraces(wire)
+		w := e.Walker(ix, false)
+		w.Traces(td)
+		e.Release(w)
+	}
+	return td
+}
+
 // requireFullWalkSpans requires that the spans of got, walked through the
 // memo, have the keys, in order, and the values that the full walk (full,
 // an engine without a memo) gives the same batch, wire.
@@ -854,7 +914,7 @@ func TestMemoSetIndexSpreads(t *testing.T) {
 		for _, loc := range []registry.Location{registry.LocationSpan, registry.LocationSpanEvent} {
 			for _, k := range kinds {
 				mc := memoCtx{ctx: registry.Context{Location: loc, SpanKind: k}}
-				sets[mo.setIndex(&mc, 13, first)] = true
+				sets[mo.setIndex(&mc.ctx, mc.def, mc.flags, 13, first)] = true
 			}
 		}
 	}
@@ -871,11 +931,7 @@ func TestMemoSetIndexSpreads(t *testing.T) {
 // with D and its third with A (Y) matches none: it must miss, and be
 // renamed and tallied as the full walk does.
 func TestMemoSwitch(t *testing.T) {
-	opts := defaultOptions()
-	opts.Findings = true
-	e, ix := newTestEngine(t, opts)
-	full := New(opts)
-	full.memo = nil
+	e, full, ix := newMemoAndFull(t)
 	// Each shape's keys and values, in order (an int value or a string).
 	type kv struct {
 		k string
@@ -928,4 +984,79 @@ func TestMemoSwitch(t *testing.T) {
 		assert.Equal(t, int64(4), walk(order...), "hits in %v", order)
 	}
 	assert.Zero(t, walk("Y"), "Y matches no entry")
+}
+
+// TestMemoCtxHolds: memoCtx.holds, which a hit's lookup compares each
+// candidate's context with instead of building the current one, answers
+// as memoContext() == *o does when any one of the context's inputs
+// changes: the registry.Context, the group check's definition and flags,
+// the batch's writability, the sample's signal and point types (scoped
+// finding rules) and the signal's registry group (a ShapeAdvisor).
+func TestMemoCtxHolds(t *testing.T) {
+	c := memoVariants()["advisor_rules_scoped_detail"]
+	ix, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	e := New(c.Options)
+	require.True(t, e.findingRules.scoped)
+	require.NotNil(t, e.shape)
+	w := e.Walker(ix, false)
+	defer e.Release(w)
+	g1, g2 := &registry.Group{ID: "a"}, &registry.Group{ID: "b"}
+	set := func() {
+		w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: registry.SpanKindServer, MetricName: "m", SpanName: "s"}
+		w.grp.def, w.grp.active, w.grp.resource, w.grp.guard, w.grp.quiet = g1, true, false, false, false
+		w.mutate = true
+		w.grp.sink.signalType, w.grp.sink.pointType = "span", ""
+		w.adv.s.Group = g1
+	}
+	set()
+	o := w.memoContext()
+	require.True(t, o.holds(w, w.memoFlags()), "the context it was built from")
+	for name, change := range map[string]func(){
+		"location":    func() { w.ctx.Location = registry.LocationSpanEvent },
+		"span kind":   func() { w.ctx.SpanKind = registry.SpanKindClient },
+		"metric name": func() { w.ctx.MetricName = "n" },
+		"span name":   func() { w.ctx.SpanName = "t" },
+		"definition":  func() { w.grp.def = g2 },
+		"active":      func() { w.grp.active = false },
+		"resource":    func() { w.grp.resource = true },
+		"guard":       func() { w.grp.guard = true },
+		"quiet":       func() { w.grp.quiet = true },
+		"mutate":      func() { w.mutate = false },
+		"signal type": func() { w.grp.sink.signalType = "log" },
+		"point type":  func() { w.grp.sink.pointType = "histogram_data_point" },
+		"group":       func() { w.adv.s.Group = g2 },
+	} {
+		set()
+		change()
+		assert.NotEqual(t, o, w.memoContext(), name)
+		assert.False(t, o.holds(w, w.memoFlags()), name)
+	}
+	set()
+	w.ctx.SpanName = strings.Clone(w.ctx.SpanName) // equal, in other memory
+	assert.True(t, o.holds(w, w.memoFlags()), "equal strings")
+}
+
+// TestOldValuesMigrate: the line rate's old-values workload arrives with
+// its keys renamed and its values migrated as enginetest.OldValues (and
+// the testbench README) list them, through memo hits laid out by a plan
+// that holds the value checks' renames, as through the full walk.
+func TestOldValuesMigrate(t *testing.T) {
+	e, full, ix := newMemoAndFull(t)
+	wire := enginetest.TracesBytes(enginetest.GenTracesWith(4, enginetest.PutLineOldValuesAttrs))
+	td := walkAdmitted(e, ix, wire)
+	require.Positive(t, e.MemoStats().Hits)
+	_, tails := memoPlans(e)
+	assert.Positive(t, tails, "a plan holds the value checks' renames")
+	requireFullWalkSpans(t, full, ix, wire, td)
+	attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(3).Attributes()
+	assert.Equal(t, enginetest.AttrsPerItem, attrs.Len())
+	for _, o := range enginetest.OldValues {
+		_, ok := attrs.Get(o.Key)
+		assert.False(t, ok, "%s renamed", o.Key)
+		v, ok := attrs.Get(o.To)
+		require.True(t, ok, o.To)
+		assert.Equal(t, pcommon.ValueTypeStr, v.Type(), o.To)
+		assert.Equal(t, o.ToValue, v.Str(), o.To)
+	}
 }

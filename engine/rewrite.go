@@ -56,8 +56,8 @@ func (c coerced) set(v pcommon.Value) {
 
 // apply performs the changes ops (counted by kind in c) on m: the ones the
 // walk queued (w.ops), or a shape memo entry's (memo.go), which are shared
-// and only read; renameAt, when set, are the map positions of the opRename
-// ops' keys (a memo hit knows them). Coercions and drops are matched to their entries by
+// and only read; renameAt, when set, are the map positions of the renames'
+// keys (a memo hit knows them). Coercions and drops are matched to their entries by
 // position, in one pass each, so a huge map costs linear time; both passes
 // keep the map order the scan saw. Renames and copies come last because
 // they reorder the map.
@@ -82,8 +82,9 @@ func (w *Walker) apply(m pcommon.Map, ops []op, c *opCounts, renameAt []uint16) 
 		})
 	}
 	if c.move > 0 {
-		// Plain renames first, in one pass (renameAll); then copies and
-		// value migrations, in queue order.
+		// Renames first, their values migrated or not, in one pass
+		// (renameAll); then copies and the other value migrations, in
+		// queue order.
 		if c.rename > 0 {
 			if c.drop > 0 {
 				renameAt = nil // the drops moved the positions
@@ -95,9 +96,9 @@ func (w *Walker) apply(m pcommon.Map, ops []op, c *opCounts, renameAt []uint16) 
 			switch o.kind {
 			case opCopy:
 				w.copy(m, o.key, o.target)
-			case opRenameValue, opSplit, opMerge, opMove, opCopyValue:
+			case opSplit, opMerge, opMove, opCopyValue:
 				w.applyValue(m, o)
-			case opRename, opDrop, opCoerce:
+			case opRename, opRenameValue, opDrop, opCoerce:
 			}
 		}
 	}
@@ -111,7 +112,21 @@ func nextOp(ops []op, i int, kind opKind) int {
 	return i
 }
 
-// opCounts counts a map's ops by what apply does with them.
+// nextRename returns the index of the first rename (opRename or
+// opRenameValue) at or after i.
+func nextRename(ops []op, i int) int {
+	for i < len(ops) && !ops[i].kind.renames() {
+		i++
+	}
+	return i
+}
+
+// renames reports whether apply's renameAll moves the op's key: a rename,
+// its value migrated (opRenameValue) or not.
+func (k opKind) renames() bool { return k == opRename || k == opRenameValue }
+
+// opCounts counts a map's ops by what apply does with them: rename counts
+// the renames, their values migrated or not (renameAll).
 type opCounts struct{ drop, coerce, move, rename int }
 
 func (c *opCounts) add(k opKind) {
@@ -120,10 +135,10 @@ func (c *opCounts) add(k opKind) {
 		c.drop++
 	case opCoerce:
 		c.coerce++
-	case opRename:
+	case opRename, opRenameValue:
 		c.move++
 		c.rename++
-	case opCopy, opRenameValue, opSplit, opMerge, opMove, opCopyValue:
+	case opCopy, opSplit, opMerge, opMove, opCopyValue:
 		c.move++
 	}
 }
@@ -135,8 +150,12 @@ func (w *Walker) queue(o op) {
 }
 
 // renameAll moves the value of every rename in ops (moves renames, copies
-// and value migrations in all) from its old key to its new key; at, when
-// set, are the renamed keys' positions in m.
+// and value migrations in all) from its old key to its new key, in the
+// ops' order, migrating the value of an opRenameValue on its way; at, when
+// set, are the renamed keys' positions in m. A rename costs the same
+// whether or not its value migrates, and the map's layout after it does
+// not depend on the values: what a memo entry's plan (renamePlan) relies
+// on.
 //
 // Collision policy: if the new key is already present, its value wins and
 // the old key is removed. Equal values make this a plain deduplication
@@ -174,12 +193,12 @@ func (w *Walker) renameAll(m pcommon.Map, ops []op, moves int, at []uint16) {
 			return false
 		})
 	} else {
-		j := nextOp(ops, 0, opRename)
+		j := nextRename(ops, 0)
 		m.RemoveIf(func(k string, v pcommon.Value) bool {
 			if j < len(ops) && ops[j].key == k {
 				v.MoveTo(w.moved[found])
 				found++
-				j = nextOp(ops, j+1, opRename)
+				j = nextRename(ops, j+1)
 				return true
 			}
 			return false
@@ -188,13 +207,18 @@ func (w *Walker) renameAll(m pcommon.Map, ops []op, moves int, at []uint16) {
 	n := 0
 	for i := range ops {
 		o := &ops[i]
-		if o.kind != opRename {
+		if !o.kind.renames() {
 			continue
 		}
 		if n == found {
 			break // not in the map (cannot happen: the scan queued it)
 		}
-		w.place(m, o.target, w.moved[n], vocab.OutcomeRenamed)
+		out := vocab.OutcomeRenamed
+		if o.kind == opRenameValue {
+			o.migrate(w.moved[n])
+			out = o.out
+		}
+		w.place(m, o.target, w.moved[n], out)
 		n++
 	}
 }
@@ -218,23 +242,6 @@ func (w *Walker) place(m pcommon.Map, newKey string, val pcommon.Value, renamed 
 	}
 	// Let go of the dropped value.
 	w.empty.MoveTo(val)
-}
-
-// rename renames one key, as renameAll does for all of them, counting
-// renamed when the value lands; value migrations use it after changing the
-// value in place.
-func (w *Walker) rename(m pcommon.Map, oldKey, newKey string, renamed vocab.Outcome) {
-	old, ok := m.Get(oldKey)
-	if !ok {
-		return
-	}
-	if len(w.moved) == 0 {
-		w.moved = append(w.moved, pcommon.NewValueEmpty())
-	}
-	val := w.moved[0]
-	old.MoveTo(val)
-	m.Remove(oldKey)
-	w.place(m, newKey, val, renamed)
 }
 
 // find looks up the first entries of two keys in one pass over m.
@@ -356,7 +363,8 @@ func canonicalInt(s string) bool {
 
 // renamePlan is a shape memo entry's renames as the map's layout after
 // them: apply's renameAll leaves the keys it does not rename in their
-// order and appends the renamed ones' targets in the ops' order, each
+// order and appends the renamed ones' targets in the ops' order (the
+// map's), their values migrated or not, each
 // placed with GetOrPutEmpty, a scan of the map, because pdata's public API
 // has no other way to add a key. When the shape says that no target is
 // already in the map or the target of another rename, that layout is known
@@ -372,6 +380,13 @@ type renamePlan struct {
 	renames int
 }
 
+// planRename is one rename of a plan: the position of the renamed key in
+// the map, and its target.
+type planRename struct {
+	at uint16
+	to string
+}
+
 // planShare: a plan is made when more than one key in planShare is
 // renamed. layOut moves every value of the map, renameAll only the
 // renamed ones, and a few renames cost less than that in scans.
@@ -384,19 +399,19 @@ const planShare = 4
 // planWorth reports whether a plan pays for renames of a map of keys.
 func planWorth(renames, keys int) bool { return renames*planShare > keys }
 
-// newRenamePlan returns the plan of an entry's ops on a map of keys, the
-// positions of the renamed keys at, or nil when the ops are not renames
-// alone, a target would collide, or the map has more than memoMaxKeys keys
-// (layOut's bound; the memo walks no longer map).
-func newRenamePlan(keys []string, ops []op, c *opCounts, at []uint16) *renamePlan {
-	if c.rename == 0 || c.move != c.rename || c.drop > 0 || c.coerce > 0 || len(at) != c.rename || len(keys) > memoMaxKeys {
+// newRenamePlan returns the plan of renames (in map order) on a map of
+// keys, or nil when there is none, a target would collide, or the map has
+// more than memoMaxKeys keys (layOut's bound; the memo walks no longer
+// map).
+func newRenamePlan(keys []string, renames []planRename) *renamePlan {
+	if len(renames) == 0 || len(keys) > memoMaxKeys {
 		return nil
 	}
 	renamed := make([]bool, len(keys))
-	for _, i := range at {
-		renamed[i] = true
+	for _, r := range renames {
+		renamed[r.at] = true
 	}
-	p := &renamePlan{keys: pcommon.NewMap(), from: make([]uint16, 0, len(keys)), renames: c.rename}
+	p := &renamePlan{keys: pcommon.NewMap(), from: make([]uint16, 0, len(keys)), renames: len(renames)}
 	p.keys.EnsureCapacity(len(keys))
 	for i, k := range keys {
 		if !renamed[i] {
@@ -404,17 +419,12 @@ func newRenamePlan(keys []string, ops []op, c *opCounts, at []uint16) *renamePla
 			p.from = append(p.from, uint16(i)) //nolint:gosec // < memoMaxKeys
 		}
 	}
-	n := 0
-	for i := range ops {
-		if ops[i].kind != opRename {
-			continue
-		}
-		if _, exists := p.keys.Get(ops[i].target); exists {
+	for _, r := range renames {
+		if _, exists := p.keys.Get(r.to); exists {
 			return nil // a collision: renameAll's place decides it by value
 		}
-		p.keys.PutEmpty(ops[i].target)
-		p.from = append(p.from, at[n])
-		n++
+		p.keys.PutEmpty(r.to)
+		p.from = append(p.from, r.at)
 	}
 	return p
 }
@@ -434,7 +444,8 @@ func (p *renamePlan) size() int {
 
 // layOut applies a renamePlan to a map of the plan's shape whose values
 // memoWalk kept (vals, by position), counting each rename as renameAll's
-// place does. The map's backing array moves to the walker (Map.MoveTo, no
+// place does: renamed, but for the valued renames whose values migrated
+// (memoAbsorb changed them in place and counted their outcomes). The map's backing array moves to the walker (Map.MoveTo, no
 // copy), the plan's keys are copied into the walker's spare array of the
 // same length (Map.CopyTo reuses its storage: no scan, no allocation),
 // each value moves from its old position to its new one, and the spare
@@ -444,7 +455,7 @@ func (p *renamePlan) size() int {
 // which cost no write barrier to keep (the earlier way, moving every value
 // out into the walker's scratch values and back, stored each value twice
 // on the heap).
-func (w *Walker) layOut(m pcommon.Map, p *renamePlan, vals []pcommon.Value) {
+func (w *Walker) layOut(m pcommon.Map, p *renamePlan, vals []pcommon.Value, valued int) {
 	n := len(p.from)
 	if !w.planMade[n] {
 		w.planSpare[n] = pcommon.NewMap()
@@ -461,5 +472,5 @@ func (w *Walker) layOut(m pcommon.Map, p *renamePlan, vals []pcommon.Value) {
 	}
 	spare.MoveTo(m)
 	w.planSpare[n], w.planOld = old, spare
-	w.countN(vocab.OutcomeRenamed, p.renames)
+	w.countN(vocab.OutcomeRenamed, p.renames-valued)
 }

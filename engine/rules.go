@@ -54,14 +54,14 @@ func (w *Walker) rule(f vocab.Finding, lv vocab.Level, subj vocab.Subject, name,
 		// Weaver's sample_name: the span's name, the metric's, the log's
 		// event name ("" too is a name).
 		s.Name, s.Named = ss.signalName, true
-		if w.rec != nil {
-			w.rec.needName = true // memo.go: the entry holds for this name only
+		if w.memo.rec != nil {
+			w.memo.rec.needName = true // memo.go: the entry holds for this name only
 		}
 	}
 	l, keep := w.e.opts.Rules.Apply(f, lv, &s)
 	if keep && l != lv && f < vocab.NumFindings {
-		if w.rec != nil {
-			w.rec.relevel(f, l)
+		if w.memo.rec != nil {
+			w.memo.rec.relevel(f, l)
 		}
 		if w.svc != &w.noService {
 			w.relevel(f, l, 1)

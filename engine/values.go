@@ -264,21 +264,10 @@ func (w *Walker) migrate(k string, v pcommon.Value, a *registry.Attribute) bool 
 	return false
 }
 
-// applyValue performs one value-migration op on m, after drops and
-// coercions, in queue order with the renames.
+// applyValue performs one value-migration op on m, after drops, coercions
+// and the renames (renameAll does opRenameValue's), in queue order.
 func (w *Walker) applyValue(m pcommon.Map, o *op) {
 	switch o.kind {
-	case opRenameValue:
-		old, ok := m.Get(o.key)
-		if !ok {
-			return
-		}
-		if o.conv != registry.TypeUnknown {
-			convert(old, o.conv)
-		} else {
-			o.val.set(old)
-		}
-		w.rename(m, o.key, o.target, o.out)
 	case opCopyValue:
 		_, existed := m.Get(o.target)
 		w.copy(m, o.key, o.target)
@@ -286,11 +275,7 @@ func (w *Walker) applyValue(m pcommon.Map, o *op) {
 			return // copy's policy: an existing current key is never changed
 		}
 		if cur, ok := m.Get(o.target); ok {
-			if o.conv != registry.TypeUnknown {
-				convert(cur, o.conv)
-			} else {
-				o.val.set(cur)
-			}
+			o.migrate(cur)
 		}
 	case opSplit:
 		w.split(m, o)
@@ -299,6 +284,16 @@ func (w *Walker) applyValue(m pcommon.Map, o *op) {
 	case opMove:
 		w.move(m, o)
 	default:
+	}
+}
+
+// migrate sets v to the value of an opRenameValue or opCopyValue: the
+// mapped value, or v converted.
+func (o *op) migrate(v pcommon.Value) {
+	if o.conv != registry.TypeUnknown {
+		convert(v, o.conv)
+	} else {
+		o.val.set(v)
 	}
 }
 

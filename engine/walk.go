@@ -44,10 +44,6 @@ type Walker struct {
 	// pdata has no stable iteration under mutation.
 	ops  []op
 	nOps opCounts
-	// hitOps is the shape memo entry whose ops apply to the current map
-	// instead of ops (memoWork), or nil; tailOps is memoWork's scratch.
-	hitOps  *memoEntry
-	tailOps []op
 	// keys remembers, per location and position in the map, the last key
 	// seen there and what the registry said about it. Items of one
 	// instrumentation carry their keys in the same order, so most lookups
@@ -72,26 +68,8 @@ type Walker struct {
 	// grp is the check of the current item against its semconv group (groups.go).
 	grp groupCheck
 
-	// The shape memo (memo.go): rec is the recording under way (nil
-	// otherwise); memoRec is its reused storage. memoHits and memoMisses
-	// count this batch's maps (added to the engine's at Release);
-	// memoLifeMisses and memoRecords count over the walker's life, for the
-	// admission budget.
-	rec     *memoRec
-	memoRec memoRec
-	// memoDetail caches the report detail of hits in this batch; memoDet
-	// is its slot being filled by the current hit, or nil.
-	memoDetail           memoDetail
-	memoDet              *memoDetail
-	memoHits, memoMisses int64
-	// memoMissRun counts the misses since the last hit or second
-	// sighting (a doorkeeper match, in memoWalk); memoSkip counts
-	// the maps walked past the memo while it is bypassed (memoTry).
-	memoMissRun, memoSkip       int
-	memoLifeMisses, memoRecords int64
-	// memoOn: this batch's maps go through the memo (Engine.Walker: the
-	// memo is on and the Advisor, if any, is shape-free).
-	memoOn bool
+	// memo is the walker's state of the shape memo (memo.go).
+	memo memoWalker
 	// adv is the Advisor's context (advice.go).
 	adv adviceState
 }
@@ -156,7 +134,7 @@ func (w *Walker) reset() {
 	w.report.reset()
 	w.mig = migState{}
 	w.grp.reset()
-	w.memoDetail.reset()
+	w.memo.detail.reset()
 	if w.e.opts.Advisor != nil {
 		w.adv.reset() // only an Advisor's walk fills it
 	}
@@ -475,7 +453,7 @@ func (w *Walker) attrs(m pcommon.Map) {
 		return
 	}
 	w.ops, w.nOps = w.ops[:0], opCounts{}
-	if w.memoOn && !w.grp.pending && n <= memoMaxKeys && w.memoTry() {
+	if w.memo.on && !w.grp.pending && n <= memoMaxKeys && w.memoTry() {
 		w.memoAttrs(m, n)
 	} else {
 		w.attrsFull(m)
@@ -483,11 +461,11 @@ func (w *Walker) attrs(m pcommon.Map) {
 	switch {
 	case len(w.ops) > 0:
 		w.apply(m, w.ops, &w.nOps, nil)
-	case w.hitOps != nil: // a plan memoWalk laid out already
-		w.apply(m, w.hitOps.ops, &w.hitOps.nOps, w.hitOps.renameAt)
+	case w.memo.hitOps != nil: // a plan memoWalk laid out already
+		w.apply(m, w.memo.hitOps.ops, &w.memo.hitOps.nOps, w.memo.hitOps.renameAt)
 	}
-	if w.hitOps != nil {
-		w.hitOps = nil
+	if w.memo.hitOps != nil {
+		w.memo.hitOps = nil
 	}
 }
 

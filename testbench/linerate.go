@@ -40,23 +40,32 @@ type LineWorkload struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	put         func(pcommon.Map)
+	// renamed puts the attributes whose deprecated keys attributes and
+	// transform rename on this workload (lineRenames): the deprecated
+	// workload's, but for old-values, which has keys of its own.
+	renamed func(pcommon.Map)
 }
 
-// LineWorkloads are the issue's three workloads, built with the engine's
+// LineWorkloads are the issue's four workloads, built with the engine's
 // benchmark attributes (engine/enginetest), so that the whole-process and
 // the microbenchmark figures walk the same keys.
 var LineWorkloads = []LineWorkload{
 	{
 		Name: "conforming", Description: "13 current keys",
-		put: func(m pcommon.Map) { enginetest.PutConformantSpanAttrs(m, 0) },
+		put:     func(m pcommon.Map) { enginetest.PutConformantSpanAttrs(m, 0) },
+		renamed: enginetest.PutLineDeprecatedAttrs,
 	},
 	{
 		Name: "deprecated", Description: "10 of 13 keys deprecated",
-		put: enginetest.PutLineDeprecatedAttrs,
+		put: enginetest.PutLineDeprecatedAttrs, renamed: enginetest.PutLineDeprecatedAttrs,
 	},
 	{
 		Name: "mixed", Description: "the deprecated 13 + 4 unknown + 1 template instance",
-		put: enginetest.PutLineMixedAttrs,
+		put: enginetest.PutLineMixedAttrs, renamed: enginetest.PutLineDeprecatedAttrs,
+	},
+	{
+		Name: "old-values", Description: "10 of 13 keys deprecated, 3 of them with values that migrate (attributes and transform rename the keys only)",
+		put: enginetest.PutLineOldValuesAttrs, renamed: enginetest.PutLineOldValuesAttrs,
 	},
 }
 
@@ -90,11 +99,13 @@ func (w LineWorkload) Traces() ptrace.Traces {
 }
 
 // lineRenames are the renames the registry gives the deprecated keys of
-// the workloads, in the order the keys occur: what attributes and
-// transform are configured to do.
-func lineRenames(ix *registry.Index) ([]Rename, error) {
+// workload w (LineWorkload.renamed), in the order the keys occur: what
+// attributes and transform are configured to do on it. They rename keys
+// only: on old-values they leave the values as received, where governance
+// migrates them.
+func lineRenames(ix *registry.Index, w LineWorkload) ([]Rename, error) {
 	m := pcommon.NewMap()
-	enginetest.PutLineDeprecatedAttrs(m)
+	w.renamed(m)
 	var out []Rename
 	for k := range m.All() {
 		a := ix.Lookup(k)
@@ -104,7 +115,7 @@ func lineRenames(ix *registry.Index) ([]Rename, error) {
 		out = append(out, *renameOf(a))
 	}
 	if len(out) != 10 {
-		return nil, fmt.Errorf("testbench: the registry renames %d of the deprecated workload's keys, want 10", len(out))
+		return nil, fmt.Errorf("testbench: the registry renames %d of the %s workload's deprecated keys, want 10", len(out), w.Name)
 	}
 	return out, nil
 }
@@ -202,6 +213,21 @@ func LineVariants(renames []Rename) []LineVariant {
 		{Name: VariantAttributes, Bare: VariantBareBaseline, Config: attributesRenames(renames)},
 		{Name: VariantTransform, Bare: VariantBareBaseline, Config: transformRenames(renames)},
 	}
+}
+
+// withRenames returns variants with attributes and transform configured to
+// do renames (those of one workload: lineRenames); the others as they are.
+func withRenames(variants []LineVariant, renames []Rename) []LineVariant {
+	out := slices.Clone(variants)
+	for i := range out {
+		switch out[i].Name {
+		case VariantAttributes:
+			out[i].Config = attributesRenames(renames)
+		case VariantTransform:
+			out[i].Config = transformRenames(renames)
+		}
+	}
+	return out
 }
 
 // LineOptions size a line-rate session.

@@ -1,11 +1,14 @@
 package testbench
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -92,12 +95,12 @@ func TestLineRateSummary(t *testing.T) {
 }
 
 // attributes and transform do exactly the renames the registry gives the
-// deprecated workload's keys, and the variants pair with the bare pipeline
-// of their own binary.
+// deprecated workload's keys (old-values: its own), and the variants pair
+// with the bare pipeline of their own binary.
 func TestLineVariants(t *testing.T) {
 	ix, err := registry.Default()
 	require.NoError(t, err)
-	renames, err := lineRenames(ix)
+	renames, err := lineRenames(ix, LineWorkloads[1])
 	require.NoError(t, err)
 	byName := map[string]LineVariant{}
 	for _, v := range append(LineVariants(renames), BeforeVariants()...) {
@@ -122,8 +125,46 @@ func TestLineVariants(t *testing.T) {
 		td := w.Traces()
 		assert.Equal(t, LineSpansPerRequest, td.SpanCount())
 		n := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Len()
-		assert.Equal(t, map[string]int{"conforming": 13, "deprecated": 13, "mixed": 18}[w.Name], n, w.Name)
+		assert.Equal(t, map[string]int{"conforming": 13, "deprecated": 13, "mixed": 18, "old-values": 13}[w.Name], n, w.Name)
+		r, err := lineRenames(ix, w)
+		require.NoError(t, err, w.Name)
+		if w.Name != "old-values" {
+			assert.Equal(t, renames, r, "%s: the deprecated workload's renames", w.Name)
+		}
 	}
+}
+
+// TestLineOldValues: the old-values workload is the deprecated one with
+// its last four deprecated keys replaced by keys whose values migrate
+// (enginetest.OldValues), and attributes and transform rename all ten of
+// its deprecated keys, those four included, on it alone.
+func TestLineOldValues(t *testing.T) {
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	w := LineWorkloads[3]
+	require.Equal(t, "old-values", w.Name)
+	renames, err := lineRenames(ix, w)
+	require.NoError(t, err)
+	variants := withRenames(LineVariants(nil), renames)
+	byName := map[string]LineVariant{}
+	for _, v := range variants {
+		byName[v.Name] = v
+	}
+	attrs := w.Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+	for _, o := range enginetest.OldValues {
+		v, ok := attrs.Get(o.Key)
+		require.True(t, ok, o.Key)
+		assert.EqualValues(t, o.Value, v.AsRaw(), o.Key)
+		i := slices.IndexFunc(renames, func(r Rename) bool { return r.From == o.Key })
+		require.GreaterOrEqual(t, i, 0, "%s renamed", o.Key)
+		assert.Equal(t, o.To, renames[i].SpanTo[ptrace.SpanKindServer], o.Key)
+		assert.Contains(t, byName[VariantAttributes].Config.Processors, `key: "`+o.To+`"`+"\n        from_attribute: \""+o.Key+`"`)
+		assert.Contains(t, byName[VariantTransform].Config.Processors, `set(attributes[\"`+o.To+`\"], attributes[\"`+o.Key+`\"])`)
+	}
+	deprecated, err := lineRenames(ix, LineWorkloads[1])
+	require.NoError(t, err)
+	assert.Equal(t, deprecated[:6], renames[:6], "the deprecated workload's first six renames")
+	assert.Equal(t, LineVariants(deprecated)[5].Config, withRenames(LineVariants(nil), deprecated)[5].Config, "withRenames configures attributes as LineVariants does")
 }
 
 func TestParseCollectorEnv(t *testing.T) {

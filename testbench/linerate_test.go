@@ -4,6 +4,7 @@ package testbench
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +19,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/internal/e2e"
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/testbench/replay"
@@ -78,10 +80,10 @@ func TestLineRate(t *testing.T) {
 
 	ix, err := registry.Default()
 	require.NoError(t, err)
-	renames, err := lineRenames(ix)
-	require.NoError(t, err)
 	workloads := selectLine(t, "LINERATE_WORKLOADS", LineWorkloads, func(w LineWorkload) string { return w.Name })
-	all := LineVariants(renames)
+	// The variants' names and order; attributes and transform do each
+	// workload's renames (perWorkload).
+	all := LineVariants(nil)
 	if os.Getenv(BeforeBinaryEnv) != "" {
 		all = append(all, BeforeVariants()...)
 	}
@@ -93,9 +95,13 @@ func TestLineRate(t *testing.T) {
 
 	dists, variants := lineDistributions(t, variants)
 	reqs := map[string]replay.Request{}
+	perWorkload := map[string][]LineVariant{}
 	for _, w := range workloads {
 		reqs[w.Name], err = replay.NewTraceRequest(w.Traces())
 		require.NoError(t, err)
+		renames, err := lineRenames(ix, w)
+		require.NoError(t, err)
+		perWorkload[w.Name] = withRenames(variants, renames)
 	}
 
 	pinClient(t, o.ClientCPU)
@@ -106,6 +112,7 @@ func TestLineRate(t *testing.T) {
 	}
 	for round := range o.Rounds {
 		for _, w := range workloads {
+			variants := perWorkload[w.Name]
 			if o.Slice > 0 {
 				t.Run(fmt.Sprintf("round%d/%s", round, w.Name), func(t *testing.T) {
 					order := make([]LineVariant, len(variants))
@@ -201,12 +208,12 @@ func pinClient(t *testing.T, cpus string) {
 }
 
 // lineVariantsWhere returns the line rate's variants that keep selects,
-// and the renames of the registry they do.
+// and the renames of the registry they do, on the deprecated workload.
 func lineVariantsWhere(t *testing.T, keep func(LineVariant) bool) ([]LineVariant, []Rename) {
 	t.Helper()
 	ix, err := registry.Default()
 	require.NoError(t, err)
-	renames, err := lineRenames(ix)
+	renames, err := lineRenames(ix, LineWorkloads[1])
 	require.NoError(t, err)
 	var out []LineVariant
 	for _, v := range LineVariants(renames) {
@@ -246,12 +253,19 @@ func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distrib
 // TestLineRateSameRenames checks that the line rate compares like with
 // like: on every workload, governance (checks on and off), attributes and
 // transform turn the replayed spans into the same attributes, and the
-// deprecated keys are gone.
+// deprecated keys are gone. On old-values, attributes and transform keep
+// the values as received where governance migrates them
+// (enginetest.OldValues).
 func TestLineRateSameRenames(t *testing.T) {
-	variants, renames := lineVariantsWhere(t, func(v LineVariant) bool { return v.Bare != "" && v.Name != VariantBare2 })
+	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool { return v.Bare != "" && v.Name != VariantBare2 })
 	dists, variants := lineDistributions(t, variants)
+	ix, err := registry.Default()
+	require.NoError(t, err)
 	for _, w := range LineWorkloads {
 		t.Run(w.Name, func(t *testing.T) {
+			renames, err := lineRenames(ix, w)
+			require.NoError(t, err)
+			variants := withRenames(variants, renames)
 			outputs := map[string]map[string]any{}
 			for _, v := range variants {
 				sink := e2e.StartSink(t)
@@ -268,6 +282,13 @@ func TestLineRateSameRenames(t *testing.T) {
 			}
 			want := outputs[VariantGovernance]
 			for name, got := range outputs {
+				if w.Name == "old-values" && name != VariantGovernance && name != VariantChecksOff {
+					got = maps.Clone(got)
+					for _, o := range enginetest.OldValues {
+						assert.EqualValues(t, o.Value, got[o.To], "%s: %s keeps its value", name, o.To)
+						got[o.To] = o.ToValue
+					}
+				}
 				assert.Equalf(t, want, got, "%s: attributes differ from governance's", name)
 			}
 			for _, r := range renames {

@@ -22,7 +22,7 @@ import (
 
 func main() {
 	endpoint := flag.String("endpoint", "127.0.0.1:4317", "the collector's OTLP/gRPC endpoint (plaintext)")
-	workload := flag.String("workload", "deprecated", "conforming, deprecated or mixed (see testbench/README.md#line-rate)")
+	workload := flag.String("workload", "deprecated", "conforming, deprecated, mixed or old-values (see testbench/README.md#line-rate)")
 	rate := flag.Int("rate", 0, "spans per second; 0 sends as fast as the collector answers")
 	workers := flag.Int("workers", 4, "requests in flight")
 	duration := flag.Duration("duration", 10*time.Second, "how long to send")

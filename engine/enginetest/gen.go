@@ -113,6 +113,48 @@ func PutResourceAttrs(m pcommon.Map, service string) {
 // value check, and the last 3 current keys.
 func PutLineDeprecatedAttrs(m pcommon.Map) { PutItemAttrs(m, MixLineDeprecated) }
 
+// OldValue is one attribute an old SDK sends whose value migrates with its
+// key (the line rate's old-values workload): Key=Value, which the registry
+// renames to To=ToValue. An int Value is put as an int, ToValue is a
+// string.
+type OldValue struct {
+	Key   string
+	Value any
+	To    string
+	// ToValue is the value after the rename; equal to Value's string when
+	// the registry renames the key only.
+	ToValue string
+}
+
+// OldValues are the old-values workload's attributes whose values migrate
+// in the registry at semconv v1.44.0 (or, net.transport, would be
+// expected to and do not: the registry keeps ip_tcp).
+var OldValues = []OldValue{
+	{Key: "messaging.operation", Value: "publish", To: "messaging.operation.type", ToValue: "send"},
+	{Key: "db.system", Value: "mssql", To: "db.system.name", ToValue: "microsoft.sql_server"},
+	{Key: "rpc.grpc.status_code", Value: 5, To: "rpc.response.status_code", ToValue: "NOT_FOUND"},
+	{Key: "net.transport", Value: "ip_tcp", To: "network.transport", ToValue: "ip_tcp"},
+}
+
+// PutLineOldValuesAttrs puts the line rate's old-values workload: the
+// deprecated one with the last four of its ten deprecated keys replaced by
+// OldValues, keys of real old-SDK traffic whose values migrate with them
+// (an enum member renamed with its key, an int code that becomes a
+// string): 10 deprecated keys of 13, 3 of them with a value migration.
+func PutLineOldValuesAttrs(m pcommon.Map) {
+	m.EnsureCapacity(AttrsPerItem)
+	PutDeprecatedSpanAttrs(m, MixLineDeprecated.Deprecated-len(OldValues))
+	for _, o := range OldValues {
+		switch v := o.Value.(type) {
+		case int:
+			m.PutInt(o.Key, int64(v))
+		case string:
+			m.PutStr(o.Key, v)
+		}
+	}
+	PutConformantSpanAttrs(m, MixLineDeprecated.Deprecated)
+}
+
 // PutLineMixedAttrs puts the line rate's mixed workload: the deprecated
 // one, 4 unknown keys and a template instance (18 keys).
 func PutLineMixedAttrs(m pcommon.Map) {

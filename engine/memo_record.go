@@ -341,7 +341,7 @@ func (w *Walker) memoPlan(e *memoEntry) {
 // to its target, with its value migrated (renameValue) or not
 // (deprecated).
 func (w *Walker) tailRename(k string, r registry.Ref, tl tail) (string, bool) {
-	if tl != tailTarget || !w.migrates() {
+	if tl != tailTarget || !w.migrates(k) {
 		return "", false
 	}
 	// RenamedKey is the target's key but for a template's instance, which

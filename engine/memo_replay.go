@@ -4,6 +4,8 @@ import (
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelgov/otelcol-governance/engine/internal/keyeq"
 )
 
 // This file replays a hit: its counts, its events, the value checks of
@@ -152,7 +154,7 @@ func (w *Walker) memoAbsorb(e *memoEntry, vals []pcommon.Value) bool {
 		switch o.kind {
 		case opCoerce:
 		case opRename, opRenameValue:
-			if e.renameTo == nil || !keyEq(e.renameTo[w.memo.tailAt[j]], o.target) {
+			if e.renameTo == nil || !keyeq.Equal(e.renameTo[w.memo.tailAt[j]], o.target) {
 				return false
 			}
 			renames++

@@ -146,6 +146,11 @@ const (
 	VariantBareBaseline = "bare-baseline"
 	VariantAttributes   = "attributes"
 	VariantTransform    = "transform"
+	// VariantBareFloor and VariantFloor are the floor collector's bare
+	// pipeline and its floor processor (testbench/floorprocessor: the
+	// least a memo hit must do through pdata's API, deciding nothing).
+	VariantBareFloor = "bare-floor"
+	VariantFloor     = "floor"
 	// VariantBareBefore and VariantGovernanceBefore are the bare pipeline and
 	// governance's default configuration on an earlier build of this
 	// distribution (BeforeBinaryEnv): a change's before and after in one
@@ -192,8 +197,9 @@ func BeforeVariants() []LineVariant {
 
 // LineVariants are every variant, in the order of the table: bare and
 // bare2 of this distribution, governance with its default configuration
-// (signal checks on) and with the checks off; the baseline distribution's
-// bare pipeline, and attributes and transform doing the same renames.
+// (signal checks on) and with the checks off; the floor collector's bare
+// pipeline and its floor processor; the baseline distribution's bare
+// pipeline, and attributes and transform doing the same renames.
 func LineVariants(renames []Rename) []LineVariant {
 	bare := Config{Name: VariantBare, Distribution: "governance"}
 	bare2 := bare
@@ -208,6 +214,10 @@ func LineVariants(renames []Rename) []LineVariant {
 		{Name: VariantChecksOff, Bare: VariantBare, Config: Config{
 			Name: VariantChecksOff, Distribution: "governance",
 			Processors: "  governance:\n    findings:\n      enabled: false\n", Pipeline: []string{"governance"},
+		}},
+		{Name: VariantBareFloor, Config: Config{Name: VariantBareFloor, Distribution: "floor"}},
+		{Name: VariantFloor, Bare: VariantBareFloor, Config: Config{
+			Name: VariantFloor, Distribution: "floor", Processors: "  floor: {}\n", Pipeline: []string{"floor"},
 		}},
 		{Name: VariantBareBaseline, Config: Config{Name: VariantBareBaseline, Distribution: "baseline"}},
 		{Name: VariantAttributes, Bare: VariantBareBaseline, Config: attributesRenames(renames)},
@@ -524,6 +534,19 @@ type LineRow struct {
 	// in % of bare: differences smaller than this cannot be told from
 	// noise. Absent below 6 rounds.
 	ResolutionPct *float64 `json:"resolution_pct,omitempty"`
+	// OverFloor is governance's overhead over the floor's, each over its
+	// own binary's bare pipeline, paired per round (pairedRatio).
+	OverFloor *LineRatio `json:"governance_over_floor,omitempty"`
+}
+
+// LineRatio is a ratio of two variants' overheads, each over its own bare
+// pipeline, taken per round: the median over rounds of
+// (a − bare of a) ÷ (b − bare of b), with the CI95 of that median as
+// LineFigure's, absent below 6 rounds.
+type LineRatio struct {
+	Median float64     `json:"median"`
+	CI95   *[2]float64 `json:"ci95,omitempty"`
+	N      int         `json:"rounds"`
 }
 
 // LineRate is the results set of TestLineRate (linerate.json).
@@ -589,6 +612,9 @@ func (l *LineRate) Summarize() {
 				}
 			}
 		}
+		if r, ok := pairedRatio(cpu[VariantGovernance], cpu[VariantBare], cpu[VariantFloor], cpu[VariantBareFloor]); ok {
+			row.OverFloor = &r
+		}
 		if floor, ok := row.Figures[VariantBare2]; ok && floor.CI95 != nil {
 			bare := row.Figures[VariantBare].MedianUS
 			res := 100 * max(math.Abs(floor.CI95[0]), math.Abs(floor.CI95[1])) / bare
@@ -617,6 +643,41 @@ func paired(own, base map[int]float64, pct float64) (LineFigure, bool) {
 		f.CI95 = &[2]float64{lo, hi}
 	}
 	return f, true
+}
+
+// pairedRatio is (a − aBare) ÷ (b − bBare) per round in which all four
+// ran, over the rounds. A round whose denominator is not positive (b did
+// not measure above its bare pipeline in it) has an unbounded ratio:
+// +Inf, or −Inf when its numerator is negative, so that such rounds widen
+// the interval instead of dropping out of it.
+func pairedRatio(a, aBare, b, bBare map[int]float64) (LineRatio, bool) {
+	var ratios []float64
+	for round, x := range a {
+		xb, ok1 := aBare[round]
+		y, ok2 := b[round]
+		yb, ok3 := bBare[round]
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		num, den := x-xb, y-yb
+		switch {
+		case den > 0:
+			ratios = append(ratios, num/den)
+		case num < 0:
+			ratios = append(ratios, math.Inf(-1))
+		default:
+			ratios = append(ratios, math.Inf(1))
+		}
+	}
+	if len(ratios) == 0 {
+		return LineRatio{}, false
+	}
+	slices.Sort(ratios)
+	r := LineRatio{Median: median(ratios), N: len(ratios)}
+	if lo, hi, ok := medianCI95(ratios); ok {
+		r.CI95 = &[2]float64{lo, hi}
+	}
+	return r, true
 }
 
 func mapValues(m map[int]float64) []float64 {
@@ -694,23 +755,26 @@ func (l *LineRate) Markdown() string {
 			"a quiet machine shows under %.0f%%). These figures carry the rest of the machine's load: read the floor and the CIs, not the medians alone.\n\n",
 			100*w, 100*maxQuietWait)
 	}
-	b.WriteString("| workload | bare µs/span | floor (bare2 − bare) | governance | governance, checks off | attributes (same renames) | transform (same renames) | attributes ÷ governance | transform ÷ governance | resolves 1% of bare? |\n")
-	b.WriteString("|---|---:|---|---|---|---|---|---:|---:|---|\n")
+	b.WriteString("| workload | bare µs/span | noise floor (bare2 − bare) | governance | governance, checks off | floor processor | attributes (same renames) | transform (same renames) | governance ÷ floor | attributes ÷ governance | transform ÷ governance | resolves 1% of bare? |\n")
+	b.WriteString("|---|---:|---|---|---|---|---|---|---:|---:|---:|---|\n")
 	for _, r := range l.Rows {
 		bare, ok := r.Figures[VariantBare]
 		if !ok {
-			fmt.Fprintf(&b, "| %s: %s | no passing bare run | | | | | | | | |\n", r.Workload, r.Description)
+			fmt.Fprintf(&b, "| %s: %s | no passing bare run | | | | | | | | | | |\n", r.Workload, r.Description)
 			continue
 		}
 		g := r.Figures[VariantGovernance]
-		fmt.Fprintf(&b, "| %s: %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s: %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.Workload, r.Description, bare.MedianUS,
 			cell(r.Figures, VariantBare2), cell(r.Figures, VariantGovernance), cell(r.Figures, VariantChecksOff),
-			cell(r.Figures, VariantAttributes), cell(r.Figures, VariantTransform),
-			ratio(r.Figures, VariantAttributes, g), ratio(r.Figures, VariantTransform, g), resolves(r))
+			cell(r.Figures, VariantFloor), cell(r.Figures, VariantAttributes), cell(r.Figures, VariantTransform),
+			ratioCell(r.OverFloor), ratio(r.Figures, VariantAttributes, g), ratio(r.Figures, VariantTransform, g), resolves(r))
 	}
-	b.WriteString("\nEach cell: Δ µs/span (% of bare) [95% CI]. ")
-	b.WriteString("attributes and transform run in the baseline distribution (contrib, `make baseline`) and are paired with its own bare pipeline.\n\n")
+	b.WriteString("\nEach cell: Δ µs/span (% of its own binary's bare) [95% CI]. ")
+	b.WriteString("attributes and transform run in the baseline distribution (contrib, `make baseline`) and are paired with its own bare pipeline; " +
+		"the floor processor runs in the floor collector (`make floor`) and is paired with its bare pipeline. " +
+		"governance ÷ floor: the median over rounds of (governance − bare) ÷ (floor − bare-floor) [95% CI]; " +
+		"a round in which the floor did not measure above its bare pipeline counts as ∞.\n\n")
 	if l.Before != "" {
 		fmt.Fprintf(&b, "%s and %s run an earlier build (%s) and are paired with each other: the change's before and after in the same rounds.\n\n",
 			VariantGovernanceBefore, VariantBareBefore, l.Before)
@@ -767,6 +831,18 @@ func ratio(figs map[string]LineFigure, variant string, g LineFigure) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.2f×", f.DeltaUS/g.DeltaUS)
+}
+
+// ratioCell renders a paired ratio: median [95% CI].
+func ratioCell(r *LineRatio) string {
+	if r == nil {
+		return "not run"
+	}
+	s := fmt.Sprintf("%.2f×", r.Median)
+	if r.CI95 != nil {
+		s += fmt.Sprintf(" [%.2f, %.2f]", r.CI95[0], r.CI95[1])
+	}
+	return s
 }
 
 func resolves(r LineRow) string {
@@ -835,6 +911,9 @@ func (l *LineRate) targets() string {
 		if r.Workload == "conforming" {
 			bare := r.Figures[VariantBare].MedianUS
 			fmt.Fprintf(&b, "- %s: governance ≤ 3%% of bare: %s\n", r.Workload, goal(g, bare, 3))
+			if r.OverFloor != nil {
+				fmt.Fprintf(&b, "- %s: governance ÷ floor ≤ 1.5 (issue 38): %s\n", r.Workload, ratioGoal(*r.OverFloor, 1.5))
+			}
 			if p, ok := r.Over[VariantPolicies]; ok {
 				fmt.Fprintf(&b, "- %s: policies ≤ 1%% of bare over governance (issue 20): %s\n", r.Workload, goal(p, bare, 1))
 			}
@@ -863,6 +942,21 @@ func goal(f LineFigure, bare, limit float64) string {
 		return fmt.Sprintf("not met (CI from %+.1f%%)", 100*f.CI95[0]/bare)
 	default:
 		return fmt.Sprintf("not resolved by this session (CI %+.1f%% to %+.1f%%)", 100*f.CI95[0]/bare, 100*f.CI95[1]/bare)
+	}
+}
+
+// ratioGoal tells whether a paired ratio is at most limit: met or not met
+// when its CI says so, not resolved when the CI spans the limit.
+func ratioGoal(r LineRatio, limit float64) string {
+	switch {
+	case r.CI95 == nil:
+		return fmt.Sprintf("%s on the median (%.2f×; no CI below 6 rounds)", metWord(r.Median <= limit), r.Median)
+	case r.CI95[1] <= limit:
+		return fmt.Sprintf("met (%.2f×, CI up to %.2f×)", r.Median, r.CI95[1])
+	case r.CI95[0] > limit:
+		return fmt.Sprintf("not met (%.2f×, CI from %.2f×)", r.Median, r.CI95[0])
+	default:
+		return fmt.Sprintf("not resolved by this session (%.2f×, CI %.2f× to %.2f×)", r.Median, r.CI95[0], r.CI95[1])
 	}
 }
 

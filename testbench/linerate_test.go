@@ -225,9 +225,9 @@ func lineVariantsWhere(t *testing.T, keep func(LineVariant) bool) ([]LineVariant
 }
 
 // lineDistributions returns the binaries the variants need. With -short
-// (the e2e suite builds only this distribution) a missing baseline drops
-// the baseline's variants, visibly, as a skipped subtest; otherwise it fails
-// with the command that builds it.
+// (the e2e suite builds only this distribution) a missing baseline or floor
+// collector drops its variants, visibly, as a skipped subtest; otherwise it
+// fails with the command that builds it.
 func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distribution, []LineVariant) {
 	t.Helper()
 	dists := map[string]Distribution{"governance": Governance(t)}
@@ -237,16 +237,20 @@ func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distrib
 		}
 		dists["before"] = Distribution{Name: "before", Path: p}
 	}
-	if !slices.ContainsFunc(variants, func(v LineVariant) bool { return v.Config.Distribution == "baseline" }) {
-		return dists, variants
+	for _, name := range slices.Sorted(maps.Keys(builtBinaries)) {
+		uses := func(v LineVariant) bool { return v.Config.Distribution == name }
+		if !slices.ContainsFunc(variants, uses) {
+			continue
+		}
+		if _, err := os.Stat(builtPath(t, name)); err != nil && testing.Short() {
+			t.Run(name, func(t *testing.T) {
+				t.Skipf("the %s collector's variants not run: %s missing (make %s)", name, builtPath(t, name), builtBinaries[name].target)
+			})
+			variants = slices.DeleteFunc(slices.Clone(variants), uses)
+			continue
+		}
+		dists[name] = builtDistribution(t, name)
 	}
-	if _, err := os.Stat(filepath.Join(repoRoot(t), "_baseline", "otelcol-baseline")); err != nil && testing.Short() && os.Getenv(BaselineBinaryEnv) == "" {
-		t.Run("baseline", func(t *testing.T) {
-			t.Skip("attributes and transform not run: _baseline/otelcol-baseline missing (make baseline)")
-		})
-		return dists, slices.DeleteFunc(slices.Clone(variants), func(v LineVariant) bool { return v.Config.Distribution == "baseline" })
-	}
-	dists["baseline"] = Baseline(t)
 	return dists, variants
 }
 
@@ -257,7 +261,9 @@ func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distrib
 // the values as received where governance migrates them
 // (enginetest.OldValues).
 func TestLineRateSameRenames(t *testing.T) {
-	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool { return v.Bare != "" && v.Name != VariantBare2 })
+	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool {
+		return v.Bare != "" && v.Name != VariantBare2 && v.Name != VariantFloor // the floor renames nothing
+	})
 	dists, variants := lineDistributions(t, variants)
 	ix, err := registry.Default()
 	require.NoError(t, err)

@@ -133,8 +133,45 @@ type LineVariant struct {
 	// Knob is the environment variable that added this variant
 	// (BeforeVariants, PoliciesVariant): setting it asks for the variant,
 	// which then runs whatever LINERATE_VARIANTS says.
-	Knob   string `json:"-"`
-	Config Config `json:"-"`
+	Knob string `json:"-"`
+	// SchemaURL, when set, is the schema_url of the resource of the
+	// requests this variant is sent (LineRequests): SchemaVariant's.
+	SchemaURL string `json:"schema_url,omitempty"`
+	Config    Config `json:"-"`
+}
+
+// LineRequests are one workload's replayed requests by the schema_url of
+// their resource: "" for the request every variant is sent, and one for
+// each variant's SchemaURL.
+type LineRequests map[string]replay.Request
+
+// NewLineRequests marshals w's request for variants: without a
+// schema_url, and with each of their SchemaURLs.
+func NewLineRequests(w LineWorkload, variants []LineVariant) (LineRequests, error) {
+	out := LineRequests{}
+	for _, url := range append([]string{""}, variantSchemaURLs(variants)...) {
+		if _, ok := out[url]; ok {
+			continue
+		}
+		td := w.Traces()
+		td.ResourceSpans().At(0).SetSchemaUrl(url)
+		req, err := replay.NewTraceRequest(td)
+		if err != nil {
+			return nil, err
+		}
+		out[url] = req
+	}
+	return out, nil
+}
+
+func variantSchemaURLs(variants []LineVariant) []string {
+	var out []string
+	for _, v := range variants {
+		if v.SchemaURL != "" {
+			out = append(out, v.SchemaURL)
+		}
+	}
+	return out
 }
 
 // Line variant names.
@@ -318,9 +355,9 @@ func (r LineRun) String() string {
 
 // RunLine performs one run of variant v on workload request req: a fresh
 // collector, its warm-up, then o.Duration measured.
-func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, req replay.Request, round int, o LineOptions) LineRun {
+func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, reqs LineRequests, round int, o LineOptions) LineRun {
 	tb.Helper()
-	r := startLine(tb, dist, v, workload, req, round, o)
+	r := startLine(tb, dist, v, workload, reqs, round, o)
 	defer r.close()
 	r.warm(tb, o)
 	r.measure(tb, o.Duration, false)
@@ -336,11 +373,11 @@ func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, r
 // the variants of the round alike, where sequential runs of o.Duration put
 // it on one. CPU is the collector threads' time on the CPU
 // (/proc/<pid>/task/*/schedstat, in ns) over its slices.
-func RunLineInterleaved(tb testing.TB, dists map[string]Distribution, vs []LineVariant, workload string, req replay.Request, round int, o LineOptions) []LineRun {
+func RunLineInterleaved(tb testing.TB, dists map[string]Distribution, vs []LineVariant, workload string, reqs LineRequests, round int, o LineOptions) []LineRun {
 	tb.Helper()
 	runs := make([]*lineRun, len(vs))
 	for i, v := range vs {
-		runs[i] = startLine(tb, dists[v.Config.Distribution], v, workload, req, round, o)
+		runs[i] = startLine(tb, dists[v.Config.Distribution], v, workload, reqs, round, o)
 		defer runs[i].close()
 	}
 	for _, r := range runs {
@@ -373,8 +410,12 @@ type lineRun struct {
 	wall, wait, clientCPU time.Duration
 }
 
-func startLine(tb testing.TB, dist Distribution, v LineVariant, workload string, req replay.Request, round int, o LineOptions) *lineRun {
+func startLine(tb testing.TB, dist Distribution, v LineVariant, workload string, reqs LineRequests, round int, o LineOptions) *lineRun {
 	tb.Helper()
+	req, ok := reqs[v.SchemaURL]
+	if !ok {
+		tb.Fatalf("%s: no request with schema_url %q", v.Name, v.SchemaURL)
+	}
 	r := &lineRun{res: LineRun{Workload: workload, Variant: v.Name, Round: round}, v: v, ports: FreePorts(tb)}
 	r.col = dist.Start(tb, v.Config.YAML(r.ports, NopExporter(), Traces), r.ports, e2e.Options{Env: append([]string{"GOMAXPROCS=1"}, o.CollectorEnv...)})
 	r.pid = r.col.PID()
@@ -755,26 +796,28 @@ func (l *LineRate) Markdown() string {
 			"a quiet machine shows under %.0f%%). These figures carry the rest of the machine's load: read the floor and the CIs, not the medians alone.\n\n",
 			100*w, 100*maxQuietWait)
 	}
-	b.WriteString("| workload | bare µs/span | noise floor (bare2 − bare) | governance | governance, checks off | floor processor | attributes (same renames) | transform (same renames) | governance ÷ floor | attributes ÷ governance | transform ÷ governance | resolves 1% of bare? |\n")
-	b.WriteString("|---|---:|---|---|---|---|---|---|---:|---:|---:|---|\n")
+	b.WriteString("| workload | bare µs/span | noise floor (bare2 − bare) | governance | governance, checks off | floor processor | attributes (same renames) | transform (same renames) | schema (schema_url " + SchemaFrom + " → " + SchemaTarget + ") | governance ÷ floor | attributes ÷ governance | transform ÷ governance | schema ÷ governance | resolves 1% of bare? |\n")
+	b.WriteString("|---|---:|---|---|---|---|---|---|---|---:|---:|---:|---:|---|\n")
 	for _, r := range l.Rows {
 		bare, ok := r.Figures[VariantBare]
 		if !ok {
-			fmt.Fprintf(&b, "| %s: %s | no passing bare run | | | | | | | | | | |\n", r.Workload, r.Description)
+			fmt.Fprintf(&b, "| %s: %s | no passing bare run | | | | | | | | | | | | |\n", r.Workload, r.Description)
 			continue
 		}
 		g := r.Figures[VariantGovernance]
-		fmt.Fprintf(&b, "| %s: %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s: %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.Workload, r.Description, bare.MedianUS,
 			cell(r.Figures, VariantBare2), cell(r.Figures, VariantGovernance), cell(r.Figures, VariantChecksOff),
-			cell(r.Figures, VariantFloor), cell(r.Figures, VariantAttributes), cell(r.Figures, VariantTransform),
-			ratioCell(r.OverFloor), ratio(r.Figures, VariantAttributes, g), ratio(r.Figures, VariantTransform, g), resolves(r))
+			cell(r.Figures, VariantFloor), cell(r.Figures, VariantAttributes), cell(r.Figures, VariantTransform), cell(r.Figures, VariantSchema),
+			ratioCell(r.OverFloor), ratio(r.Figures, VariantAttributes, g), ratio(r.Figures, VariantTransform, g), ratio(r.Figures, VariantSchema, g), resolves(r))
 	}
 	b.WriteString("\nEach cell: Δ µs/span (% of its own binary's bare) [95% CI]. ")
 	b.WriteString("attributes and transform run in the baseline distribution (contrib, `make baseline`) and are paired with its own bare pipeline; " +
 		"the floor processor runs in the floor collector (`make floor`) and is paired with its bare pipeline. " +
 		"governance ÷ floor: the median over rounds of (governance − bare) ÷ (floor − bare-floor) [95% CI]; " +
-		"a round in which the floor did not measure above its bare pipeline counts as ∞.\n\n")
+		"a round in which the floor did not measure above its bare pipeline counts as ∞. " +
+		"schema is contrib's schema processor (baseline distribution) translating requests whose resource's schema_url is " + SchemaFrom +
+		" to " + SchemaTarget + ", the schema files served on loopback; it does the renames the schema files list (not `http.user_agent`'s).\n\n")
 	if l.Before != "" {
 		fmt.Fprintf(&b, "%s and %s run an earlier build (%s) and are paired with each other: the change's before and after in the same rounds.\n\n",
 			VariantGovernanceBefore, VariantBareBefore, l.Before)
@@ -923,6 +966,9 @@ func (l *LineRate) targets() string {
 			fmt.Fprintf(&b, "- %s: governance ≥ 1.5× cheaper than attributes: %s (%.2f×)", r.Workload, metWord(a.DeltaUS/g.DeltaUS >= 1.5), a.DeltaUS/g.DeltaUS)
 			if tr, ok := r.Figures[VariantTransform]; ok {
 				fmt.Fprintf(&b, "; transform ÷ governance %.1f× (goal ≥ 10×)", tr.DeltaUS/g.DeltaUS)
+			}
+			if sc, ok := r.Figures[VariantSchema]; ok {
+				fmt.Fprintf(&b, "; schema ÷ governance %.1f×", sc.DeltaUS/g.DeltaUS)
 			}
 			b.WriteString("\n")
 		}

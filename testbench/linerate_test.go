@@ -22,7 +22,6 @@ import (
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/internal/e2e"
 	"github.com/otelgov/otelcol-governance/registry"
-	"github.com/otelgov/otelcol-governance/testbench/replay"
 )
 
 // TestLineRate is the line-rate harness (benchmarks/linerate.sh, `make
@@ -91,13 +90,20 @@ func TestLineRate(t *testing.T) {
 	if len(policies) > 0 {
 		all = append(all, PoliciesVariant(policies))
 	}
+	if _, err := os.Stat(SchemasDir(t)); err == nil {
+		all = append(all, SchemaVariant(StartSchemaServer(t, SchemasDir(t))))
+	} else {
+		t.Run(VariantSchema, func(t *testing.T) {
+			t.Skipf("contrib's schema processor not run: no schema files (%s: set %s)", err, SchemasDirEnv)
+		})
+	}
 	variants := selectLineVariants(t, all)
 
 	dists, variants := lineDistributions(t, variants)
-	reqs := map[string]replay.Request{}
+	reqs := map[string]LineRequests{}
 	perWorkload := map[string][]LineVariant{}
 	for _, w := range workloads {
-		reqs[w.Name], err = replay.NewTraceRequest(w.Traces())
+		reqs[w.Name], err = NewLineRequests(w, variants)
 		require.NoError(t, err)
 		renames, err := lineRenames(ix, w)
 		require.NoError(t, err)
@@ -178,11 +184,11 @@ func TestLineRateSideBySide(t *testing.T) {
 	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool { return v.Name == VariantBare || v.Name == VariantGovernance })
 	require.Len(t, variants, 2)
 	dists, variants := lineDistributions(t, variants)
-	req, err := replay.NewTraceRequest(LineWorkloads[0].Traces())
+	reqs, err := NewLineRequests(LineWorkloads[0], variants)
 	require.NoError(t, err)
 	pinClient(t, o.ClientCPU)
 
-	runs := RunLineInterleaved(t, dists, variants, LineWorkloads[0].Name, req, 0, o)
+	runs := RunLineInterleaved(t, dists, variants, LineWorkloads[0].Name, reqs, 0, o)
 	require.Len(t, runs, 2)
 	for i, r := range runs {
 		t.Log(r)

@@ -122,12 +122,12 @@ floor: $(FLOOR)
 ## loadtest: every testbench scenario, full size, against both distributions: the
 ## fixed-rate comparison, the side by side at full speed (about 35 min) and the
 ## 30-minute soak (SOAK_DURATION, SOAK_RATE) and the 10-minute adversarial-shape soak included; results in TESTBENCH_RESULTS
-loadtest: build baseline
+loadtest: build baseline floor
 	go test -count=1 -tags 'e2e loadtest' -timeout 4h -v ./testbench/...
 
 ## bench: microbenchmarks + measured scenarios + line rate (benchmarks/linerate.sh, about an hour
 ## of it; LINERATE_* knobs); writes benchmarks/results (results.md, linerate.md, cpu_per_item.png)
-bench: build baseline
+bench: build baseline floor
 	./benchmarks/bench.sh
 
 IMAGE_TAG     ?= ghcr.io/otelgov/otelcol-governance:0.1.0

@@ -313,6 +313,93 @@ func TestLineRateSameRenames(t *testing.T) {
 	}
 }
 
+// TestLineRateSchema checks what the schema variant does on the deprecated
+// workload, sent with schema_url 1.20.0: contrib's schema processor,
+// fetching the 1.44.0 schema file from the testbench's loopback server,
+// renames 9 of the 10 deprecated keys as the registry does and leaves
+// http.user_agent (its rename to user_agent.original is in no schema
+// file), and marks the resource as translated to 1.44.0.
+func TestLineRateSchema(t *testing.T) {
+	dir := SchemasDir(t)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("shared semconv schema files absent (%s; set %s): %v", dir, SchemasDirEnv, err)
+	}
+	srv := StartSchemaServer(t, dir)
+	v := SchemaVariant(srv)
+	dists, variants := lineDistributions(t, []LineVariant{v})
+	if len(variants) == 0 {
+		return // skipped: no baseline
+	}
+	w := LineWorkloads[1]
+	reqs, err := NewLineRequests(w, variants)
+	require.NoError(t, err)
+	require.Contains(t, reqs, v.SchemaURL)
+	sink := e2e.StartSink(t)
+	ports := FreePorts(t)
+	dists[v.Config.Distribution].Start(t, v.Config.YAML(ports, OTLPExporter(sink.Endpoint), Traces), ports, e2e.Options{})
+	client, err := e2e.NewClient(ports.GRPCEndpoint(), "")
+	require.NoError(t, err)
+	td := w.Traces()
+	td.ResourceSpans().At(0).SetSchemaUrl(v.SchemaURL)
+	require.NoError(t, client.SendTraces(t.Context(), e2e.GRPC, td))
+	sink.WaitFor(t, e2e.Counts{Spans: LineSpansPerRequest}, 10*time.Second)
+	require.NoError(t, client.Close())
+	rs := sink.Traces()[0].ResourceSpans().At(0)
+	assert.Equal(t, srv.URL(SchemaTarget), rs.SchemaUrl())
+	got := rs.ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	renames, err := lineRenames(ix, w)
+	require.NoError(t, err)
+	kept := 0
+	for _, r := range renames {
+		to := r.SpanTo[ptrace.SpanKindServer]
+		if r.From == "http.user_agent" {
+			assert.Contains(t, got, r.From, "in no schema file")
+			assert.NotContains(t, got, to)
+			kept++
+			continue
+		}
+		assert.NotContains(t, got, r.From)
+		assert.Contains(t, got, to, r.From)
+	}
+	assert.Equal(t, 1, kept, "http.user_agent among the workload's renames")
+}
+
+// TestLineRateFloor checks the floor variant's collector: it forwards each
+// workload's spans unchanged, and at shutdown its floor processor reports
+// that every key was the one it expected (it learnt them from the first
+// request), so that the floor did a memo hit's walk and no more.
+func TestLineRateFloor(t *testing.T) {
+	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool { return v.Name == VariantFloor })
+	dists, variants := lineDistributions(t, variants)
+	if len(variants) == 0 {
+		return // skipped: no floor collector
+	}
+	v := variants[0]
+	for _, w := range LineWorkloads {
+		t.Run(w.Name, func(t *testing.T) {
+			sink := e2e.StartSink(t)
+			ports := FreePorts(t)
+			col := dists[v.Config.Distribution].Start(t, v.Config.YAML(ports, OTLPExporter(sink.Endpoint), Traces), ports, e2e.Options{})
+			client, err := e2e.NewClient(ports.GRPCEndpoint(), "")
+			require.NoError(t, err)
+			for range 3 {
+				require.NoError(t, client.SendTraces(t.Context(), e2e.GRPC, w.Traces()))
+			}
+			sink.WaitFor(t, e2e.Counts{Spans: 3 * LineSpansPerRequest}, 10*time.Second)
+			require.NoError(t, client.Close())
+			col.Stop()
+			for _, td := range sink.Traces() {
+				assert.Equal(t, w.Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw(),
+					td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw())
+			}
+			assert.Regexp(t, `Floor processor stopped.*"batches": 3, "keys_not_expected": 0, "value_type_sum": [1-9]`, col.Log())
+		})
+	}
+}
+
 func pick[T any](short bool, s, full T) T {
 	if short {
 		return s

@@ -248,7 +248,7 @@ func (w *Walker) advise(kind SampleKind) {
 	if a.cacheOn && kind != SampleAttribute && w.adviceCache() {
 		return
 	}
-	a.buf = w.e.opts.Advisor.Advise(&a.s, a.buf[:0])
+	a.buf = w.advisor.Advise(&a.s, a.buf[:0])
 	w.adviceFindings()
 }
 
@@ -259,7 +259,7 @@ func (w *Walker) advise(kind SampleKind) {
 // reports false when the ShapeAdvisor gives no key.
 func (w *Walker) adviceCache() bool {
 	a := &w.adv
-	k, ok := w.e.shape.SampleKey(&a.s)
+	k, ok := w.shape.SampleKey(&a.s)
 	if !ok {
 		return false
 	}
@@ -273,7 +273,7 @@ func (w *Walker) adviceCache() bool {
 		return true
 	}
 	var keep bool
-	a.buf, keep = w.e.shape.AdviseKept(&a.s, a.buf[:0])
+	a.buf, keep = w.shape.AdviseKept(&a.s, a.buf[:0])
 	if keep {
 		clear(c.advice)
 		*c = adviceSlot{key: k, signalType: a.s.SignalType, signalName: a.s.SignalName, ok: true, advice: append(c.advice[:0], a.buf...)}
@@ -347,7 +347,7 @@ func addAdvice(t []AdviceTally, f vocab.Finding, lv vocab.Level, id string, n in
 // adviseResource offers the resource sample; the walk sets the sink's
 // context (the service) first, as it does for every sample.
 func (w *Walker) adviseResource(r pcommon.Resource) {
-	if w.e.opts.Advisor == nil {
+	if w.advisor == nil {
 		return
 	}
 	w.adv.s = Sample{Resource: r, SignalType: vocab.SignalResource.String()}
@@ -360,7 +360,7 @@ func (w *Walker) adviseResource(r pcommon.Resource) {
 // adviseScope starts a scope: it offers the scope sample, and its
 // attributes follow in its context (no signal, resource or scope).
 func (w *Walker) adviseScope(s pcommon.InstrumentationScope, schemaURL string) {
-	if w.e.opts.Advisor == nil {
+	if w.advisor == nil {
 		return
 	}
 	w.adv.s = Sample{Resource: w.adv.s.Resource, Scope: s, SchemaURL: schemaURL}
@@ -377,7 +377,7 @@ func (w *Walker) adviseScopeEnd() {
 }
 
 func (w *Walker) adviseAttr(k string, v pcommon.Value, r registry.Ref) {
-	if w.e.opts.Advisor == nil || !w.offersAttrs() {
+	if w.advisor == nil || !w.offersAttrs() {
 		return
 	}
 	w.adviseAttrOn(k, v, r)
@@ -415,12 +415,12 @@ func (w *Walker) attrSampleEnd() {
 // (memoStep) to the ShapeAdvisor: advised reports that it was offered (the
 // scope's are not), keep that its findings may be kept in the entry.
 func (w *Walker) adviseAttrKept(k string, v pcommon.Value, r registry.Ref) (advised, keep bool) {
-	if w.e.shape == nil || !w.offersAttrs() {
+	if w.shape == nil || !w.offersAttrs() {
 		return false, true
 	}
 	w.attrSample(k, v, r)
 	ad := &w.adv
-	ad.buf, keep = w.e.shape.AdviseKept(&ad.s, ad.buf[:0])
+	ad.buf, keep = w.shape.AdviseKept(&ad.s, ad.buf[:0])
 	for i := range ad.buf {
 		// A hit replays a finding on key k (memoReplay).
 		if ad.buf[i].Name != k || ad.buf[i].Subject != vocab.SubjectKey {
@@ -439,7 +439,7 @@ func (w *Walker) adviseSignal(typ, name string, g *registry.Group) {
 }
 
 func (w *Walker) adviseSpan(sp ptrace.Span) {
-	if w.e.opts.Advisor == nil {
+	if w.advisor == nil {
 		return
 	}
 	w.adviseSpanOn(sp)
@@ -456,7 +456,7 @@ func (w *Walker) adviseSpanOn(sp ptrace.Span) {
 // adviseOn sets one member of the sample (a span event, link, data point
 // or exemplar of the current signal) and offers it as kind.
 func adviseOn[T any](w *Walker, kind SampleKind, member *T, v T) {
-	if w.e.opts.Advisor == nil || !w.adv.kinds.Has(kind) {
+	if w.advisor == nil || !w.adv.kinds.Has(kind) {
 		return
 	}
 	*member = v
@@ -464,7 +464,7 @@ func adviseOn[T any](w *Walker, kind SampleKind, member *T, v T) {
 }
 
 func (w *Walker) adviseMetric(m pmetric.Metric) {
-	if w.e.opts.Advisor == nil {
+	if w.advisor == nil {
 		return
 	}
 	w.adviseMetricOn(m)
@@ -479,7 +479,7 @@ func (w *Walker) adviseMetricOn(m pmetric.Metric) {
 }
 
 func (w *Walker) adviseLog(lr plog.LogRecord) {
-	if w.e.opts.Advisor == nil {
+	if w.advisor == nil {
 		return
 	}
 	w.adviseLogOn(lr)

@@ -506,3 +506,48 @@ func TestAdviseScopeOrder(t *testing.T) {
 		`instrumentation_scope   signal="" resource=false scope=false`,
 	}, offered)
 }
+
+// TestWalkerAdvised: one engine whose walks take the Advisor per batch
+// (Engine.WalkerAdvised), some with a ShapeAdvisor and some without, gives
+// each batch the answers of an engine made with that Advisor and of one
+// made without, from one shape memo (whose entries of the two kinds never
+// serve each other: memoAdvised), but for the report's registry keys,
+// listed once per engine.
+func TestWalkerAdvised(t *testing.T) {
+	c := memoVariants()["advisor_detail_sink"]
+	ix, err := registry.Load(c.Registry)
+	require.NoError(t, err)
+	adv := c.Advisor
+	plain := c.Options
+	plain.Advisor = nil
+	one, with, without := New(plain), New(c.Options), New(plain)
+	g := newShapeGen(11, ix)
+	advised := 0
+	for it := range 600 {
+		td := g.traces(ix)
+		ref := ptrace.NewTraces()
+		td.CopyTo(ref)
+		var a Advisor
+		want := without
+		if it%3 != 0 {
+			a, want = adv, with
+			advised++
+		}
+		got := walkWith(one, one.WalkerAdvised(ix, false, a), td)
+		exp := walkInto(want, ix, ref, false)
+		// The report lists a registry key once per engine and Index
+		// (notedKeys): one engine lists what two list twice.
+		got.Keys, _ = splitRegistryKeys(got.Keys)
+		exp.Keys, _ = splitRegistryKeys(exp.Keys)
+		for _, b := range []*Batch{&got, &exp} {
+			if len(b.Advice) == 0 {
+				b.Advice = nil // an advised batch's walker keeps its slice
+			}
+		}
+		require.Equal(t, exp, got, "iteration %d (advised: %v): tally", it, a != nil)
+		require.Equal(t, dump(ref), dump(td), "iteration %d: pdata", it)
+	}
+	st := one.MemoStats()
+	t.Logf("%d of 600 batches advised; one memo: %+v; two: %+v, %+v", advised, st, with.MemoStats(), without.MemoStats())
+	assert.Positive(t, st.Hits)
+}

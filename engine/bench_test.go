@@ -403,3 +403,44 @@ func walkFresh(b *testing.B, e *Engine, ix *registry.Index, cold bool, next func
 	})
 	clock.Report(b, units)
 }
+
+// BenchmarkMemoSameBatch walks one conforming 100-span batch, unmarshalled
+// once, again and again: governance (memo=on, a hit per map) and the floor
+// (enginetest.FloorWalk). A conforming hit changes nothing, so every walk is the same;
+// with no allocation and no unmarshal in the process's steady state, it is
+// the instrument for counting instructions, which a busy machine does not
+// disturb as it does time (#38):
+//
+//	go test -c -o /tmp/engine.test ./engine
+//	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind /tmp/engine.test \
+//	    -test.run '^$' -test.bench 'MemoSameBatch' -test.benchtime 3000x -test.cpu 1
+//	callgrind_annotate --inclusive=yes callgrind.out.* | grep -E 'Walker\)\.Traces|FloorWalk\)\.Walk'
+//
+// (asynchronous preemption off: callgrind does not follow its signals).
+func BenchmarkMemoSameBatch(b *testing.B) {
+	opts := defaultOptions()
+	opts.Findings = true
+	e, ix := newTestEngine(b, opts)
+	td := enginetest.UnmarshalTraces(enginetest.TracesBytes(enginetest.GenTraces(100, enginetest.MixConformant)))
+	b.Run("memo=on", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			w := e.Walker(ix, false)
+			w.Traces(td)
+			_ = w.Batch()
+			e.Release(w)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/span")
+	})
+	b.Run("memo=floor", func(b *testing.B) {
+		f := &enginetest.FloorWalk{Keys: enginetest.LearnFloor(td)}
+		b.ReportAllocs()
+		for b.Loop() {
+			f.Walk(td)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/span")
+		if f.Miss != 0 {
+			b.Fatalf("floor: %d keys missed", f.Miss)
+		}
+	})
+}

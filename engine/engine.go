@@ -237,8 +237,6 @@ type Engine struct {
 	// noted is the set of registry entries listed in Batch.Keys for the
 	// last Index a walker was asked for (Options.Detail; report.go).
 	noted atomic.Pointer[notedKeys]
-	// shape is Options.Advisor when it is a ShapeAdvisor.
-	shape ShapeAdvisor
 }
 
 // maxIdleWalkersPerProc bounds the idle walkers kept per engine, per
@@ -280,8 +278,7 @@ func New(opts Options) *Engine {
 	e.findingRules = newRuleTable(opts.Rules, &e.levels)
 	e.maxIdle = maxIdleWalkersPerProc * runtime.GOMAXPROCS(0)
 	e.extended = opts.Profile == vocab.ProfileExtended
-	e.shape, _ = opts.Advisor.(ShapeAdvisor)
-	if opts.Advisor == nil || e.shape != nil {
+	if _, shape := opts.Advisor.(ShapeAdvisor); opts.Advisor == nil || shape {
 		// An Advisor sees every attribute with its value, in the walk's
 		// order (advice.go): the shape memo, which replays a map's
 		// findings without visiting its attributes, is off with one,
@@ -315,6 +312,18 @@ func (e *Engine) Mutates() bool { return e.mutates }
 // Walker returns a walker for one batch checked against ix. readOnly data is
 // checked and counted but never changed. Release it when done.
 func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
+	return e.WalkerAdvised(ix, readOnly, e.opts.Advisor)
+}
+
+// WalkerAdvised is Walker with adv as the batch's Advisor instead of
+// Options.Advisor (nil: none), so that one engine and its shape memo serve
+// batches with and without one (a front-end whose policies are in force
+// some of the time). The memo serves the batch when adv is nil or a
+// ShapeAdvisor whose findings on attributes are shape-free (and the engine
+// has a memo: Options.Advisor nil or a ShapeAdvisor). The entries
+// recorded while one is offered the attributes hold for such walks only
+// (memoAdvised), as with Options.Advisor.
+func (e *Engine) WalkerAdvised(ix *registry.Index, readOnly bool, adv Advisor) *Walker {
 	var w *Walker
 	e.mu.Lock()
 	if n := len(e.walkers); n > 0 {
@@ -328,11 +337,13 @@ func (e *Engine) Walker(ix *registry.Index, readOnly bool) *Walker {
 	}
 	w.mutate = e.mutates && !readOnly
 	w.ix = ix
-	w.memo.on = e.memo != nil && (e.opts.Advisor == nil || e.shape.AttrsShapeFree())
-	w.adv.cacheOn = e.shape != nil && w.memo.on
+	w.advisor = adv
+	w.shape, _ = adv.(ShapeAdvisor)
+	w.memo.on = e.memo != nil && (adv == nil || w.shape != nil && w.shape.AttrsShapeFree())
+	w.adv.cacheOn = w.shape != nil && w.memo.on
 	w.adv.kinds, w.adv.typeFree = AllSampleKinds, false
-	if e.shape != nil {
-		w.adv.kinds, w.adv.typeFree = e.shape.Kinds(), e.shape.AttrsTypeFree()
+	if w.shape != nil {
+		w.adv.kinds, w.adv.typeFree = w.shape.Kinds(), w.shape.AttrsTypeFree()
 	}
 	if e.memo != nil {
 		e.memo.use(ix)

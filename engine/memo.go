@@ -169,7 +169,7 @@ func (w *Walker) memoFlags() uint8 {
 	if w.mutate {
 		f |= memoMutate
 	}
-	if w.e.shape != nil && w.adv.kinds.Has(SampleAttribute) {
+	if w.shape != nil && w.adv.kinds.Has(SampleAttribute) {
 		f |= memoAdvised
 		if w.adv.typeFree {
 			f |= memoTypeFree
@@ -185,7 +185,7 @@ func (w *Walker) memoContext() memoCtx {
 	if w.e.findingRules.scoped {
 		mc.sample = [2]string{w.grp.sink.signalType, w.grp.sink.pointType}
 	}
-	if w.e.shape != nil {
+	if w.shape != nil {
 		mc.group = w.adv.s.Group
 	}
 	return mc
@@ -205,7 +205,7 @@ func (o *memoCtx) holds(w *Walker, f uint8) bool {
 	if w.e.findingRules.scoped && (o.sample[0] != w.grp.sink.signalType || o.sample[1] != w.grp.sink.pointType) {
 		return false
 	}
-	return w.e.shape == nil || o.group == w.adv.s.Group
+	return w.shape == nil || o.group == w.adv.s.Group
 }
 
 // memoEntry is one shape's recorded walk. Immutable once inserted, but
@@ -240,7 +240,12 @@ type memoEntry struct {
 	plan      *renamePlan
 	renameTo  []string
 	planTails int
-	events    []memoEvent
+	// conforming holds, by position, a current key's string value that
+	// its value check only counted conformant when recorded (memoTail;
+	// "": none; nil when no position has one): a hit with that value
+	// counts it so without the check.
+	conforming []string
+	events     []memoEvent
 	// refs are the registry entries of the map's keys (Options.Detail),
 	// for the report's registry coverage; noted is the engine's set of
 	// listed entries (notedKeys) that has them all, once a hit has noted

@@ -47,6 +47,9 @@ type memoRec struct {
 	advice   []AdviceTally
 	unkept   bool
 	keyBytes int
+	// conforming are, by position, the values memoTail found conforming
+	// ("": none).
+	conforming []string
 	// snapshot before the current position
 	s0 memoSnap
 }
@@ -62,6 +65,8 @@ func (r *memoRec) reset() {
 	r.clearAdvice()
 	clear(r.ops)
 	clear(r.keys)
+	clear(r.conforming)
+	r.conforming = r.conforming[:0]
 	r.events, r.refs, r.ops, r.keys, r.pos, r.relevels = r.events[:0], r.refs[:0], r.ops[:0], r.keys[:0], r.pos[:0], r.relevels[:0]
 	r.outcomes, r.findings, r.drops, r.seen = [vocab.NumOutcomes]int64{}, [vocab.NumFindings]int64{}, [vocab.NumReasons]int64{}, registry.AttrBits{}
 	r.keyBytes, r.needName = 0, false
@@ -137,15 +142,37 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 			mr.unkept = true // an advised empty or mixed array
 		}
 	}
+	conforming := ""
 	if !static {
 		p.tail = tl
-		w.checkTail(k, v, r, tl)
+		conforming = w.memoTail(k, v, r, tl)
 	}
+	mr.conforming = append(mr.conforming, conforming)
 	p.ops, p.events = uint16(len(mr.ops)), uint16(len(mr.events)) //nolint:gosec // bounded by memoMaxKeys
 	mr.keys = append(mr.keys, k)
 	mr.pos = append(mr.pos, p)
 	mr.keyBytes += len(k)
 	return w.memoMix(fp, k, r)
+}
+
+// memoTail runs the value check of an attribute being recorded, tl of key
+// k (a current key's: tailValue), and returns its string value when the
+// check only counted it conformant (an enum's member), "" otherwise: a hit
+// whose value at that position is the same string counts it conformant
+// without the check (memoEntry.conforming), since a current key's check
+// depends on nothing else the shape does not fix.
+func (w *Walker) memoTail(k string, v pcommon.Value, r registry.Ref, tl tail) string {
+	if tl != tailValue || v.Type() != pcommon.ValueTypeStr || v.Str() == "" {
+		w.checkTail(k, v, r, tl)
+		return ""
+	}
+	o0, f0, ops0 := w.svc.Outcomes, w.svc.Findings, len(w.ops)
+	w.checkTail(k, v, r, tl)
+	o0[vocab.OutcomeConformant]++
+	if o0 != w.svc.Outcomes || f0 != w.svc.Findings || len(w.ops) != ops0 {
+		return ""
+	}
+	return v.Str()
 }
 
 // memoAdvise offers an attribute being recorded to the ShapeAdvisor (the
@@ -236,6 +263,14 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 		e.keys[i] = all[off : off+len(k)]
 		off += len(k)
 	}
+	for i, s := range rec.conforming {
+		if s != "" {
+			if e.conforming == nil {
+				e.conforming = make([]string, len(rec.conforming))
+			}
+			e.conforming[i] = strings.Clone(s)
+		}
+	}
 	e.outcomes = sparse(rec.outcomes[:])
 	e.findings = sparse(rec.findings[:])
 	e.drops = sparse(rec.drops[:])
@@ -292,6 +327,9 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	}
 	for _, t := range e.renameTo {
 		e.bytes += int(unsafe.Sizeof(t)) + len(t)
+	}
+	for _, s := range e.conforming {
+		e.bytes += int(unsafe.Sizeof(s)) + len(s)
 	}
 	return e
 }

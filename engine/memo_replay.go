@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelgov/otelcol-governance/engine/internal/keyeq"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // This file replays a hit: its counts, its events, the value checks of
@@ -114,7 +115,11 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 				}
 			}
 		}
-		if p.tail != tailDone {
+		switch {
+		case p.tail == tailDone:
+		case e.conforming != nil && e.conforming[i] != "" && vals[i].Type() == pcommon.ValueTypeStr && keyeq.Equal(vals[i].Str(), e.conforming[i]):
+			w.count(vocab.OutcomeConformant) // the value check of the same value (memoTail)
+		default:
 			n := len(w.ops)
 			w.checkTail(k, vals[i], p.ref, p.tail)
 			for range len(w.ops) - n {

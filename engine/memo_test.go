@@ -441,7 +441,12 @@ func memoPlans(e *Engine) (plans, tails int) {
 
 // walkInto walks one batch and returns a deep copy of its tally.
 func walkInto(e *Engine, ix *registry.Index, batch any, readOnly bool) Batch {
-	w := e.Walker(ix, readOnly)
+	return walkWith(e, e.Walker(ix, readOnly), batch)
+}
+
+// walkWith walks one batch with w, a walker of e, releases it and returns
+// a deep copy of its tally.
+func walkWith(e *Engine, w *Walker, batch any) Batch {
 	defer e.Release(w)
 	switch b := batch.(type) {
 	case ptrace.Traces:
@@ -998,9 +1003,10 @@ func TestMemoCtxHolds(t *testing.T) {
 	require.NoError(t, err)
 	e := New(c.Options)
 	require.True(t, e.findingRules.scoped)
-	require.NotNil(t, e.shape)
 	w := e.Walker(ix, false)
 	defer e.Release(w)
+	shape := w.shape
+	require.NotNil(t, shape)
 	g1, g2 := &registry.Group{ID: "a"}, &registry.Group{ID: "b"}
 	set := func() {
 		w.ctx = registry.Context{Location: registry.LocationSpan, SpanKind: registry.SpanKindServer, MetricName: "m", SpanName: "s"}
@@ -1008,6 +1014,7 @@ func TestMemoCtxHolds(t *testing.T) {
 		w.mutate = true
 		w.grp.sink.signalType, w.grp.sink.pointType = "span", ""
 		w.adv.s.Group = g1
+		w.shape = shape
 	}
 	set()
 	o := w.memoContext()
@@ -1026,6 +1033,7 @@ func TestMemoCtxHolds(t *testing.T) {
 		"signal type": func() { w.grp.sink.signalType = "log" },
 		"point type":  func() { w.grp.sink.pointType = "histogram_data_point" },
 		"group":       func() { w.adv.s.Group = g2 },
+		"no advisor":  func() { w.shape = nil },
 	} {
 		set()
 		change()

@@ -70,6 +70,10 @@ type Walker struct {
 
 	// memo is the walker's state of the shape memo (memo.go).
 	memo memoWalker
+	// advisor is the batch's Advisor (Engine.WalkerAdvised), nil without
+	// one; shape is it when it is a ShapeAdvisor.
+	advisor Advisor
+	shape   ShapeAdvisor
 	// adv is the Advisor's context (advice.go).
 	adv adviceState
 }
@@ -135,7 +139,7 @@ func (w *Walker) reset() {
 	w.mig = migState{}
 	w.grp.reset()
 	w.memo.detail.reset()
-	if w.e.opts.Advisor != nil {
+	if w.advisor != nil {
 		w.adv.reset() // only an Advisor's walk fills it
 	}
 }

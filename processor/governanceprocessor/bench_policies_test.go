@@ -61,8 +61,8 @@ func BenchmarkPolicies(b *testing.B) {
 			defer func() { _ = tel.Shutdown(context.Background()) }()
 			g := newTestGovernor(b, withConfig(func(c *config) { c.Findings.Policies = tc.dirs }), vocab.KindTraces, tel.NewTelemetrySettings())
 			timeFreshBatches(b, g, wire, 100, false, 20) // 20 warm: a shape is admitted on a later sighting
-			if tc.dirs != nil && g.polEngine.MemoStats().Hits == 0 {
-				b.Fatalf("the shape memo is off with %v: %+v", tc.dirs, g.polEngine.MemoStats())
+			if tc.dirs != nil && g.engine.MemoStats().Hits == 0 {
+				b.Fatalf("the shape memo is off with %v: %+v", tc.dirs, g.engine.MemoStats())
 			}
 		})
 	}

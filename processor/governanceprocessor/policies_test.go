@@ -126,12 +126,10 @@ func TestPoliciesBudget(t *testing.T) {
 	assert.Equal(t, int64(2), n["acme_url_credentials"], "url.full of span 3 skipped")
 }
 
-// Without policies the processor walks with the engine that has no
-// Advisor.
+// Without policies the processor walks with no Advisor.
 func TestNoPoliciesNoAdvisor(t *testing.T) {
 	g := newTestGovernor(t, defaultTestConfig(), 0, nopTelemetry())
 	assert.Nil(t, g.pol)
-	assert.Nil(t, g.polEngine)
 }
 
 // Policy findings reach the finding records under their own IDs.

@@ -45,10 +45,10 @@ type governor struct {
 	// instance appends them to its batches. nil when off.
 	findingLog *findingLog
 
-	// pol runs the advice policies (policies.go) through polEngine, the
-	// engine with pol as its Advisor; both nil when no policy can apply.
-	pol       *policies
-	polEngine *engine.Engine
+	// pol runs the advice policies (policies.go): while a set is in force,
+	// engine walks a batch with pol as its Advisor (WalkerAdvised), from
+	// the same shape memo as without; nil when no policy can apply.
+	pol *policies
 }
 
 // snapshot is one registry in force.
@@ -70,16 +70,10 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 	}
 	e := engine.New(opts)
 	var pols *policies
-	var pe *engine.Engine
 	if opts.Findings && (pol != nil || cfg.Registry.Extension != nil) {
 		pols = newPolicies(&cfg.Findings, set.Logger)
-		po := opts
-		po.Advisor = pols
-		pe = engine.New(po)
 	}
-	// Both engines exist before the counters' callbacks, which the SDK may
-	// call at any time: a walk uses pe while a policy set is in force.
-	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings), func() engine.MemoStats { return memoStats(e, pe) })
+	tel, err := newTelemetry(set, id, sig, services, levelsOf(e, opts.Findings), e.MemoStats)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +84,6 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		logger:     set.Logger,
 		engine:     e,
 		pol:        pols,
-		polEngine:  pe,
 		findingLog: fl,
 	}
 	if pols != nil {
@@ -104,18 +97,6 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		g.snap.Store(&snapshot{ix: ix, generation: staticGeneration})
 	}
 	return g, nil
-}
-
-// memoStats are the shape memo counters of the engines as one (a nil
-// engine counts nothing).
-func memoStats(engines ...*engine.Engine) engine.MemoStats {
-	var st engine.MemoStats
-	for _, e := range engines {
-		if e != nil {
-			st.Add(e.MemoStats())
-		}
-	}
-	return st
 }
 
 func (g *governor) start(ctx context.Context, host component.Host) error {
@@ -226,10 +207,11 @@ func govern[T interface{ IsReadOnly() bool }](ctx context.Context, g *governor, 
 		return data, errNotStarted
 	}
 	e := g.engine
+	var adv engine.Advisor
 	if g.pol != nil && g.pol.active() {
-		e = g.polEngine
+		adv = g.pol
 	}
-	w := e.Walker(s.ix, data.IsReadOnly())
+	w := e.WalkerAdvised(s.ix, data.IsReadOnly(), adv)
 	walk(w, data)
 	// One tally feeds both sinks: :8888 and the extension's report.
 	b := w.Batch()

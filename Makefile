@@ -18,9 +18,9 @@ OTELGOV    := $(BUILD)/otelgov
 SEMCONV_DIR ?= $(ROOT)/../shared/semconv/v1.44.0
 
 # The collector is rebuilt when a non-test Go source of the root module changes.
-GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './_build/*' -not -path './bin/*' -not -path './internal/tools/*') go.mod go.sum
+GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './_build/*' -not -path './testbench/_build/*' -not -path './bin/*' -not -path './internal/tools/*') go.mod go.sum
 
-.PHONY: build run test test-deps test-unit test-e2e lint fmt generate docs bench baseline loadtest image manifestlint clean
+.PHONY: build run test test-deps test-unit test-e2e lint fmt generate docs bench baseline floor loadtest image manifestlint clean
 
 ## build: install the pinned OCB into ./bin and build _build/otelcol-governance and _build/otelgov
 build: $(COLLECTOR) $(OTELGOV)
@@ -110,15 +110,24 @@ $(BASELINE): $(BASELINE_OCB) baseline/builder-config.yaml
 ## baseline: build _baseline/otelcol-baseline (contrib transform/attributes/redaction, v0.161.0) for the load comparison
 baseline: $(BASELINE)
 
+FLOOR := $(ROOT)/testbench/_build/otelcol-floor
+
+$(FLOOR): $(OCB) testbench/builder-config.yaml $(GO_SOURCES)
+	$(OCB) --config testbench/builder-config.yaml
+	touch $@
+
+## floor: build testbench/_build/otelcol-floor (the line rate's floor processor, core v0.165.0, never shipped)
+floor: $(FLOOR)
+
 ## loadtest: every testbench scenario, full size, against both distributions: the
 ## fixed-rate comparison, the side by side at full speed (about 35 min) and the
 ## 30-minute soak (SOAK_DURATION, SOAK_RATE) and the 10-minute adversarial-shape soak included; results in TESTBENCH_RESULTS
-loadtest: build baseline
+loadtest: build baseline floor
 	go test -count=1 -tags 'e2e loadtest' -timeout 4h -v ./testbench/...
 
 ## bench: microbenchmarks + measured scenarios + line rate (benchmarks/linerate.sh, about an hour
 ## of it; LINERATE_* knobs); writes benchmarks/results (results.md, linerate.md, cpu_per_item.png)
-bench: build baseline
+bench: build baseline floor
 	./benchmarks/bench.sh
 
 IMAGE_TAG     ?= ghcr.io/otelgov/otelcol-governance:0.1.0
@@ -134,4 +143,4 @@ manifestlint:
 	go run ./cmd/manifestlint $(if $(wildcard $(OPERATOR_CRDS)),-crds $(OPERATOR_CRDS)) distribution/k8s
 
 clean:
-	rm -rf $(BUILD) $(BIN)
+	rm -rf $(BUILD) $(BIN) $(ROOT)/testbench/_build

@@ -4,13 +4,19 @@
 # taskset) with OTLP/gRPC -> processor -> nop; the client, pinned to the
 # other CPU, replays one pre-marshalled request of 100 spans. Variants: bare,
 # bare2 (the noise floor), governance (default config, checks on), governance
-# with the checks off, and the baseline distribution's bare, attributes and
-# transform doing the same renames; workloads conforming, deprecated, mixed.
+# with the checks off, the floor collector's bare and floor (the least a memo
+# hit must do through pdata's API; the table's governance / floor), and the
+# baseline distribution's bare, attributes and transform doing the same
+# renames and schema (contrib's schema processor, schema_url 1.20.0 -> 1.44.0,
+# schema files served on loopback); workloads conforming, deprecated, mixed,
+# old-values.
 # Figures are medians over interleaved rounds of per-round paired differences
 # to the bare pipeline of the same binary, with a 95% CI and the floor.
 # TestLineRateSameRenames first checks that governance, attributes and
-# transform produce the same attributes. Writes $OUT/linerate.{md,json}. Needs _build/otelcol-governance and
-# _baseline/otelcol-baseline (`make build baseline`) and taskset (util-linux).
+# transform produce the same attributes. Writes $OUT/linerate.{md,json}. Needs _build/otelcol-governance,
+# _baseline/otelcol-baseline and testbench/_build/otelcol-floor (`make build
+# baseline floor`), ../shared/semconv/v1.44.0/schemas (TESTBENCH_SCHEMAS) and
+# taskset (util-linux).
 #
 # Knobs (environment), see testbench/linerate_test.go: LINERATE_ROUNDS (9),
 # LINERATE_DURATION (15s), LINERATE_WARMUP (3s), LINERATE_WORKERS (4),
@@ -29,7 +35,7 @@
 # narrowed the floor from +-5-14% to +-1.4-4.3% of bare),
 # LINERATE_COLLECTOR_ENV (NAME=value settings for every collector, e.g.
 # "GOGC=off GOMEMLIMIT=64MiB": a GC pacing that no variant's live heap moves).
-# Full size: 9 rounds x 3 workloads x 7 variants x about 19.5 s = about 61
+# Full size: 9 rounds x 4 workloads x 10 variants x about 19.5 s = about 117
 # minutes. Run it on a quiet machine: whatever else runs on the collector's
 # CPU shows in the runqueue wait the table reports.
 set -euo pipefail
@@ -39,8 +45,8 @@ ROOT=$(pwd)
 OUT=${OUT:-$ROOT/benchmarks/results}
 mkdir -p "$OUT/tmp"
 OUT=$(cd "$OUT" && pwd) # the test runs in testbench/: a relative OUT would land there
-for bin in _build/otelcol-governance _baseline/otelcol-baseline; do
-  [ -x "$bin" ] || { echo "missing $bin: run make build baseline" >&2; exit 2; }
+for bin in _build/otelcol-governance _baseline/otelcol-baseline testbench/_build/otelcol-floor; do
+  [ -x "$bin" ] || { echo "missing $bin: run make build baseline floor" >&2; exit 2; }
 done
 command -v taskset >/dev/null || { echo "taskset missing (apt-get install util-linux)" >&2; exit 2; }
 echo "== line rate -> $OUT/linerate.{json,md} (log: $OUT/tmp/linerate.log); load: $(cut -d' ' -f1-3 /proc/loadavg)"

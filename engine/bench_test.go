@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -335,91 +334,17 @@ func BenchmarkMemo(b *testing.B) {
 	}
 }
 
-// memoFloor is the least a memo hit must do through pdata's public API,
-// deciding nothing (#38): it walks exactly the maps the engine walks
-// (Walker.Traces: resource, scope, span, span event and link attributes;
-// empty maps skipped) and, for each attribute, reads its key, compares it
-// (keyEq, the hit's comparison) with the key expected at that position of
-// a map of that location, and reads the value's type. The expected keys
-// are copies of a batch's, as a memo entry's are. BenchmarkMemo's
-// memo=floor runs it on the same fresh batches: governance ÷ floor is
-// memo=on's cpu-ns/span over memo=floor's.
-type memoFloor struct {
-	want [NumLocations][]string
-	// miss counts the keys that differ from the expected ones and types
-	// sums the values' types, so that neither read is optimized away.
-	miss, types int
-}
-
-// learn takes the expected keys from a batch.
-func (f *memoFloor) learn(td ptrace.Traces) {
-	f.walk(td, func(l registry.Location, m pcommon.Map) {
-		f.want[l] = f.want[l][:0]
-		for k := range m.All() {
-			f.want[l] = append(f.want[l], strings.Clone(k))
-		}
-	})
-}
-
-// walk calls visit with every non-empty attribute map the engine walks,
-// in its order, and the location it walks it in.
-func (f *memoFloor) walk(td ptrace.Traces, visit func(registry.Location, pcommon.Map)) {
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		rs := rss.At(i)
-		if m := rs.Resource().Attributes(); m.Len() > 0 {
-			visit(registry.LocationResource, m)
-		}
-		sss := rs.ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			ss := sss.At(j)
-			if m := ss.Scope().Attributes(); m.Len() > 0 {
-				visit(registry.LocationScope, m)
-			}
-			spans := ss.Spans()
-			for k := 0; k < spans.Len(); k++ {
-				s := spans.At(k)
-				if m := s.Attributes(); m.Len() > 0 {
-					visit(registry.LocationSpan, m)
-				}
-				for _, ev := range s.Events().All() {
-					if m := ev.Attributes(); m.Len() > 0 {
-						visit(registry.LocationSpanEvent, m)
-					}
-				}
-				for _, l := range s.Links().All() {
-					if m := l.Attributes(); m.Len() > 0 {
-						visit(registry.LocationSpanLink, m)
-					}
-				}
-			}
-		}
-	}
-}
-
-// attrs is the floor's work on one map of location l.
-func (f *memoFloor) attrs(l registry.Location, m pcommon.Map) {
-	want := f.want[l]
-	i := 0
-	for k, v := range m.All() {
-		if i >= len(want) || !keyEq(want[i], k) {
-			f.miss++
-		}
-		f.types += int(v.Type())
-		i++
-	}
-}
-
-// floorFresh times memoFloor over fresh batches as walkFresh times the
-// engine, and checks that every key was the expected one.
+// floorFresh times enginetest.FloorKeys (the least a memo hit must do
+// through pdata's public API, deciding nothing) over fresh batches as
+// walkFresh times the engine, and checks that every key was the expected
+// one: governance ÷ floor is memo=on's cpu-ns/span over memo=floor's.
 func floorFresh(b *testing.B, cold bool, next func() ptrace.Traces, units map[string]float64) {
-	f := &memoFloor{}
-	f.learn(next())
+	f := &enginetest.FloorWalk{Keys: enginetest.LearnFloor(next())}
 	chunk := enginetest.WarmChunk(len(enginetest.TracesBytes(next())))
-	clock := enginetest.TimeFresh(b, cold, chunk, next, func(td ptrace.Traces) { f.walk(td, f.attrs) })
+	clock := enginetest.TimeFresh(b, cold, chunk, next, f.Walk)
 	clock.Report(b, units)
-	if f.miss != 0 || f.types == 0 {
-		b.Fatalf("floor: %d keys missed, type sum %d", f.miss, f.types)
+	if f.Miss != 0 || f.Types == 0 {
+		b.Fatalf("floor: %d keys missed, type sum %d", f.Miss, f.Types)
 	}
 }
 
@@ -481,7 +406,7 @@ func walkFresh(b *testing.B, e *Engine, ix *registry.Index, cold bool, next func
 
 // BenchmarkMemoSameBatch walks one conforming 100-span batch, unmarshalled
 // once, again and again: governance (memo=on, a hit per map) and the floor
-// (memoFloor). A conforming hit changes nothing, so every walk is the same;
+// (enginetest.FloorWalk). A conforming hit changes nothing, so every walk is the same;
 // with no allocation and no unmarshal in the process's steady state, it is
 // the instrument for counting instructions, which a busy machine does not
 // disturb as it does time (#38):
@@ -489,7 +414,7 @@ func walkFresh(b *testing.B, e *Engine, ix *registry.Index, cold bool, next func
 //	go test -c -o /tmp/engine.test ./engine
 //	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind /tmp/engine.test \
 //	    -test.run '^$' -test.bench 'MemoSameBatch' -test.benchtime 3000x -test.cpu 1
-//	callgrind_annotate --inclusive=yes callgrind.out.* | grep -E 'Walker\)\.Traces|memoFloor\)\.walk'
+//	callgrind_annotate --inclusive=yes callgrind.out.* | grep -E 'Walker\)\.Traces|FloorWalk\)\.Walk'
 //
 // (asynchronous preemption off: callgrind does not follow its signals).
 func BenchmarkMemoSameBatch(b *testing.B) {
@@ -508,15 +433,14 @@ func BenchmarkMemoSameBatch(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/span")
 	})
 	b.Run("memo=floor", func(b *testing.B) {
-		f := &memoFloor{}
-		f.learn(td)
+		f := &enginetest.FloorWalk{Keys: enginetest.LearnFloor(td)}
 		b.ReportAllocs()
 		for b.Loop() {
-			f.walk(td, f.attrs)
+			f.Walk(td)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/span")
-		if f.miss != 0 {
-			b.Fatalf("floor: %d keys missed", f.miss)
+		if f.Miss != 0 {
+			b.Fatalf("floor: %d keys missed", f.Miss)
 		}
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelgov/otelcol-governance/engine/internal/keyeq"
 )
 
 // This file walks a map through the memo: one pass that ends in a hit
@@ -88,7 +90,7 @@ func memoWalk[A valueHandles](w *Walker, m pcommon.Map, n int) {
 	for key, val := range m.All() {
 		// p.admits(v), written out: the compiler does not inline
 		// that call here (measured: +13.5 % on a conforming hit).
-		if p := &e.pos[i]; keyEq(e.keys[i], key) && (!p.guard || p.typ.holds(val.Type(), val)) {
+		if p := &e.pos[i]; keyeq.Equal(e.keys[i], key) && (!p.guard || p.typ.holds(val.Type(), val)) {
 			vals[i] = val
 			i++
 			continue
@@ -128,7 +130,7 @@ func memoResume[A valueHandles](m pcommon.Map, e *memoEntry, from int, vals *A) 
 	i := 0
 	for k, v := range m.All() {
 		if i >= from {
-			if !keyEq(e.keys[i], k) || !e.pos[i].admits(v) {
+			if !keyeq.Equal(e.keys[i], k) || !e.pos[i].admits(v) {
 				return i, k, v
 			}
 			(*vals)[i] = v
@@ -194,11 +196,11 @@ func (w *Walker) memoStart(n int, k string) (set *memoSet, cand [memoWays]*memoE
 func memoSwitch[A valueHandles](cand *[memoWays]*memoEntry, e *memoEntry, i int, k string, v pcommon.Value, vals *A) *memoEntry {
 next:
 	for _, c := range cand {
-		if c == nil || c == e || !keyEq(c.keys[i], k) || !c.pos[i].admits(v) {
+		if c == nil || c == e || !keyeq.Equal(c.keys[i], k) || !c.pos[i].admits(v) {
 			continue
 		}
 		for j := range i {
-			if !keyEq(c.keys[j], e.keys[j]) || !c.pos[j].admits((*vals)[j]) {
+			if !keyeq.Equal(c.keys[j], e.keys[j]) || !c.pos[j].admits((*vals)[j]) {
 				continue next
 			}
 		}

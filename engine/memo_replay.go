@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/otelgov/otelcol-governance/engine/internal/keyeq"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
 
@@ -119,7 +120,7 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 		}
 		switch {
 		case p.tail == tailDone:
-		case e.conforming != nil && e.conforming[i] != "" && vals[i].Type() == pcommon.ValueTypeStr && keyEq(vals[i].Str(), e.conforming[i]):
+		case e.conforming != nil && e.conforming[i] != "" && vals[i].Type() == pcommon.ValueTypeStr && keyeq.Equal(vals[i].Str(), e.conforming[i]):
 			w.count(vocab.OutcomeConformant) // the value check of the same value (memoTail)
 		default:
 			n := len(w.ops)
@@ -161,7 +162,7 @@ func (w *Walker) memoAbsorb(e *memoEntry, vals []pcommon.Value) bool {
 		switch o.kind {
 		case opCoerce:
 		case opRename, opRenameValue:
-			if e.renameTo == nil || !keyEq(e.renameTo[w.memo.tailAt[j]], o.target) {
+			if e.renameTo == nil || !keyeq.Equal(e.renameTo[w.memo.tailAt[j]], o.target) {
 				return false
 			}
 			renames++

@@ -31,14 +31,51 @@ func Governance(tb testing.TB) Distribution {
 // Baseline is the OCB-built baseline distribution (baseline/builder-config.yaml).
 func Baseline(tb testing.TB) Distribution {
 	tb.Helper()
-	path := os.Getenv(BaselineBinaryEnv)
-	if path == "" {
-		path = filepath.Join(e2e.RepoRoot(tb), "_baseline", "otelcol-baseline")
+	return builtDistribution(tb, "baseline")
+}
+
+// FloorBinaryEnv overrides the path of the floor collector.
+const FloorBinaryEnv = "TESTBENCH_FLOOR_BINARY"
+
+// Floor is the testbench's floor collector (testbench/builder-config.yaml:
+// the floor processor on the distribution's core release).
+func Floor(tb testing.TB) Distribution {
+	tb.Helper()
+	return builtDistribution(tb, "floor")
+}
+
+// builtBinaries are the collectors other than this distribution: where
+// their build puts them, the variable that overrides it, and the make
+// target that builds them.
+var builtBinaries = map[string]struct{ path, env, target string }{
+	"baseline": {filepath.Join("_baseline", "otelcol-baseline"), BaselineBinaryEnv, "baseline"},
+	"floor":    {filepath.Join("testbench", "_build", "otelcol-floor"), FloorBinaryEnv, "floor"},
+}
+
+// builtPath is where the collector of distribution name is: its variable,
+// or its build's output in the repository.
+func builtPath(tb testing.TB, name string) string {
+	tb.Helper()
+	b, ok := builtBinaries[name]
+	if !ok {
+		tb.Fatalf("no collector build named %q", name)
 	}
+	if p := os.Getenv(b.env); p != "" {
+		return p
+	}
+	return filepath.Join(e2e.RepoRoot(tb), b.path)
+}
+
+// builtDistribution is the collector of distribution name; it fails the
+// test, with the command that builds it, when it is missing.
+func builtDistribution(tb testing.TB, name string) Distribution {
+	tb.Helper()
+	path := builtPath(tb, name)
 	if _, err := os.Stat(path); err != nil { //nolint:gosec // the operator names the binary on purpose
-		tb.Fatalf("baseline binary not found at %s (run `make baseline`, or set %s): %v", path, BaselineBinaryEnv, err)
+		b := builtBinaries[name]
+		tb.Fatalf("%s binary not found at %s (run `make %s`, or set %s): %v", name, path, b.target, b.env, err)
 	}
-	return Distribution{Name: "baseline", Path: path}
+	return Distribution{Name: name, Path: path}
 }
 
 // Start runs the distribution on config through the e2e harness.
@@ -67,7 +104,7 @@ func (p Ports) HTTPEndpoint() string { return "127.0.0.1:" + strconv.Itoa(p.HTTP
 // receiver and the exporter, and what they do to the workload.
 type Config struct {
 	Name         string
-	Distribution string // "governance" or "baseline"
+	Distribution string // "governance", "baseline" or "floor"
 	Expect       Expectation
 	// Processors is the YAML body of `processors:` (entries indented two
 	// spaces); Pipeline the processor IDs in order.

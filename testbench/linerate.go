@@ -134,8 +134,45 @@ type LineVariant struct {
 	// Knob is the environment variable that added this variant
 	// (BeforeVariants, PoliciesVariant): setting it asks for the variant,
 	// which then runs whatever LINERATE_VARIANTS says.
-	Knob   string `json:"-"`
-	Config Config `json:"-"`
+	Knob string `json:"-"`
+	// SchemaURL, when set, is the schema_url of the resource of the
+	// requests this variant is sent (LineRequests): SchemaVariant's.
+	SchemaURL string `json:"schema_url,omitempty"`
+	Config    Config `json:"-"`
+}
+
+// LineRequests are one workload's replayed requests by the schema_url of
+// their resource: "" for the request every variant is sent, and one for
+// each variant's SchemaURL.
+type LineRequests map[string]replay.Request
+
+// NewLineRequests marshals w's request for variants: without a
+// schema_url, and with each of their SchemaURLs.
+func NewLineRequests(w LineWorkload, variants []LineVariant) (LineRequests, error) {
+	out := LineRequests{}
+	for _, url := range append([]string{""}, variantSchemaURLs(variants)...) {
+		if _, ok := out[url]; ok {
+			continue
+		}
+		td := w.Traces()
+		td.ResourceSpans().At(0).SetSchemaUrl(url)
+		req, err := replay.NewTraceRequest(td)
+		if err != nil {
+			return nil, err
+		}
+		out[url] = req
+	}
+	return out, nil
+}
+
+func variantSchemaURLs(variants []LineVariant) []string {
+	var out []string
+	for _, v := range variants {
+		if v.SchemaURL != "" {
+			out = append(out, v.SchemaURL)
+		}
+	}
+	return out
 }
 
 // Line variant names.
@@ -147,6 +184,11 @@ const (
 	VariantBareBaseline = "bare-baseline"
 	VariantAttributes   = "attributes"
 	VariantTransform    = "transform"
+	// VariantBareFloor and VariantFloor are the floor collector's bare
+	// pipeline and its floor processor (testbench/floorprocessor: the
+	// least a memo hit must do through pdata's API, deciding nothing).
+	VariantBareFloor = "bare-floor"
+	VariantFloor     = "floor"
 	// VariantBareBefore and VariantGovernanceBefore are the bare pipeline and
 	// governance's default configuration on an earlier build of this
 	// distribution (BeforeBinaryEnv): a change's before and after in one
@@ -229,8 +271,9 @@ func BeforeVariants() []LineVariant {
 
 // LineVariants are every variant, in the order of the table: bare and
 // bare2 of this distribution, governance with its default configuration
-// (signal checks on) and with the checks off; the baseline distribution's
-// bare pipeline, and attributes and transform doing the same renames.
+// (signal checks on) and with the checks off; the floor collector's bare
+// pipeline and its floor processor; the baseline distribution's bare
+// pipeline, and attributes and transform doing the same renames.
 func LineVariants(renames []Rename) []LineVariant {
 	bare := Config{Name: VariantBare, Distribution: "governance"}
 	bare2 := bare
@@ -245,6 +288,10 @@ func LineVariants(renames []Rename) []LineVariant {
 		{Name: VariantChecksOff, Bare: VariantBare, Config: Config{
 			Name: VariantChecksOff, Distribution: "governance",
 			Processors: "  governance:\n    findings:\n      enabled: false\n", Pipeline: []string{"governance"},
+		}},
+		{Name: VariantBareFloor, Config: Config{Name: VariantBareFloor, Distribution: "floor"}},
+		{Name: VariantFloor, Bare: VariantBareFloor, Config: Config{
+			Name: VariantFloor, Distribution: "floor", Processors: "  floor: {}\n", Pipeline: []string{"floor"},
 		}},
 		{Name: VariantBareBaseline, Config: Config{Name: VariantBareBaseline, Distribution: "baseline"}},
 		{Name: VariantAttributes, Bare: VariantBareBaseline, Config: attributesRenames(renames)},
@@ -345,9 +392,9 @@ func (r LineRun) String() string {
 
 // RunLine performs one run of variant v on workload request req: a fresh
 // collector, its warm-up, then o.Duration measured.
-func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, req replay.Request, round int, o LineOptions) LineRun {
+func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, reqs LineRequests, round int, o LineOptions) LineRun {
 	tb.Helper()
-	r := startLine(tb, dist, v, workload, req, round, o)
+	r := startLine(tb, dist, v, workload, reqs, round, o)
 	defer r.close()
 	r.warm(tb, o)
 	r.measure(tb, o.Duration, false)
@@ -363,11 +410,11 @@ func RunLine(tb testing.TB, dist Distribution, v LineVariant, workload string, r
 // the variants of the round alike, where sequential runs of o.Duration put
 // it on one. CPU is the collector threads' time on the CPU
 // (/proc/<pid>/task/*/schedstat, in ns) over its slices.
-func RunLineInterleaved(tb testing.TB, dists map[string]Distribution, vs []LineVariant, workload string, req replay.Request, round int, o LineOptions) []LineRun {
+func RunLineInterleaved(tb testing.TB, dists map[string]Distribution, vs []LineVariant, workload string, reqs LineRequests, round int, o LineOptions) []LineRun {
 	tb.Helper()
 	runs := make([]*lineRun, len(vs))
 	for i, v := range vs {
-		runs[i] = startLine(tb, dists[v.Config.Distribution], v, workload, req, round, o)
+		runs[i] = startLine(tb, dists[v.Config.Distribution], v, workload, reqs, round, o)
 		defer runs[i].close()
 	}
 	for _, r := range runs {
@@ -400,8 +447,12 @@ type lineRun struct {
 	wall, wait, clientCPU time.Duration
 }
 
-func startLine(tb testing.TB, dist Distribution, v LineVariant, workload string, req replay.Request, round int, o LineOptions) *lineRun {
+func startLine(tb testing.TB, dist Distribution, v LineVariant, workload string, reqs LineRequests, round int, o LineOptions) *lineRun {
 	tb.Helper()
+	req, ok := reqs[v.SchemaURL]
+	if !ok {
+		tb.Fatalf("%s: no request with schema_url %q", v.Name, v.SchemaURL)
+	}
 	r := &lineRun{res: LineRun{Workload: workload, Variant: v.Name, Round: round}, v: v, ports: FreePorts(tb)}
 	r.col = dist.Start(tb, v.Config.YAML(r.ports, NopExporter(), Traces), r.ports, e2e.Options{Env: append([]string{"GOMAXPROCS=1"}, o.CollectorEnv...)})
 	r.pid = r.col.PID()
@@ -561,6 +612,19 @@ type LineRow struct {
 	// in % of bare: differences smaller than this cannot be told from
 	// noise. Absent below 6 rounds.
 	ResolutionPct *float64 `json:"resolution_pct,omitempty"`
+	// OverFloor is governance's overhead over the floor's, each over its
+	// own binary's bare pipeline, paired per round (pairedRatio).
+	OverFloor *LineRatio `json:"governance_over_floor,omitempty"`
+}
+
+// LineRatio is a ratio of two variants' overheads, each over its own bare
+// pipeline, taken per round: the median over rounds of
+// (a − bare of a) ÷ (b − bare of b), with the CI95 of that median as
+// LineFigure's, absent below 6 rounds.
+type LineRatio struct {
+	Median float64     `json:"median"`
+	CI95   *[2]float64 `json:"ci95,omitempty"`
+	N      int         `json:"rounds"`
 }
 
 // LineRate is the results set of TestLineRate (linerate.json).
@@ -626,6 +690,9 @@ func (l *LineRate) Summarize() {
 				}
 			}
 		}
+		if r, ok := pairedRatio(cpu[VariantGovernance], cpu[VariantBare], cpu[VariantFloor], cpu[VariantBareFloor]); ok {
+			row.OverFloor = &r
+		}
 		if floor, ok := row.Figures[VariantBare2]; ok && floor.CI95 != nil {
 			bare := row.Figures[VariantBare].MedianUS
 			res := 100 * max(math.Abs(floor.CI95[0]), math.Abs(floor.CI95[1])) / bare
@@ -654,6 +721,41 @@ func paired(own, base map[int]float64, pct float64) (LineFigure, bool) {
 		f.CI95 = &[2]float64{lo, hi}
 	}
 	return f, true
+}
+
+// pairedRatio is (a − aBare) ÷ (b − bBare) per round in which all four
+// ran, over the rounds. A round whose denominator is not positive (b did
+// not measure above its bare pipeline in it) has an unbounded ratio:
+// +Inf, or −Inf when its numerator is negative, so that such rounds widen
+// the interval instead of dropping out of it.
+func pairedRatio(a, aBare, b, bBare map[int]float64) (LineRatio, bool) {
+	var ratios []float64
+	for round, x := range a {
+		xb, ok1 := aBare[round]
+		y, ok2 := b[round]
+		yb, ok3 := bBare[round]
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		num, den := x-xb, y-yb
+		switch {
+		case den > 0:
+			ratios = append(ratios, num/den)
+		case num < 0:
+			ratios = append(ratios, math.Inf(-1))
+		default:
+			ratios = append(ratios, math.Inf(1))
+		}
+	}
+	if len(ratios) == 0 {
+		return LineRatio{}, false
+	}
+	slices.Sort(ratios)
+	r := LineRatio{Median: median(ratios), N: len(ratios)}
+	if lo, hi, ok := medianCI95(ratios); ok {
+		r.CI95 = &[2]float64{lo, hi}
+	}
+	return r, true
 }
 
 func mapValues(m map[int]float64) []float64 {
@@ -731,23 +833,28 @@ func (l *LineRate) Markdown() string {
 			"a quiet machine shows under %.0f%%). These figures carry the rest of the machine's load: read the floor and the CIs, not the medians alone.\n\n",
 			100*w, 100*maxQuietWait)
 	}
-	b.WriteString("| workload | bare µs/span | floor (bare2 − bare) | governance | governance, checks off | attributes (same renames) | transform (same renames) | attributes ÷ governance | transform ÷ governance | resolves 1% of bare? |\n")
-	b.WriteString("|---|---:|---|---|---|---|---|---:|---:|---|\n")
+	b.WriteString("| workload | bare µs/span | noise floor (bare2 − bare) | governance | governance, checks off | floor processor | attributes (same renames) | transform (same renames) | schema (schema_url " + SchemaFrom + " → " + SchemaTarget + ") | governance ÷ floor | attributes ÷ governance | transform ÷ governance | schema ÷ governance | resolves 1% of bare? |\n")
+	b.WriteString("|---|---:|---|---|---|---|---|---|---|---:|---:|---:|---:|---|\n")
 	for _, r := range l.Rows {
 		bare, ok := r.Figures[VariantBare]
 		if !ok {
-			fmt.Fprintf(&b, "| %s: %s | no passing bare run | | | | | | | | |\n", r.Workload, r.Description)
+			fmt.Fprintf(&b, "| %s: %s | no passing bare run | | | | | | | | | | | | |\n", r.Workload, r.Description)
 			continue
 		}
 		g := r.Figures[VariantGovernance]
-		fmt.Fprintf(&b, "| %s: %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s: %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.Workload, r.Description, bare.MedianUS,
 			cell(r.Figures, VariantBare2), cell(r.Figures, VariantGovernance), cell(r.Figures, VariantChecksOff),
-			cell(r.Figures, VariantAttributes), cell(r.Figures, VariantTransform),
-			ratio(r.Figures, VariantAttributes, g), ratio(r.Figures, VariantTransform, g), resolves(r))
+			cell(r.Figures, VariantFloor), cell(r.Figures, VariantAttributes), cell(r.Figures, VariantTransform), cell(r.Figures, VariantSchema),
+			ratioCell(r.OverFloor), ratio(r.Figures, VariantAttributes, g), ratio(r.Figures, VariantTransform, g), ratio(r.Figures, VariantSchema, g), resolves(r))
 	}
-	b.WriteString("\nEach cell: Δ µs/span (% of bare) [95% CI]. ")
-	b.WriteString("attributes and transform run in the baseline distribution (contrib, `make baseline`) and are paired with its own bare pipeline.\n\n")
+	b.WriteString("\nEach cell: Δ µs/span (% of its own binary's bare) [95% CI]. ")
+	b.WriteString("attributes and transform run in the baseline distribution (contrib, `make baseline`) and are paired with its own bare pipeline; " +
+		"the floor processor runs in the floor collector (`make floor`) and is paired with its bare pipeline. " +
+		"governance ÷ floor: the median over rounds of (governance − bare) ÷ (floor − bare-floor) [95% CI]; " +
+		"a round in which the floor did not measure above its bare pipeline counts as ∞. " +
+		"schema is contrib's schema processor (baseline distribution) translating requests whose resource's schema_url is " + SchemaFrom +
+		" to " + SchemaTarget + ", the schema files served on loopback; it does the renames the schema files list (not `http.user_agent`'s).\n\n")
 	if l.Before != "" {
 		fmt.Fprintf(&b, "%s and %s run an earlier build (%s) and are paired with each other: the change's before and after in the same rounds.\n\n",
 			VariantGovernanceBefore, VariantBareBefore, l.Before)
@@ -804,6 +911,18 @@ func ratio(figs map[string]LineFigure, variant string, g LineFigure) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.2f×", f.DeltaUS/g.DeltaUS)
+}
+
+// ratioCell renders a paired ratio: median [95% CI].
+func ratioCell(r *LineRatio) string {
+	if r == nil {
+		return "not run"
+	}
+	s := fmt.Sprintf("%.2f×", r.Median)
+	if r.CI95 != nil {
+		s += fmt.Sprintf(" [%.2f, %.2f]", r.CI95[0], r.CI95[1])
+	}
+	return s
 }
 
 func resolves(r LineRow) string {
@@ -872,6 +991,9 @@ func (l *LineRate) targets() string {
 		if r.Workload == "conforming" {
 			bare := r.Figures[VariantBare].MedianUS
 			fmt.Fprintf(&b, "- %s: governance ≤ 3%% of bare: %s\n", r.Workload, goal(g, bare, 3))
+			if r.OverFloor != nil {
+				fmt.Fprintf(&b, "- %s: governance ÷ floor ≤ 1.5 (issue 38): %s\n", r.Workload, ratioGoal(*r.OverFloor, 1.5))
+			}
 			if p, ok := r.Over[VariantPolicies]; ok {
 				fmt.Fprintf(&b, "- %s: policies ≤ 1%% of bare over governance (issue 20): %s\n", r.Workload, goal(p, bare, 1))
 			}
@@ -881,6 +1003,9 @@ func (l *LineRate) targets() string {
 			fmt.Fprintf(&b, "- %s: governance ≥ 1.5× cheaper than attributes: %s (%.2f×)", r.Workload, metWord(a.DeltaUS/g.DeltaUS >= 1.5), a.DeltaUS/g.DeltaUS)
 			if tr, ok := r.Figures[VariantTransform]; ok {
 				fmt.Fprintf(&b, "; transform ÷ governance %.1f× (goal ≥ 10×)", tr.DeltaUS/g.DeltaUS)
+			}
+			if sc, ok := r.Figures[VariantSchema]; ok {
+				fmt.Fprintf(&b, "; schema ÷ governance %.1f×", sc.DeltaUS/g.DeltaUS)
 			}
 			b.WriteString("\n")
 		}
@@ -900,6 +1025,21 @@ func goal(f LineFigure, bare, limit float64) string {
 		return fmt.Sprintf("not met (CI from %+.1f%%)", 100*f.CI95[0]/bare)
 	default:
 		return fmt.Sprintf("not resolved by this session (CI %+.1f%% to %+.1f%%)", 100*f.CI95[0]/bare, 100*f.CI95[1]/bare)
+	}
+}
+
+// ratioGoal tells whether a paired ratio is at most limit: met or not met
+// when its CI says so, not resolved when the CI spans the limit.
+func ratioGoal(r LineRatio, limit float64) string {
+	switch {
+	case r.CI95 == nil:
+		return fmt.Sprintf("%s on the median (%.2f×; no CI below 6 rounds)", metWord(r.Median <= limit), r.Median)
+	case r.CI95[1] <= limit:
+		return fmt.Sprintf("met (%.2f×, CI up to %.2f×)", r.Median, r.CI95[1])
+	case r.CI95[0] > limit:
+		return fmt.Sprintf("not met (%.2f×, CI from %.2f×)", r.Median, r.CI95[0])
+	default:
+		return fmt.Sprintf("not resolved by this session (%.2f×, CI %.2f× to %.2f×)", r.Median, r.CI95[0], r.CI95[1])
 	}
 }
 

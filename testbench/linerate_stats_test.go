@@ -1,6 +1,7 @@
 package testbench
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -110,7 +111,7 @@ func TestLineVariants(t *testing.T) {
 		}
 		assert.NotContains(t, v.Config.Pipeline, "batch", v.Name)
 	}
-	assert.Len(t, byName, 9)
+	assert.Len(t, byName, 11)
 	assert.Equal(t, byName[VariantGovernance].Config.Processors, byName[VariantGovernanceBefore].Config.Processors,
 		"before and after run the same configuration")
 	for _, r := range renames {
@@ -164,7 +165,71 @@ func TestLineOldValues(t *testing.T) {
 	deprecated, err := lineRenames(ix, LineWorkloads[1])
 	require.NoError(t, err)
 	assert.Equal(t, deprecated[:6], renames[:6], "the deprecated workload's first six renames")
-	assert.Equal(t, LineVariants(deprecated)[5].Config, withRenames(LineVariants(nil), deprecated)[5].Config, "withRenames configures attributes as LineVariants does")
+	at := slices.IndexFunc(LineVariants(nil), func(v LineVariant) bool { return v.Name == VariantAttributes })
+	require.GreaterOrEqual(t, at, 0)
+	assert.Equal(t, LineVariants(deprecated)[at].Config, withRenames(LineVariants(nil), deprecated)[at].Config, "withRenames configures attributes as LineVariants does")
+}
+
+// TestLineRateOverFloor: governance ÷ floor is taken round by round, each
+// overhead over its own binary's bare pipeline, and its median and CI are
+// those of the per-round ratios; a round in which the floor measured
+// nothing above its bare pipeline counts as +∞ (it widens the interval),
+// and the conforming target (≤ 1.5) is judged on the CI.
+func TestLineRateOverFloor(t *testing.T) {
+	variants := slices.DeleteFunc(LineVariants(nil), func(v LineVariant) bool { return v.Config.Distribution == "baseline" })
+	run := func(gov, floor []float64) LineRate {
+		l := LineRate{Options: LineOptions{Rounds: len(gov)}, Workloads: LineWorkloads[:1], Variants: variants}
+		for round := range gov {
+			bare := 4.0 + 0.1*float64(round) // this binary's bare drifts
+			bareFloor := 3.0 - 0.1*float64(round)
+			for _, v := range []struct {
+				name string
+				us   float64
+			}{{VariantBare, bare}, {VariantGovernance, bare + gov[round]}, {VariantBareFloor, bareFloor}, {VariantFloor, bareFloor + floor[round]}} {
+				l.Runs = append(l.Runs, LineRun{Workload: "conforming", Variant: v.name, Round: round, Spans: 1000, CPUPerSpanUS: v.us})
+			}
+		}
+		l.Summarize()
+		require.Len(t, l.Rows, 1)
+		return l
+	}
+	// Per-round ratios 2, 1, 3, 1.2, 1.4, 1.1, 1.3 (sorted 1, 1.1, 1.2,
+	// 1.3, 1.4, 2, 3): median 1.3, CI95 of 7 rounds [x(1), x(7)] = [1, 3].
+	// The ratio of the medians of the overheads would be 0.26 ÷ 0.2 = 1.3
+	// too, but not its interval.
+	l := run([]float64{0.4, 0.2, 0.3, 0.24, 0.28, 0.22, 0.26}, []float64{0.2, 0.2, 0.1, 0.2, 0.2, 0.2, 0.2})
+	r := l.Rows[0].OverFloor
+	require.NotNil(t, r)
+	assert.Equal(t, 7, r.N)
+	assert.InDelta(t, 1.3, r.Median, 1e-9)
+	require.NotNil(t, r.CI95)
+	assert.InDelta(t, 1.0, r.CI95[0], 1e-9)
+	assert.InDelta(t, 3.0, r.CI95[1], 1e-9)
+	md := l.Markdown()
+	assert.Contains(t, md, "| 1.30× [1.00, 3.00] |")
+	assert.Contains(t, md, "- conforming: governance ÷ floor ≤ 1.5 (issue 38): not resolved by this session (1.30×, CI 1.00× to 3.00×)")
+
+	// Nine rounds, the floor at 0 above its bare in two of them: those
+	// are +∞, the top of the sorted ratios; CI95 of 9 is [x(2), x(8)].
+	l = run([]float64{0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2}, []float64{0.2, 0.1, 0.2, 0.2, 0, 0.2, 0.2, -0.1, 0.2})
+	r = l.Rows[0].OverFloor
+	require.NotNil(t, r)
+	assert.InDelta(t, 1.0, r.Median, 1e-9)
+	require.NotNil(t, r.CI95)
+	assert.InDelta(t, 1.0, r.CI95[0], 1e-9)
+	assert.True(t, math.IsInf(r.CI95[1], 1), "upper end %v", r.CI95[1])
+	assert.Contains(t, l.Markdown(), "- conforming: governance ÷ floor ≤ 1.5 (issue 38): not resolved")
+
+	// Governance at 1.2× the floor in every round: met.
+	l = run([]float64{0.24, 0.24, 0.24, 0.24, 0.24, 0.24, 0.24}, []float64{0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2})
+	assert.Contains(t, l.Markdown(), "- conforming: governance ÷ floor ≤ 1.5 (issue 38): met (1.20×, CI up to 1.20×)")
+
+	// Without the floor's runs there is no ratio.
+	l = run([]float64{0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2}, []float64{0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2})
+	l.Runs = slices.DeleteFunc(l.Runs, func(r LineRun) bool { return r.Variant == VariantFloor })
+	l.Summarize()
+	assert.Nil(t, l.Rows[0].OverFloor)
+	assert.Contains(t, l.Markdown(), "| not run | n/a |")
 }
 
 func TestParseCollectorEnv(t *testing.T) {

@@ -22,7 +22,6 @@ import (
 	"github.com/otelgov/otelcol-governance/engine/enginetest"
 	"github.com/otelgov/otelcol-governance/internal/e2e"
 	"github.com/otelgov/otelcol-governance/registry"
-	"github.com/otelgov/otelcol-governance/testbench/replay"
 )
 
 // TestLineRate is the line-rate harness (benchmarks/linerate.sh, `make
@@ -100,13 +99,20 @@ func TestLineRate(t *testing.T) {
 		}
 		all = append(all, ShadowVariants(d)...)
 	}
+	if _, err := os.Stat(SchemasDir(t)); err == nil {
+		all = append(all, SchemaVariant(StartSchemaServer(t, SchemasDir(t))))
+	} else {
+		t.Run(VariantSchema, func(t *testing.T) {
+			t.Skipf("contrib's schema processor not run: no schema files (%s: set %s)", err, SchemasDirEnv)
+		})
+	}
 	variants := selectLineVariants(t, all)
 
 	dists, variants := lineDistributions(t, variants)
-	reqs := map[string]replay.Request{}
+	reqs := map[string]LineRequests{}
 	perWorkload := map[string][]LineVariant{}
 	for _, w := range workloads {
-		reqs[w.Name], err = replay.NewTraceRequest(w.Traces())
+		reqs[w.Name], err = NewLineRequests(w, variants)
 		require.NoError(t, err)
 		renames, err := lineRenames(ix, w)
 		require.NoError(t, err)
@@ -187,11 +193,11 @@ func TestLineRateSideBySide(t *testing.T) {
 	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool { return v.Name == VariantBare || v.Name == VariantGovernance })
 	require.Len(t, variants, 2)
 	dists, variants := lineDistributions(t, variants)
-	req, err := replay.NewTraceRequest(LineWorkloads[0].Traces())
+	reqs, err := NewLineRequests(LineWorkloads[0], variants)
 	require.NoError(t, err)
 	pinClient(t, o.ClientCPU)
 
-	runs := RunLineInterleaved(t, dists, variants, LineWorkloads[0].Name, req, 0, o)
+	runs := RunLineInterleaved(t, dists, variants, LineWorkloads[0].Name, reqs, 0, o)
 	require.Len(t, runs, 2)
 	for i, r := range runs {
 		t.Log(r)
@@ -234,9 +240,9 @@ func lineVariantsWhere(t *testing.T, keep func(LineVariant) bool) ([]LineVariant
 }
 
 // lineDistributions returns the binaries the variants need. With -short
-// (the e2e suite builds only this distribution) a missing baseline drops
-// the baseline's variants, visibly, as a skipped subtest; otherwise it fails
-// with the command that builds it.
+// (the e2e suite builds only this distribution) a missing baseline or floor
+// collector drops its variants, visibly, as a skipped subtest; otherwise it
+// fails with the command that builds it.
 func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distribution, []LineVariant) {
 	t.Helper()
 	dists := map[string]Distribution{"governance": Governance(t)}
@@ -246,16 +252,20 @@ func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distrib
 		}
 		dists["before"] = Distribution{Name: "before", Path: p}
 	}
-	if !slices.ContainsFunc(variants, func(v LineVariant) bool { return v.Config.Distribution == "baseline" }) {
-		return dists, variants
+	for _, name := range slices.Sorted(maps.Keys(builtBinaries)) {
+		uses := func(v LineVariant) bool { return v.Config.Distribution == name }
+		if !slices.ContainsFunc(variants, uses) {
+			continue
+		}
+		if _, err := os.Stat(builtPath(t, name)); err != nil && testing.Short() {
+			t.Run(name, func(t *testing.T) {
+				t.Skipf("the %s collector's variants not run: %s missing (make %s)", name, builtPath(t, name), builtBinaries[name].target)
+			})
+			variants = slices.DeleteFunc(slices.Clone(variants), uses)
+			continue
+		}
+		dists[name] = builtDistribution(t, name)
 	}
-	if _, err := os.Stat(filepath.Join(repoRoot(t), "_baseline", "otelcol-baseline")); err != nil && testing.Short() && os.Getenv(BaselineBinaryEnv) == "" {
-		t.Run("baseline", func(t *testing.T) {
-			t.Skip("attributes and transform not run: _baseline/otelcol-baseline missing (make baseline)")
-		})
-		return dists, slices.DeleteFunc(slices.Clone(variants), func(v LineVariant) bool { return v.Config.Distribution == "baseline" })
-	}
-	dists["baseline"] = Baseline(t)
 	return dists, variants
 }
 
@@ -266,7 +276,9 @@ func lineDistributions(t *testing.T, variants []LineVariant) (map[string]Distrib
 // the values as received where governance migrates them
 // (enginetest.OldValues).
 func TestLineRateSameRenames(t *testing.T) {
-	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool { return v.Bare != "" && v.Name != VariantBare2 })
+	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool {
+		return v.Bare != "" && v.Name != VariantBare2 && v.Name != VariantFloor // the floor renames nothing
+	})
 	dists, variants := lineDistributions(t, variants)
 	ix, err := registry.Default()
 	require.NoError(t, err)
@@ -306,6 +318,93 @@ func TestLineRateSameRenames(t *testing.T) {
 					assert.Contains(t, want, r.SpanTo[ptrace.SpanKindServer])
 				}
 			}
+		})
+	}
+}
+
+// TestLineRateSchema checks what the schema variant does on the deprecated
+// workload, sent with schema_url 1.20.0: contrib's schema processor,
+// fetching the 1.44.0 schema file from the testbench's loopback server,
+// renames 9 of the 10 deprecated keys as the registry does and leaves
+// http.user_agent (its rename to user_agent.original is in no schema
+// file), and marks the resource as translated to 1.44.0.
+func TestLineRateSchema(t *testing.T) {
+	dir := SchemasDir(t)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("shared semconv schema files absent (%s; set %s): %v", dir, SchemasDirEnv, err)
+	}
+	srv := StartSchemaServer(t, dir)
+	v := SchemaVariant(srv)
+	dists, variants := lineDistributions(t, []LineVariant{v})
+	if len(variants) == 0 {
+		return // skipped: no baseline
+	}
+	w := LineWorkloads[1]
+	reqs, err := NewLineRequests(w, variants)
+	require.NoError(t, err)
+	require.Contains(t, reqs, v.SchemaURL)
+	sink := e2e.StartSink(t)
+	ports := FreePorts(t)
+	dists[v.Config.Distribution].Start(t, v.Config.YAML(ports, OTLPExporter(sink.Endpoint), Traces), ports, e2e.Options{})
+	client, err := e2e.NewClient(ports.GRPCEndpoint(), "")
+	require.NoError(t, err)
+	td := w.Traces()
+	td.ResourceSpans().At(0).SetSchemaUrl(v.SchemaURL)
+	require.NoError(t, client.SendTraces(t.Context(), e2e.GRPC, td))
+	sink.WaitFor(t, e2e.Counts{Spans: LineSpansPerRequest}, 10*time.Second)
+	require.NoError(t, client.Close())
+	rs := sink.Traces()[0].ResourceSpans().At(0)
+	assert.Equal(t, srv.URL(SchemaTarget), rs.SchemaUrl())
+	got := rs.ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	renames, err := lineRenames(ix, w)
+	require.NoError(t, err)
+	kept := 0
+	for _, r := range renames {
+		to := r.SpanTo[ptrace.SpanKindServer]
+		if r.From == "http.user_agent" {
+			assert.Contains(t, got, r.From, "in no schema file")
+			assert.NotContains(t, got, to)
+			kept++
+			continue
+		}
+		assert.NotContains(t, got, r.From)
+		assert.Contains(t, got, to, r.From)
+	}
+	assert.Equal(t, 1, kept, "http.user_agent among the workload's renames")
+}
+
+// TestLineRateFloor checks the floor variant's collector: it forwards each
+// workload's spans unchanged, and at shutdown its floor processor reports
+// that every key was the one it expected (it learnt them from the first
+// request), so that the floor did a memo hit's walk and no more.
+func TestLineRateFloor(t *testing.T) {
+	variants, _ := lineVariantsWhere(t, func(v LineVariant) bool { return v.Name == VariantFloor })
+	dists, variants := lineDistributions(t, variants)
+	if len(variants) == 0 {
+		return // skipped: no floor collector
+	}
+	v := variants[0]
+	for _, w := range LineWorkloads {
+		t.Run(w.Name, func(t *testing.T) {
+			sink := e2e.StartSink(t)
+			ports := FreePorts(t)
+			col := dists[v.Config.Distribution].Start(t, v.Config.YAML(ports, OTLPExporter(sink.Endpoint), Traces), ports, e2e.Options{})
+			client, err := e2e.NewClient(ports.GRPCEndpoint(), "")
+			require.NoError(t, err)
+			for range 3 {
+				require.NoError(t, client.SendTraces(t.Context(), e2e.GRPC, w.Traces()))
+			}
+			sink.WaitFor(t, e2e.Counts{Spans: 3 * LineSpansPerRequest}, 10*time.Second)
+			require.NoError(t, client.Close())
+			col.Stop()
+			for _, td := range sink.Traces() {
+				assert.Equal(t, w.Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw(),
+					td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw())
+			}
+			assert.Regexp(t, `Floor processor stopped.*"batches": 3, "keys_not_expected": 0, "value_type_sum": [1-9]`, col.Log())
 		})
 	}
 }

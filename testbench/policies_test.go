@@ -38,7 +38,7 @@ func TestStartupAndIdlePolicies(t *testing.T) {
 		}
 		return e2e.StartCollectorFile(tb, path, p.Health, p.Metrics, e2e.Options{})
 	}
-	res := MeasureStartup(t, "distribution/config.yaml + otel.rego + example policies", rateInt(testing.Short(), 3, 7), size(2*time.Second, 10*time.Second), start)
+	res := MeasureStartup(t, "distribution/config.yaml + otel.rego + example policies", rateInt(testing.Short(), 3, 7), size(2*time.Second, 10*time.Second), 2*time.Second, start)
 	t.Log(res)
 	SaveResult(t, "startup-policies", res)
 	assert.Less(t, res.StartupMedian, 5*time.Second)

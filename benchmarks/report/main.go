@@ -116,7 +116,11 @@ type startup struct {
 	IdleAnonMiB   float64 `json:"idle_rss_anon_mib"`
 	IdleFileMiB   float64 `json:"idle_rss_file_mib"`
 	IdleCPUShare  float64 `json:"idle_cpu_share"`
-	PairPSSMiB    float64 `json:"idle_pair_pss_mib"`
+	PairPSSMiB    float64 `json:"idle_pair_pss_mib"` // results before side_by_side
+	SideBySide    []struct {
+		AnonMiB float64 `json:"rss_anon_mib"`
+		PSSMiB  float64 `json:"pss_mib"`
+	} `json:"side_by_side"`
 }
 
 func main() {
@@ -420,6 +424,13 @@ func writeStartup(md *strings.Builder, st startup) {
 	// Results written before the split have neither figure.
 	if st.IdleAnonMiB > 0 || st.IdleFileMiB > 0 {
 		fmt.Fprintf(md, "| of it anonymous (the collector's own) | %.1f MiB |\n| of it pages of the binary (shared through the page cache) | %.1f MiB |\n", st.IdleAnonMiB, st.IdleFileMiB)
+	}
+	if n := len(st.SideBySide); n > 0 {
+		var anon, pss []string
+		for _, f := range st.SideBySide {
+			anon, pss = append(anon, fmt.Sprintf("%.1f", f.AnonMiB)), append(pss, fmt.Sprintf("%.1f", f.PSSMiB))
+		}
+		fmt.Fprintf(md, "| %d idle side by side: anonymous, each | %s MiB |\n| %d idle side by side: PSS, each (what each sidecar costs the node) | %s MiB |\n", n, strings.Join(anon, ", "), n, strings.Join(pss, ", "))
 	}
 	if st.PairPSSMiB > 0 {
 		fmt.Fprintf(md, "| PSS beside a second collector (what each of two sidecars costs the node) | %.1f MiB |\n", st.PairPSSMiB)

@@ -48,6 +48,9 @@ func NewTraceRequest(td ptrace.Traces) (Request, error) {
 // Spans is the number of spans in the request.
 func (r Request) Spans() int { return r.spans }
 
+// Body is the marshalled request, shared by every export: read only.
+func (r Request) Body() []byte { return r.body }
+
 // Bytes is the size of the marshalled request.
 func (r Request) Bytes() int { return len(r.body) }
 

@@ -221,10 +221,16 @@ func PoliciesVariant(dirs []string) LineVariant {
 }
 
 // ShadowEnv names a semantic-conventions checkout (absolute, or relative
-// to the repository's root); when set, the line rate adds ShadowVariants.
+// to the repository's root); when set, the line rate adds
+// ExtensionVariant and ShadowVariant.
 const ShadowEnv = "LINERATE_SHADOW"
 
-// The shadow registry's variants.
+// SketchEnv, when set (to anything), adds ExtensionVariant and
+// SketchVariant: what the extension's inference sketch costs.
+const SketchEnv = "LINERATE_SKETCH"
+
+// The variants of the extension's features, each over
+// VariantGovernanceExtension.
 const (
 	// VariantGovernanceExtension is governance's default configuration
 	// with its registry from a governance_registry extension.
@@ -232,28 +238,57 @@ const (
 	// VariantShadow is VariantGovernanceExtension with a candidate registry
 	// in the extension: the shadow at its default sample.
 	VariantShadow = "governance-shadow"
+	// VariantSketch is VariantGovernanceExtension with the extension's
+	// inference sketch on (infer: enabled, its HTTP server on loopback).
+	VariantSketch = "governance-sketch"
 )
 
-// ShadowVariants are governance on a governance_registry extension
-// (reloading and HTTP off) without a candidate and with semconvDir as its
-// candidate, each paired with the bare pipeline; the shadow's row over
-// governance-extension is what the shadow costs.
-func ShadowVariants(semconvDir string) []LineVariant {
-	ext := "  governance_registry:\n    poll_interval: 0s\n    http:\n      enabled: false\n"
-	procs := "  governance:\n    registry:\n      extension: governance_registry\n"
-	return []LineVariant{
-		{Name: VariantGovernanceExtension, Bare: VariantBare, Knob: ShadowEnv, Config: Config{
-			Name: VariantGovernanceExtension, Distribution: "governance",
-			Extensions: ext, ExtensionIDs: []string{"governance_registry"},
-			Processors: procs, Pipeline: []string{"governance"},
-		}},
-		{Name: VariantShadow, Bare: VariantBare, Over: VariantGovernanceExtension, Knob: ShadowEnv, Config: Config{
-			Name: VariantShadow, Distribution: "governance",
-			Extensions:   ext + "    candidate:\n      semconv_dir: " + strconv.Quote(semconvDir) + "\n",
-			ExtensionIDs: []string{"governance_registry"},
-			Processors:   procs, Pipeline: []string{"governance"},
-		}},
+// extensionConfig is governance on a governance_registry extension
+// (reloading off) with extra, the extension's further settings; its HTTP
+// server is off unless extra sets it.
+func extensionConfig(name, extra string) Config {
+	http := "    http:\n      enabled: false\n"
+	if strings.Contains(extra, "    http:\n") {
+		http = ""
 	}
+	return Config{
+		Name: name, Distribution: "governance",
+		Extensions:   "  governance_registry:\n    poll_interval: 0s\n" + http + extra,
+		ExtensionIDs: []string{"governance_registry"},
+		Processors:   "  governance:\n    registry:\n      extension: governance_registry\n", Pipeline: []string{"governance"},
+	}
+}
+
+// ExtensionVariant is governance on a governance_registry extension without
+// a candidate or a sketch, paired with the bare pipeline: what the shadow's
+// and the sketch's rows are over.
+func ExtensionVariant(knob string) LineVariant {
+	return LineVariant{Name: VariantGovernanceExtension, Bare: VariantBare, Knob: knob, Config: extensionConfig(VariantGovernanceExtension, "")}
+}
+
+// ShadowVariant is ExtensionVariant with semconvDir as the extension's
+// candidate; its row over governance-extension is what the shadow costs.
+func ShadowVariant(semconvDir string) LineVariant {
+	return LineVariant{
+		Name: VariantShadow, Bare: VariantBare, Over: VariantGovernanceExtension, Knob: ShadowEnv,
+		Config: extensionConfig(VariantShadow, "    candidate:\n      semconv_dir: "+strconv.Quote(semconvDir)+"\n"),
+	}
+}
+
+// SketchVariant is ExtensionVariant with the inference sketch on (example
+// values off, its default), the extension's HTTP server on a loopback port
+// the kernel picks (nothing reads it during the run); its row over
+// governance-extension is what the sketch costs.
+func SketchVariant() LineVariant {
+	return LineVariant{
+		Name: VariantSketch, Bare: VariantBare, Over: VariantGovernanceExtension, Knob: SketchEnv,
+		Config: extensionConfig(VariantSketch, "    http:\n      endpoint: 127.0.0.1:0\n    infer:\n      enabled: true\n"),
+	}
+}
+
+// ShadowVariants are ExtensionVariant and ShadowVariant.
+func ShadowVariants(semconvDir string) []LineVariant {
+	return []LineVariant{ExtensionVariant(ShadowEnv), ShadowVariant(semconvDir)}
 }
 
 // BeforeVariants run on the binary BeforeBinaryEnv names (distribution

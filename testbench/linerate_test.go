@@ -99,6 +99,12 @@ func TestLineRate(t *testing.T) {
 		}
 		all = append(all, ShadowVariants(d)...)
 	}
+	if os.Getenv(SketchEnv) != "" {
+		if os.Getenv(ShadowEnv) == "" {
+			all = append(all, ExtensionVariant(SketchEnv))
+		}
+		all = append(all, SketchVariant())
+	}
 	if _, err := os.Stat(SchemasDir(t)); err == nil {
 		all = append(all, SchemaVariant(StartSchemaServer(t, SchemasDir(t))))
 	} else {

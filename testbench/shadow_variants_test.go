@@ -14,14 +14,21 @@ import (
 // collector configuration with the governance_registry extension enabled
 // and the candidate only in governance-shadow.
 func TestShadowVariantsYAML(t *testing.T) {
-	vs := ShadowVariants("/semconv/next")
-	require.Len(t, vs, 2)
+	vs := append(ShadowVariants("/semconv/next"), SketchVariant())
+	require.Len(t, vs, 3)
 	for _, v := range vs {
 		var doc struct {
 			Extensions map[string]struct {
 				Candidate *struct {
 					SemconvDir string `yaml:"semconv_dir"`
 				} `yaml:"candidate"`
+				HTTP *struct {
+					Enabled  *bool  `yaml:"enabled"`
+					Endpoint string `yaml:"endpoint"`
+				} `yaml:"http"`
+				Infer *struct {
+					Enabled bool `yaml:"enabled"`
+				} `yaml:"infer"`
 			} `yaml:"extensions"`
 			Processors map[string]struct {
 				Registry struct {
@@ -43,6 +50,20 @@ func TestShadowVariantsYAML(t *testing.T) {
 			assert.Equal(t, VariantGovernanceExtension, v.Over)
 		} else {
 			assert.Nil(t, ext.Candidate)
+		}
+		// The sketch alone turns infer on, with the HTTP server it needs
+		// on loopback; the others keep the server off.
+		require.NotNil(t, ext.HTTP, v.Name)
+		if v.Name == VariantSketch {
+			require.NotNil(t, ext.Infer)
+			assert.True(t, ext.Infer.Enabled)
+			assert.Nil(t, ext.HTTP.Enabled)
+			assert.Equal(t, "127.0.0.1:0", ext.HTTP.Endpoint)
+			assert.Equal(t, VariantGovernanceExtension, v.Over)
+		} else {
+			assert.Nil(t, ext.Infer, v.Name)
+			require.NotNil(t, ext.HTTP.Enabled, v.Name)
+			assert.False(t, *ext.HTTP.Enabled, v.Name)
 		}
 	}
 	// Without extensions the configuration is as before.

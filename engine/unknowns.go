@@ -137,20 +137,26 @@ func (r *reportTally) unknown(i int) {
 	u.Hashes[u.NHashes] = h
 	u.NHashes++
 	if r.values {
-		if x := scalarOf(v); x != nil {
+		if x := Scalar(v); x != nil {
+			if str, ok := x.(string); ok {
+				x = strings.Clone(str) // the tally outlives the batch
+			}
 			u.Values[u.NValues] = x
 			u.NValues++
 		}
 	}
 }
 
-// scalarOf is v as a Go scalar (strings bounded by vocab.Bound and copied
-// out of the batch), or nil for other types and non-finite doubles.
-func scalarOf(v pcommon.Value) any {
+// Scalar is v as a Go scalar: a string bounded by vocab.Bound (still the
+// batch's memory: a caller that keeps it copies it), an int64, a finite
+// float64 or a bool; nil for other types and non-finite doubles. The
+// sketch's values and infer's examples and exact values are both read
+// through it, so both compare values as they keep them.
+func Scalar(v pcommon.Value) any {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
 		s, _ := vocab.Bound(v.Str())
-		return strings.Clone(s)
+		return s
 	case pcommon.ValueTypeInt:
 		return v.Int()
 	case pcommon.ValueTypeDouble:

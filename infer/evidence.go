@@ -563,18 +563,7 @@ func (a *Accumulator) attr(k string, v pcommon.Value, where uint8) {
 	ts := typeSeen(at, t)
 	ts.Count++
 	ts.Services, ts.ServicesOverflow = addService(ts.Services, ts.ServicesOverflow, a.service, maxTypeServices)
-	var scalar any
-	switch v.Type() {
-	case pcommon.ValueTypeStr:
-		scalar = v.Str()
-	case pcommon.ValueTypeInt:
-		scalar = v.Int()
-	case pcommon.ValueTypeDouble:
-		scalar = v.Double()
-	case pcommon.ValueTypeBool:
-		scalar = v.Bool()
-	case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes, pcommon.ValueTypeEmpty:
-	}
+	scalar := engine.Scalar(v)
 	h := hashValue(v)
 	if sketchAdd(at, h) {
 		at.LastNew = at.Count

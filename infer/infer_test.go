@@ -198,6 +198,23 @@ func TestExamplesBounded(t *testing.T) {
 	assert.Equal(t, []any{bad}, ev.Attributes["acme.bad"].Examples)
 }
 
+// TestLongValuesCountedOnce: a value longer than the report's bound, sent
+// again and again, is one exact value, kept and compared as bounded (it
+// once overflowed the exact values, each occurrence compared unbounded
+// with the bounded one kept).
+func TestLongValuesCountedOnce(t *testing.T) {
+	acc := New(Limits{})
+	long := strings.Repeat("x", 2*vocab.MaxKeyLength)
+	acc.Traces(spans("s", 3*MaxValues, func(i int, sp ptrace.Span) {
+		sp.Attributes().PutStr("acme.long", long)
+	}), "t")
+	at := acc.Evidence().Attributes["acme.long"]
+	require.NotNil(t, at)
+	assert.False(t, at.ValuesOverflow)
+	want, _ := vocab.Bound(long)
+	assert.Equal(t, []Value{{Value: want, Count: int64(3 * MaxValues)}}, at.Values)
+}
+
 // TestInvalidNames: names that cannot be registry IDs are recorded with
 // where they were seen, bounded, and never proposed.
 func TestInvalidNames(t *testing.T) {

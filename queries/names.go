@@ -275,25 +275,23 @@ func metricRename(ix *registry.Index, m *registry.Metric) *Rename {
 	return r
 }
 
-// contexts are the places a rename may depend on.
-var (
-	spanKinds = []registry.SpanKind{
-		registry.SpanKindUnspecified, registry.SpanKindInternal, registry.SpanKindServer,
-		registry.SpanKindClient, registry.SpanKindProducer, registry.SpanKindConsumer,
-	}
-	allContexts = func() []registry.Context {
-		var out []registry.Context
-		for _, l := range []registry.Location{registry.LocationResource, registry.LocationScope, registry.LocationDataPoint, registry.LocationLog} {
-			out = append(out, registry.Context{Location: l})
-		}
-		for _, l := range []registry.Location{registry.LocationSpan, registry.LocationSpanEvent, registry.LocationSpanLink} {
-			for _, k := range spanKinds {
+// allContexts are the places a rename may depend on: every location, and
+// for spans, span events and span links every span kind (the registry's
+// lists, which its CurrentNames reads too).
+var allContexts = func() []registry.Context {
+	var out []registry.Context
+	for _, l := range registry.Locations {
+		switch l {
+		case registry.LocationSpan, registry.LocationSpanEvent, registry.LocationSpanLink:
+			for _, k := range registry.SpanKinds {
 				out = append(out, registry.Context{Location: l, SpanKind: k})
 			}
+		case registry.LocationResource, registry.LocationScope, registry.LocationDataPoint, registry.LocationLog:
+			out = append(out, registry.Context{Location: l})
 		}
-		return out
-	}()
-)
+	}
+	return out
+}()
 
 // attrRename is the rename of key (entry a) over the given contexts; nil
 // when a is a placeholder that no context renames.

@@ -17,10 +17,9 @@ import (
 const embeddedSide = "embedded"
 
 type diffOptions struct {
-	oldOrgs, newOrgs   []string
-	oldRules, newRules []string
-	format             string
-	failOn             string
+	old, new sideFlags // their dir is OLD and NEW
+	format   string
+	failOn   string
 }
 
 func newRegistryDiff() *cobra.Command {
@@ -63,11 +62,12 @@ does not load, or usage.`,
 			if err != nil {
 				return badInput(fmt.Errorf("--fail-on: %w", err))
 			}
-			oldIx, err := diffSide(args[0], o.oldOrgs, o.oldRules).loadAs("old registry " + args[0])
+			o.old.dir, o.new.dir = args[0], args[1]
+			oldIx, err := o.old.registry().loadAs("old registry " + args[0])
 			if err != nil {
 				return err
 			}
-			newIx, err := diffSide(args[1], o.newOrgs, o.newRules).loadAs("new registry " + args[1])
+			newIx, err := o.new.registry().loadAs("new registry " + args[1])
 			if err != nil {
 				return err
 			}
@@ -95,23 +95,12 @@ does not load, or usage.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&o.oldOrgs, "old-org-registry", nil, "an organisation registry directory or manifest loaded on top of OLD (repeatable)")
-	fs.StringArrayVar(&o.newOrgs, "new-org-registry", nil, "an organisation registry directory or manifest loaded on top of NEW (repeatable)")
-	fs.StringArrayVar(&o.oldRules, "old-rules", nil, "an extra context-rule file for OLD (repeatable)")
-	fs.StringArrayVar(&o.newRules, "new-rules", nil, "an extra context-rule file for NEW (repeatable)")
+	o.old.name, o.new.name = "old", "new"
+	o.old.bindSources(fs)
+	o.new.bindSources(fs)
 	fs.StringVar(&o.format, "format", "text", "output: text, json, markdown or weaver (Weaver's v1 SchemaChanges)")
 	fs.StringVar(&o.failOn, "fail-on", "", `exit 1 when the diff has a change of one of these kinds, comma-separated (e.g. "attribute_removed,metric_removed"; default: none, exit 0 with the report)`)
 	return cmd
-}
-
-// diffSide is one side's registry flags: a semconv directory or the
-// embedded conventions, with its organisation registries and rules.
-func diffSide(arg string, orgs, rules []string) *registryFlags {
-	r := &registryFlags{embedded: true, orgRegistries: orgs, rulesFiles: rules}
-	if arg != embeddedSide {
-		r.embedded, r.semconvDir = false, arg
-	}
-	return r
 }
 
 // parseKinds parses a comma-separated list of change kinds ("" is none).

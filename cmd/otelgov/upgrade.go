@@ -24,9 +24,10 @@ import (
 	"github.com/otelgov/otelcol-governance/upgrade"
 )
 
-// sideFlags are one registry of an upgrade: --old or --new, a
-// semantic-conventions directory or "embedded", with its own org
-// registries and rules files.
+// sideFlags are one registry of registry diff and of an upgrade: OLD or
+// NEW (--old, --new), a semantic-conventions directory or "embedded", with
+// its own org registries and rules files (--old-org-registry, --old-rules,
+// ...).
 type sideFlags struct {
 	name          string // old or new
 	dir           string
@@ -34,17 +35,33 @@ type sideFlags struct {
 	rulesFiles    []string
 }
 
+// bind binds the side's directory flag (--old, --new; default def) and
+// its sources.
 func (s *sideFlags) bind(fs *pflag.FlagSet, def string) {
 	fs.StringVar(&s.dir, s.name, def, fmt.Sprintf(`the %s registry: a semantic-conventions checkout (model/, schemas/) or "embedded" (the conventions compiled into otelgov)`, s.name))
-	fs.StringArrayVar(&s.orgRegistries, s.name+"-org-registry", nil, fmt.Sprintf("an organisation registry loaded on top of the %s registry (repeatable)", s.name))
+	s.bindSources(fs)
+}
+
+// bindSources binds what the side loads on top of its directory.
+func (s *sideFlags) bindSources(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&s.orgRegistries, s.name+"-org-registry", nil, fmt.Sprintf("an organisation registry directory or manifest loaded on top of the %s registry (repeatable)", s.name))
 	fs.StringArrayVar(&s.rulesFiles, s.name+"-rules", nil, fmt.Sprintf("an extra context-rule file of the %s registry (repeatable)", s.name))
+}
+
+// registry is the side as the registry flags of one registry.
+func (s *sideFlags) registry() *registryFlags {
+	r := &registryFlags{embedded: true, orgRegistries: s.orgRegistries, rulesFiles: s.rulesFiles}
+	if s.dir != embeddedSide {
+		r.embedded, r.semconvDir = false, s.dir
+	}
+	return r
 }
 
 func (s *sideFlags) load() (*registry.Index, error) {
 	if s.dir == "" {
 		return nil, badInput(fmt.Errorf("--%s: needs a semantic-conventions directory or %q", s.name, embeddedSide))
 	}
-	return diffSide(s.dir, s.orgRegistries, s.rulesFiles).loadAs(fmt.Sprintf("--%s %s: registry does not load", s.name, s.dir))
+	return s.registry().loadAs(fmt.Sprintf("--%s %s: registry does not load", s.name, s.dir))
 }
 
 // section is the processor's registry section for this side.

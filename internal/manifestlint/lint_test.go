@@ -57,6 +57,13 @@ func TestBrokenInputs(t *testing.T) {
 			`prometheus reader host "localhost"`,
 			`spec.image "otel/opentelemetry-collector-contrib:0.165.0" is not this distribution`,
 		}, RuleCollectorContract},
+		{"collector-memory-pacing.yaml", []string{
+			"GOMEMLIMIT (unset in spec.env: the Operator sets limits.memory, 512 MiB) is above processors.memory_limiter's soft limit (307 MiB = limit 409 MiB - spike 102 MiB)",
+			`spec.env GOMEMLIMIT "300Mi" is not a Go memory limit`,
+			"processors.memory_limiter limit 200 MiB is at or above limits.memory (128 MiB)",
+			"spec.env GOGC=off without GOMEMLIMIT or limits.memory",
+			"spec.env GOMEMLIMIT 350 MiB is above processors.memory_limiter's soft limit (307 MiB",
+		}, RuleMemoryPacing},
 		{"service-selector-cr-name.yaml", []string{
 			`"gateway" is the CR name; the Operator sets app.kubernetes.io/instance: observability.gateway`,
 			"matches no pod in namespace observability",

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -232,8 +233,12 @@ func TestMemoryLimiterOverload(t *testing.T) {
 func TestStartupAndIdle(t *testing.T) {
 	Governance(t) // fails with `make build` when the binary is missing
 	sink := e2e.StartSink(t)
+	// The sidecar CR's spec.env (its GC settings) too, as the Operator
+	// passes it.
+	cr, err := ReadCRSettings(filepath.Join(e2e.RepoRoot(t), "distribution", "k8s", "collector", "sidecar.yaml"))
+	require.NoError(t, err)
 	start := func(tb testing.TB, p Ports) *e2e.Collector {
-		return e2e.StartCollectorFile(tb, SidecarConfig(tb, p, sink.Endpoint), p.Health, p.Metrics, e2e.Options{})
+		return e2e.StartCollectorFile(tb, SidecarConfig(tb, p, sink.Endpoint), p.Health, p.Metrics, e2e.Options{Env: cr.Env})
 	}
 	res := MeasureStartup(t, "distribution/k8s/collector/sidecar.yaml", rateInt(testing.Short(), 3, 7), size(2*time.Second, 10*time.Second), size(2*time.Second, SteadyIdle), start)
 	require.Len(t, res.SideBySide, SideBySide)

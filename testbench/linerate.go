@@ -138,7 +138,11 @@ type LineVariant struct {
 	// SchemaURL, when set, is the schema_url of the resource of the
 	// requests this variant is sent (LineRequests): SchemaVariant's.
 	SchemaURL string `json:"schema_url,omitempty"`
-	Config    Config `json:"-"`
+	// Env is added to this variant's collector environment after
+	// LineOptions.CollectorEnv (a name set in both takes this value):
+	// GatewayVariants' GC settings.
+	Env    []string `json:"env,omitempty"`
+	Config Config   `json:"-"`
 }
 
 // LineRequests are one workload's replayed requests by the schema_url of
@@ -489,7 +493,7 @@ func startLine(tb testing.TB, dist Distribution, v LineVariant, workload string,
 		tb.Fatalf("%s: no request with schema_url %q", v.Name, v.SchemaURL)
 	}
 	r := &lineRun{res: LineRun{Workload: workload, Variant: v.Name, Round: round}, v: v, ports: FreePorts(tb)}
-	r.col = dist.Start(tb, v.Config.YAML(r.ports, NopExporter(), Traces), r.ports, e2e.Options{Env: append([]string{"GOMAXPROCS=1"}, o.CollectorEnv...)})
+	r.col = dist.Start(tb, v.Config.YAML(r.ports, NopExporter(), Traces), r.ports, e2e.Options{Env: slices.Concat([]string{"GOMAXPROCS=1"}, o.CollectorEnv, v.Env)})
 	r.pid = r.col.PID()
 	if err := Pin(r.pid, o.CollectorCPU); err != nil {
 		r.col.Stop()
@@ -852,6 +856,14 @@ func (l *LineRate) Markdown() string {
 	}
 	if len(o.CollectorEnv) > 0 {
 		fmt.Fprintf(&b, "Every collector's environment adds `%s`.\n\n", strings.Join(o.CollectorEnv, " "))
+	}
+	for _, v := range l.Variants {
+		if len(v.Env) > 0 {
+			fmt.Fprintf(&b, "- `%s`'s environment adds `%s`.\n", v.Name, strings.Join(v.Env, " "))
+		}
+	}
+	if slices.ContainsFunc(l.Variants, func(v LineVariant) bool { return len(v.Env) > 0 }) {
+		b.WriteString("\n")
 	}
 	b.WriteString("Δ = median over rounds of (variant − bare pipeline of the same binary, same round), " +
 		"[95% CI of that median] when there are 6 rounds or more. Floor = bare2 − bare.\n\n")

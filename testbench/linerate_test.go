@@ -53,6 +53,13 @@ import (
 //	                       which it may not set): GOGC=off GOMEMLIMIT=64MiB
 //	                       fixes the GC's pacing, so that no variant's live
 //	                       heap changes how often its collector collects
+//	LINERATE_GATEWAY       set: adds the gateway CR's pipeline with its
+//	                       shipped GC settings and with the Operator's
+//	                       defaults, over a bare pipeline with the latter
+//	                       (GatewayVariants); run it without
+//	                       LINERATE_COLLECTOR_ENV
+//	LINERATE_GATEWAY_CANDIDATES  further GC settings for that pipeline,
+//	                       ";"-separated (ParseGatewayCandidates)
 //
 // TESTBENCH_RESULTS set: linerate.json and linerate.md are written there.
 func TestLineRate(t *testing.T) {
@@ -104,6 +111,11 @@ func TestLineRate(t *testing.T) {
 			all = append(all, ExtensionVariant(SketchEnv))
 		}
 		all = append(all, SketchVariant())
+	}
+	if os.Getenv(GatewayEnv) != "" {
+		candidates, err := ParseGatewayCandidates(os.Getenv(GatewayCandidatesEnv))
+		require.NoError(t, err)
+		all = append(all, GatewayVariants(t, candidates)...)
 	}
 	if _, err := os.Stat(SchemasDir(t)); err == nil {
 		all = append(all, SchemaVariant(StartSchemaServer(t, SchemasDir(t))))

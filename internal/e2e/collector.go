@@ -118,6 +118,12 @@ type Options struct {
 	Env []string
 	// StartTimeout bounds the wait for health_check; default 30s.
 	StartTimeout time.Duration
+	// Cgroup, when set, is a cgroup directory (v1 or v2) the collector runs
+	// in from its first instruction, so that what it reads of its memory
+	// limit at start (the memory limiter's percentages) is that cgroup's:
+	// a shell writes its own PID into cgroup.procs, then execs the
+	// collector, which keeps that PID.
+	Cgroup string
 }
 
 // StartCollector writes config to a temp file, starts the collector on it and
@@ -144,6 +150,9 @@ func StartCollectorFile(tb testing.TB, cfgPath string, healthPort, metricsPort i
 		MetricsPort: metricsPort,
 	}
 	c.cmd = exec.Command(Binary(tb), "--config", cfgPath)
+	if opts.Cgroup != "" {
+		c.cmd = exec.Command("/bin/sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, opts.Cgroup, Binary(tb), "--config", cfgPath) //nolint:gosec // the test's own binary and cgroup
+	}
 	c.cmd.Env = append(os.Environ(), opts.Env...)
 	c.cmd.Stdout = c.log
 	c.cmd.Stderr = c.log

@@ -124,7 +124,8 @@ func TestCandidateFails(t *testing.T) {
 	assert.True(t, s.Failed())
 	assert.Nil(t, s.Changes)
 	assert.Equal(t, int64(1), s.Generation)
-	// Back to the good files: the loaded candidate, without a new load.
+	// Back to the good files: the generation of the candidate that loaded
+	// (loaded again: the extension keeps no candidate Index).
 	writeAtomic(t, file, orgV2)
 	e.checkCandidate()
 	s = e.Shadow()

@@ -87,6 +87,13 @@ func (b *Backend) Received(sig Signal) uint64 {
 	return b.received[sig]
 }
 
+// distinct is how many different items of sig arrived.
+func (b *Backend) distinct(sig Signal) uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seen[sig].count()
+}
+
 // Report is the backend's verdict on one signal against what the generator
 // had accepted.
 type Report struct {
@@ -116,12 +123,14 @@ func (r Report) String() string {
 	return s.String()
 }
 
-// WaitDrained waits until the backend has received at least sent items of
-// sig, then settle longer so that duplicates would show. It returns false on
-// timeout.
+// WaitDrained waits until the backend has received at least sent distinct
+// items of sig, then settle longer so that duplicates would show. It
+// returns false on timeout. Distinct, not received: an exporter's retry of a
+// request that had arrived (at-least-once) would otherwise count as the
+// items still on their way, and Verify would report them lost.
 func (b *Backend) WaitDrained(sig Signal, sent uint64, timeout, settle time.Duration) bool {
 	deadline := time.Now().Add(timeout)
-	for b.Received(sig) < sent {
+	for b.distinct(sig) < sent {
 		if time.Now().After(deadline) {
 			return false
 		}

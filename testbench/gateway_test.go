@@ -47,4 +47,3 @@ func TestGatewayCRSettings(t *testing.T) {
 	_, err = ParseGatewayCandidates("GOGC")
 	assert.Error(t, err)
 }
-

@@ -91,14 +91,17 @@ func crConfig(path string) (string, error) {
 type replacement struct{ old, new string }
 
 // moveListeners applies rs to cfg (read from src), each of which must
-// match exactly once, and writes the result into the test's temp dir.
+// end exactly one line, and writes the result into the test's temp dir.
 func moveListeners(tb testing.TB, src, cfg string, rs []replacement) string {
 	tb.Helper()
 	for _, r := range rs {
-		if n := strings.Count(cfg, r.old); n != 1 {
-			tb.Fatalf("%s: %d occurrences of %q, want 1 (update the testbench's copy of it)", src, n, r.old)
+		// Whole line ends: a port moved earlier ("127.0.0.1:43175") must
+		// not read as a later listener's old address ("127.0.0.1:4317").
+		old, repl := r.old+"\n", r.new+"\n"
+		if n := strings.Count(cfg, old); n != 1 {
+			tb.Fatalf("%s: %d lines ending in %q, want 1 (update the testbench's copy of it)", src, n, r.old)
 		}
-		cfg = strings.Replace(cfg, r.old, r.new, 1)
+		cfg = strings.Replace(cfg, old, repl, 1)
 	}
 	path := filepath.Join(tb.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil { //nolint:gosec // a file in the test's temp dir

@@ -2,7 +2,7 @@ package testbench
 
 import (
 	"fmt"
-	"os"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/otelgov/otelcol-governance/internal/e2e"
+	"github.com/otelgov/otelcol-governance/internal/manifestlint"
 )
 
 // GatewayEnv, when set (to anything), adds the gateway CR's variants to the
@@ -60,44 +60,31 @@ func (s CRSettings) OperatorEnv() []string {
 	return []string{"GOMEMLIMIT=" + strconv.FormatInt(s.MemoryLimit, 10)}
 }
 
-// ReadCRSettings reads path's spec.env and spec.resources.limits.memory.
+// ReadCRSettings reads path's spec.env and spec.resources.limits.memory
+// as manifestlint's memory-pacing rule does (ReadMemorySettings); Env is
+// sorted by name.
 func ReadCRSettings(path string) (CRSettings, error) {
-	b, err := os.ReadFile(path) //nolint:gosec // the repository's own file
+	objs, err := manifestlint.LoadPaths(nil, path)
 	if err != nil {
 		return CRSettings{}, err
 	}
-	var cr struct {
-		Spec struct {
-			Env []struct {
-				Name      string `yaml:"name"`
-				Value     string `yaml:"value"`
-				ValueFrom any    `yaml:"valueFrom"`
-			} `yaml:"env"`
-			Resources struct {
-				Limits struct {
-					Memory string `yaml:"memory"`
-				} `yaml:"limits"`
-			} `yaml:"resources"`
-		} `yaml:"spec"`
+	if len(objs) != 1 || objs[0].Kind() != "OpenTelemetryCollector" {
+		return CRSettings{}, fmt.Errorf("%s: want one OpenTelemetryCollector, got %d objects", path, len(objs))
 	}
-	if err := yaml.Unmarshal(b, &cr); err != nil {
+	ms, err := manifestlint.ReadMemorySettings(objs[0])
+	if err != nil {
 		return CRSettings{}, fmt.Errorf("%s: %w", path, err)
 	}
-	var s CRSettings
-	for _, e := range cr.Spec.Env {
-		if e.ValueFrom != nil {
-			return CRSettings{}, fmt.Errorf("%s: spec.env %s uses valueFrom: the testbench runs literal values only", path, e.Name)
-		}
-		s.Env = append(s.Env, e.Name+"="+e.Value)
+	for name := range ms.From {
+		return CRSettings{}, fmt.Errorf("%s: spec.env %s uses valueFrom: the testbench runs literal values only", path, name)
 	}
-	if cr.Spec.Resources.Limits.Memory == "" {
+	if ms.Limit == 0 {
 		return CRSettings{}, fmt.Errorf("%s: no spec.resources.limits.memory", path)
 	}
-	q, err := resource.ParseQuantity(cr.Spec.Resources.Limits.Memory)
-	if err != nil {
-		return CRSettings{}, fmt.Errorf("%s: limits.memory: %w", path, err)
+	s := CRSettings{MemoryLimit: ms.Limit}
+	for _, name := range slices.Sorted(maps.Keys(ms.Env)) {
+		s.Env = append(s.Env, name+"="+ms.Env[name])
 	}
-	s.MemoryLimit = q.Value()
 	return s, nil
 }
 

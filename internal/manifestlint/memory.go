@@ -116,35 +116,49 @@ func ParseGoMemLimit(s string) (int64, error) {
 	return n << shift, nil
 }
 
-// containerEnv returns spec.env's literal values by name, and the names
-// set through valueFrom.
-func containerEnv(o Object) (values map[string]string, from map[string]bool) {
-	values, from = map[string]string{}, map[string]bool{}
+// MemorySettings is what a collector CR sets for the Go runtime's memory:
+// spec.env's literal values by name, the names spec.env sets through
+// valueFrom, and spec.resources.limits.memory in bytes (0 when unset). The
+// memory-pacing rule reads them, and so does the testbench that runs the
+// CRs' settings.
+type MemorySettings struct {
+	Env   map[string]string
+	From  map[string]bool
+	Limit int64
+}
+
+// ReadMemorySettings reads o's MemorySettings; a limits.memory that is not
+// a Kubernetes quantity is an error.
+func ReadMemorySettings(o Object) (MemorySettings, error) {
+	m := MemorySettings{Env: map[string]string{}, From: map[string]bool{}}
 	for _, e := range listAt(o.Doc, "spec", "env") {
-		m, _ := e.(map[string]any)
-		name := fmt.Sprint(m["name"])
-		if _, ok := m["valueFrom"]; ok {
-			from[name] = true
+		kv, _ := e.(map[string]any)
+		name := fmt.Sprint(kv["name"])
+		if _, ok := kv["valueFrom"]; ok {
+			m.From[name] = true
 			continue
 		}
-		values[name] = fmt.Sprint(m["value"])
+		m.Env[name] = fmt.Sprint(kv["value"])
 	}
-	return values, from
+	if s := fmt.Sprint(mapAt(o.Doc, "spec", "resources", "limits")["memory"]); s != "<nil>" && s != "" {
+		q, err := resource.ParseQuantity(s)
+		if err != nil {
+			return m, fmt.Errorf("spec.resources.limits.memory %q: %w", s, err)
+		}
+		m.Limit = q.Value()
+	}
+	return m, nil
 }
 
 // checkMemoryPacing keeps GOGC, GOMEMLIMIT, the memory limiter and
 // limits.memory in step (RuleMemoryPacing).
 func (l *linter) checkMemoryPacing(o Object, cfg map[string]any) {
-	env, from := containerEnv(o)
-	var limit int64
-	if s := fmt.Sprint(mapAt(o.Doc, "spec", "resources", "limits")["memory"]); s != "<nil>" && s != "" {
-		q, err := resource.ParseQuantity(s)
-		if err != nil {
-			l.report(o, RuleMemoryPacing, "spec.resources.limits.memory %q: %v", s, err)
-			return
-		}
-		limit = q.Value()
+	ms, err := ReadMemorySettings(o)
+	if err != nil {
+		l.report(o, RuleMemoryPacing, "%v", err)
+		return
 	}
+	env, from, limit := ms.Env, ms.From, ms.Limit
 	gogc, hasGOGC := env["GOGC"]
 	if hasGOGC && gogc != "off" {
 		if n, err := strconv.Atoi(gogc); err != nil || n < 0 {

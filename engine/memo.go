@@ -35,7 +35,9 @@ import (
 //
 // An entry stores, per position, the key (copied on insert), its
 // registry.Ref, the type guard, the value check still to run at each hit
-// (tail: enums, value migrations, arrays, coercions), the ops the key
+// (tail: enums, value migrations, arrays, coercions) with what the check
+// decided for the value it was recorded with (memoValueHit: a hit with
+// that value counts and queues the same without the check), the ops the key
 // queues (renames, drops) and, with Options.Detail or a Sink, the ordered
 // events of the report and the sink (deprecated and unknown keys, findings
 // by name); with Options.Detail, the registry entries of its keys, which
@@ -240,12 +242,11 @@ type memoEntry struct {
 	plan      *renamePlan
 	renameTo  []string
 	planTails int
-	// conforming holds, by position, a current key's string value that
-	// its value check only counted conformant when recorded (memoTail;
-	// "": none; nil when no position has one): a hit with that value
-	// counts it so without the check.
-	conforming []string
-	events     []memoEvent
+	// valueHits are what a hit does, without the value check, at the
+	// positions whose value is the one recorded (memoTail,
+	// memoPos.valueHit).
+	valueHits []memoValueHit
+	events    []memoEvent
 	// refs are the registry entries of the map's keys (Options.Detail),
 	// for the report's registry coverage; noted is the engine's set of
 	// listed entries (notedKeys) that has them all, once a hit has noted
@@ -272,6 +273,9 @@ type memoPos struct {
 	guard bool
 	// tail is the value check a hit runs (tailDone: none).
 	tail tail
+	// valueHit, when not 0, is 1 + the index in memoEntry.valueHits of
+	// what the check decided for the value recorded.
+	valueHit uint8
 	// ops and events end the position's ops and events (cumulative).
 	ops, events uint16
 }

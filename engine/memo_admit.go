@@ -91,7 +91,7 @@ func (w *Walker) memoRecorded(set *memoSet, fp uint64) {
 	// Do not keep the batch's strings alive.
 	clear(mr.keys)
 	clear(mr.ops)
-	clear(mr.conforming)
+	clear(mr.valueHits)
 	mr.clearAdvice()
 }
 

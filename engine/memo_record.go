@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unsafe"
@@ -47,9 +48,9 @@ type memoRec struct {
 	advice   []AdviceTally
 	unkept   bool
 	keyBytes int
-	// conforming are, by position, the values memoTail found conforming
-	// ("": none).
-	conforming []string
+	// valueHits are, by position, what memoTail recorded (typ
+	// ValueTypeEmpty: nothing).
+	valueHits []memoValueHit
 	// snapshot before the current position
 	s0 memoSnap
 }
@@ -65,8 +66,8 @@ func (r *memoRec) reset() {
 	r.clearAdvice()
 	clear(r.ops)
 	clear(r.keys)
-	clear(r.conforming)
-	r.conforming = r.conforming[:0]
+	clear(r.valueHits)
+	r.valueHits = r.valueHits[:0]
 	r.events, r.refs, r.ops, r.keys, r.pos, r.relevels = r.events[:0], r.refs[:0], r.ops[:0], r.keys[:0], r.pos[:0], r.relevels[:0]
 	r.outcomes, r.findings, r.drops, r.seen = [vocab.NumOutcomes]int64{}, [vocab.NumFindings]int64{}, [vocab.NumReasons]int64{}, registry.AttrBits{}
 	r.keyBytes, r.needName = 0, false
@@ -143,12 +144,12 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 			mr.unkept = true // an advised empty or mixed array
 		}
 	}
-	conforming := ""
+	var vh memoValueHit
 	if !static {
 		p.tail = tl
-		conforming = w.memoTail(k, v, r, tl)
+		vh = w.memoTail(k, v, r, tl)
 	}
-	mr.conforming = append(mr.conforming, conforming)
+	mr.valueHits = append(mr.valueHits, vh)
 	p.ops, p.events = uint16(len(mr.ops)), uint16(len(mr.events)) //nolint:gosec // bounded by memoMaxKeys
 	mr.keys = append(mr.keys, k)
 	mr.pos = append(mr.pos, p)
@@ -156,24 +157,51 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 	return w.memoMix(fp, k, r)
 }
 
-// memoTail runs the value check of an attribute being recorded, tl of key
-// k (a current key's: tailValue), and returns its string value when the
-// check only counted it conformant (an enum's member), "" otherwise: a hit
-// whose value at that position is the same string counts it conformant
-// without the check (memoEntry.conforming), since a current key's check
-// depends on nothing else the shape does not fix.
-func (w *Walker) memoTail(k string, v pcommon.Value, r registry.Ref, tl tail) string {
-	if tl != tailValue || v.Type() != pcommon.ValueTypeStr || v.Str() == "" {
+// memoTail runs the value check tl of an attribute being recorded (key
+// k, value v) and returns what a hit with the same string or int value
+// at that position can do instead of the check (memoValueHit), when the
+// check did one of three things, each of which counts and queues only:
+//
+//   - counted the value conformant (an enum's member: enumValue);
+//   - queued one value migration with the key's rename (a deprecated
+//     key's old member or code: renameValue, or a conversion: migrate);
+//   - queued one same-key value change and counted it value_renamed (a
+//     deprecated member of a current key's enum: setValue).
+//
+// Anything else (a finding, another outcome or op, which may record
+// detail for the report) returns the zero memoValueHit, and hits run the
+// check. The check depends on nothing else the shape does not fix: the
+// key, its registry entry and the context.
+func (w *Walker) memoTail(k string, v pcommon.Value, r registry.Ref, tl tail) memoValueHit {
+	vh, ok := memoValueOf(v)
+	if !ok {
 		w.checkTail(k, v, r, tl)
-		return ""
+		return memoValueHit{}
 	}
 	o0, f0, ops0 := w.svc.Outcomes, w.svc.Findings, len(w.ops)
 	w.checkTail(k, v, r, tl)
-	o0[vocab.OutcomeConformant]++
-	if o0 != w.svc.Outcomes || f0 != w.svc.Findings || len(w.ops) != ops0 {
-		return ""
+	if f0 != w.svc.Findings || len(w.ops) > ops0+1 {
+		return memoValueHit{}
 	}
-	return v.Str()
+	if len(w.ops) > ops0 {
+		vh.queues, vh.op = true, w.ops[ops0]
+	}
+	switch {
+	case !vh.queues:
+		vh.counts, vh.out = true, vocab.OutcomeConformant
+	case vh.op.kind == opRenameValue || vh.op.kind == opCopyValue:
+	case vh.op.kind == opCoerce:
+		vh.counts, vh.out = true, vocab.OutcomeValueRenamed
+	default:
+		return memoValueHit{}
+	}
+	if vh.counts {
+		o0[vh.out]++
+	}
+	if o0 != w.svc.Outcomes {
+		return memoValueHit{}
+	}
+	return vh
 }
 
 // memoAdvise offers an attribute being recorded to the ShapeAdvisor (the
@@ -264,13 +292,16 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 		e.keys[i] = all[off : off+len(k)]
 		off += len(k)
 	}
-	for i, s := range rec.conforming {
-		if s != "" {
-			if e.conforming == nil {
-				e.conforming = make([]string, len(rec.conforming))
-			}
-			e.conforming[i] = strings.Clone(s)
+	for i, vh := range rec.valueHits {
+		if vh.typ == pcommon.ValueTypeEmpty || len(e.valueHits) == math.MaxUint8 {
+			continue
 		}
+		// Keep no string of the batch: the value's, and the op's key
+		// (the entry's copy; the target and the migrated value are
+		// the registry's).
+		vh.s, vh.op.key = strings.Clone(vh.s), e.keys[i]
+		e.valueHits = append(e.valueHits, vh)
+		e.pos[i].valueHit = uint8(len(e.valueHits)) //nolint:gosec // <= math.MaxUint8
 	}
 	e.outcomes = sparse(rec.outcomes[:])
 	e.findings = sparse(rec.findings[:])
@@ -329,8 +360,8 @@ func (w *Walker) newMemoEntry(rec *memoRec, mc memoCtx, keyBytes int) *memoEntry
 	for _, t := range e.renameTo {
 		e.bytes += int(unsafe.Sizeof(t)) + len(t)
 	}
-	for _, s := range e.conforming {
-		e.bytes += int(unsafe.Sizeof(s)) + len(s)
+	for _, vh := range e.valueHits {
+		e.bytes += int(unsafe.Sizeof(vh)) + len(vh.s)
 	}
 	return e
 }

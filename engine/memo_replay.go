@@ -120,8 +120,16 @@ func (w *Walker) memoWork(e *memoEntry, replay bool, vals []pcommon.Value) {
 		}
 		switch {
 		case p.tail == tailDone:
-		case e.conforming != nil && e.conforming[i] != "" && vals[i].Type() == pcommon.ValueTypeStr && keyeq.Equal(vals[i].Str(), e.conforming[i]):
-			w.count(vocab.OutcomeConformant) // the value check of the same value (memoTail)
+		case p.valueHit != 0 && e.valueHits[p.valueHit-1].holds(vals[i]):
+			// The value check of the same value (memoTail).
+			vh := &e.valueHits[p.valueHit-1]
+			if vh.queues {
+				w.queue(vh.op)
+				at = append(at, i)
+			}
+			if vh.counts {
+				w.count(vh.out)
+			}
 		default:
 			n := len(w.ops)
 			w.checkTail(k, vals[i], p.ref, p.tail)
@@ -307,4 +315,43 @@ func (w *Walker) memoReplay(ev *memoEvent, k string) int {
 		return w.findingOut(ev.f, ev.lv, ev.subj, k, ev.id)
 	}
 	return -1
+}
+
+// memoValueHit is what the value check at one position of a shape decided
+// for the value it was recorded with (memoTail): queue op, count out, or
+// both. The check decides the same for the same key, context and value,
+// so a hit whose value is that one does this instead of the check
+// (memoWork).
+type memoValueHit struct {
+	typ pcommon.ValueType // ValueTypeStr or ValueTypeInt
+	s   string
+	n   int64
+	// queues: queue op; counts: count out.
+	queues, counts bool
+	out            vocab.Outcome
+	op             op
+}
+
+// memoValueOf is a value check's recordable value: a string or an int.
+func memoValueOf(v pcommon.Value) (memoValueHit, bool) {
+	switch t := v.Type(); t {
+	case pcommon.ValueTypeStr:
+		return memoValueHit{typ: t, s: v.Str()}, true
+	case pcommon.ValueTypeInt:
+		return memoValueHit{typ: t, n: v.Int()}, true
+	default:
+		return memoValueHit{}, false
+	}
+}
+
+// holds reports whether v is the value h was recorded with.
+func (h *memoValueHit) holds(v pcommon.Value) bool {
+	switch h.typ {
+	case pcommon.ValueTypeStr:
+		return v.Type() == pcommon.ValueTypeStr && keyeq.Equal(v.Str(), h.s)
+	case pcommon.ValueTypeInt:
+		return v.Type() == pcommon.ValueTypeInt && v.Int() == h.n
+	default:
+		return false
+	}
 }

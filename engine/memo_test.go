@@ -1093,3 +1093,41 @@ func perNameModes() map[string]DeprecatedMode {
 	}
 	return m
 }
+
+// TestMemoValueHitOnlyValueDecides: a value check whose decision depends
+// on more than the key, the context and the value is not replayed by a
+// hit (memoTail). rpc.jsonrpc.error_message moves into the span's status
+// description on spans with status Error only: a shape recorded on Error
+// spans and hit by an Unset span keeps the attribute there, as the full
+// walk does.
+func TestMemoValueHitOnlyValueDecides(t *testing.T) {
+	e, full, ix := newMemoAndFull(t)
+	batch := func(code ptrace.StatusCode) []byte {
+		td := ptrace.NewTraces()
+		spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+		for range 3 {
+			sp := spans.AppendEmpty()
+			sp.SetName("rpc")
+			sp.Status().SetCode(code)
+			m := sp.Attributes()
+			m.PutStr("rpc.system", "jsonrpc")
+			m.PutStr("rpc.jsonrpc.error_message", "boom")
+			m.PutStr("server.address", "api.example.com")
+		}
+		return enginetest.TracesBytes(td)
+	}
+	walkAdmitted(e, ix, batch(ptrace.StatusCodeError))
+	hits := e.MemoStats().Hits
+	require.Positive(t, hits)
+	wire := batch(ptrace.StatusCodeUnset)
+	td := enginetest.UnmarshalTraces(wire)
+	w := e.Walker(ix, false)
+	w.Traces(td)
+	e.Release(w)
+	require.Greater(t, e.MemoStats().Hits, hits, "the Unset spans hit the shape recorded on Error spans")
+	requireFullWalkSpans(t, full, ix, wire, td)
+	sp := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(2)
+	_, ok := sp.Attributes().Get("rpc.jsonrpc.error_message")
+	assert.True(t, ok, "not moved on a span whose status is not Error")
+	assert.Empty(t, sp.Status().Message())
+}

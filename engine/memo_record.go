@@ -163,8 +163,9 @@ func (w *Walker) memoStep(fp uint64, k string, v pcommon.Value, pos int, rec boo
 // check did one of three things, each of which counts and queues only:
 //
 //   - counted the value conformant (an enum's member: enumValue);
-//   - queued one value migration with the key's rename (a deprecated
-//     key's old member or code: renameValue, or a conversion: migrate);
+//   - queued the key's rename or copy, with its value migrated (a
+//     deprecated key's old member or code: renameValue, or a conversion:
+//     migrate) or as it is (deprecated);
 //   - queued one same-key value change and counted it value_renamed (a
 //     deprecated member of a current key's enum: setValue).
 //
@@ -189,7 +190,7 @@ func (w *Walker) memoTail(k string, v pcommon.Value, r registry.Ref, tl tail) me
 	switch {
 	case !vh.queues:
 		vh.counts, vh.out = true, vocab.OutcomeConformant
-	case vh.op.kind == opRenameValue || vh.op.kind == opCopyValue:
+	case vh.op.kind == opRename || vh.op.kind == opCopy || vh.op.kind == opRenameValue || vh.op.kind == opCopyValue:
 	case vh.op.kind == opCoerce:
 		vh.counts, vh.out = true, vocab.OutcomeValueRenamed
 	default:

@@ -75,8 +75,8 @@ func ReadCRSettings(path string) (CRSettings, error) {
 	if err != nil {
 		return CRSettings{}, fmt.Errorf("%s: %w", path, err)
 	}
-	for name := range ms.From {
-		return CRSettings{}, fmt.Errorf("%s: spec.env %s uses valueFrom: the testbench runs literal values only", path, name)
+	if from := slices.Sorted(maps.Keys(ms.From)); len(from) > 0 {
+		return CRSettings{}, fmt.Errorf("%s: spec.env %s uses valueFrom: the testbench runs literal values only", path, strings.Join(from, ", "))
 	}
 	if ms.Limit == 0 {
 		return CRSettings{}, fmt.Errorf("%s: no spec.resources.limits.memory", path)

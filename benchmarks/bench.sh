@@ -22,6 +22,9 @@ go test -run '^$' -bench . -benchmem -count "${BENCH_COUNT:-6}" -benchtime "${BE
   ./processor/governanceprocessor/ ./registry/ >"$OUT/micro.txt" 2>&1 || micro=$?
 grep -E '^(ok|FAIL|---)' "$OUT/micro.txt" || true
 
+echo "== a conforming memo hit against the floor of pdata's API (benchmarks/floorguard.sh, bound 3x)"
+./benchmarks/floorguard.sh || micro=$?
+
 echo "== testbench scenarios -> $OUT/*.json (log: $OUT/tmp/loadtest.log)"
 status=0
 TESTBENCH_RESULTS="$OUT" \

@@ -10,7 +10,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/otelgov/otelcol-governance/registry"
-	"github.com/otelgov/otelcol-governance/registry/change"
 )
 
 // PlanInput is what a plan is written for.
@@ -31,12 +30,16 @@ type PlanInput struct {
 	Traffic   *Traffic
 }
 
-// Manual is a change the collector cannot carry over by itself.
+// Manual is a change the collector cannot carry over by itself (or, in
+// Moved, a rename whose target moves).
 type Manual struct {
-	Item  string   `json:"item"`
-	Name  string   `json:"name"`
-	Kinds []string `json:"kinds"`
-	Why   []string `json:"why"`
+	Item string `json:"item"`
+	Name string `json:"name"`
+	// Context is the metric, span or event a per-signal change is on
+	// (Name is then the attribute key); "" else.
+	Context string   `json:"context,omitempty"`
+	Kinds   []string `json:"kinds"`
+	Why     []string `json:"why"`
 }
 
 // Plan is the transition from the old registry to the new one.
@@ -77,27 +80,22 @@ const ProcessorName = "governance"
 
 // NewPlan writes the transition plan for the change set t, as in says.
 func NewPlan(t *Touches, in PlanInput) (*Plan, error) {
-	p := &Plan{Copy: []string{}, Manual: []Manual{}, Moved: []Manual{}}
+	p := &Plan{Copy: []string{}, Manual: slices.Clone(t.Manual), Moved: []Manual{}}
+	if p.Manual == nil {
+		p.Manual = []Manual{}
+	}
 	names := map[string]string{}
 	for _, m := range []map[string]*Touch{t.Attributes, t.Metrics} {
 		for _, name := range slices.Sorted(maps.Keys(m)) {
 			tc := m[name]
-			copyable := tc.Breaks() && !slices.ContainsFunc(tc.Kinds, func(k change.Kind) bool { return k == change.Split || k == change.Merge })
 			if tc.Rewritten && tc.OldTarget != "" {
 				p.Moved = append(p.Moved, Manual{Item: tc.Item.String(), Name: name, Kinds: tc.KindNames(), Why: []string{
 					"the old registry renamed it to " + tc.OldTarget + ", which consumers read; the new one renames it to " + tc.NewName + " and the collector sends only that",
 				}})
 			}
-			if copyable {
+			if tc.Copyable {
 				names[name] = "copy"
 				p.Copy = append(p.Copy, name)
-			}
-			why := slices.Clone(tc.Manual)
-			if tc.Breaks() && !copyable {
-				why = append(why, "a split or merge applies in rename mode only: during the window the old key arrives as sent and the new keys are absent")
-			}
-			if len(why) > 0 {
-				p.Manual = append(p.Manual, Manual{Item: tc.Item.String(), Name: name, Kinds: tc.KindNames(), Why: why})
 			}
 		}
 	}

@@ -120,16 +120,18 @@ one (--new) and reports:
   --window); a service sending none is listed as such;
 - the plan: a governance processor configuration that copies exactly the
   renamed names (old and new side by side: deprecated_names) and renames the
-  rest, written to --output; the steps in order; what the collector cannot
-  migrate (a unit without a factor, a merge).
+  rest, written to --output; the steps in order; under manual, every change a
+  person must carry over, with its reason (producers must now send an
+  attribute, a unit without a factor, an instrument change, a merge, a split
+  during the window: the change model decides, see docs/upgrade.md).
 
 Exit codes: 0 the plan is written and the collector migrates every change;
-1 a change needs a person (listed); 2 bad input: a registry that does not
-load, a recording or consumer file that cannot be read, a collector or
-Prometheus that does not answer, or Prometheus without the collectors'
-series.`,
+1 a change needs a person (listed under manual; the plan is written all the
+same); 2 bad input: a registry that does not load or is not a registry, a
+recording or consumer file that cannot be read, a collector or Prometheus
+that does not answer, or Prometheus without the collectors' series.`,
 		Example: `  otelgov upgrade plan --new ../semconv-next --output transition.yaml dashboards/ rules/
-  otelgov upgrade plan --new ../semconv-next --recording recorded.jsonl --from http://127.0.0.1:13134
+  otelgov upgrade plan --new ../semconv-next --recording recorded.jsonl --from http://127.0.0.1:13180
   otelgov upgrade plan --new ../semconv-next --prometheus http://prometheus:9090 --window 168h dashboards/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runUpgradePlan(cmd, &u, recordings, from, output, args)
@@ -139,7 +141,7 @@ series.`,
 	u.bind(fs)
 	u.bindPrometheus(fs, "a Prometheus, Thanos or Mimir HTTP API over the collectors' :8888 series, read over --window for what services send (optional)")
 	fs.StringArrayVar(&recordings, "recording", nil, "an OTLP recording (what otelgov check reads) to read what services send (repeatable)")
-	fs.StringArrayVar(&from, "from", nil, "the base URL of a running collector's governance_registry extension (e.g. http://127.0.0.1:13134) whose /conformance says what services send (repeatable)")
+	fs.StringArrayVar(&from, "from", nil, "the base URL of a running collector's governance_registry extension (e.g. http://127.0.0.1:13180) whose /conformance says what services send (repeatable)")
 	fs.StringVar(&output, "output", "", `write the transition configuration to this file ("": print it with the report)`)
 	return cmd
 }
@@ -308,6 +310,10 @@ func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
 		fmt.Fprintf(w, "  moved: %s %s: %s\n", m.Item, m.Name, strings.Join(m.Why, "; "))
 	}
 	for _, m := range p.Manual {
+		if m.Context != "" {
+			fmt.Fprintf(w, "  manual: attribute %s on %s %s (%s): %s\n", m.Name, m.Item, m.Context, strings.Join(m.Kinds, ", "), strings.Join(m.Why, "; "))
+			continue
+		}
 		fmt.Fprintf(w, "  manual: %s %s (%s): %s\n", m.Item, m.Name, strings.Join(m.Kinds, ", "), strings.Join(m.Why, "; "))
 	}
 	if output != "" {

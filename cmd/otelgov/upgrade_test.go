@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,7 +65,9 @@ func recording(t *testing.T) string {
 // TestUpgradePlanCLI: the plan names the breaking reads with their --both
 // form, the service sending the old key with its rate, and writes a
 // configuration that copies exactly rpc.response.status_code; consumer
-// files are not changed.
+// files are not changed. The five otel.sdk.* metrics on which error.type
+// becomes conditionally required are listed under manual, and the plan
+// exits 1 (a person must act), as docs/upgrade.md promises.
 func TestUpgradePlanCLI(t *testing.T) {
 	dir := consumerCopies(t)
 	before, err := os.ReadFile(filepath.Join(dir, "rules.yaml"))
@@ -72,7 +75,10 @@ func TestUpgradePlanCLI(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "transition.yaml")
 	code, stdout, stderr := otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext,
 		"--recording", recording(t), "--output", out, dir)
-	require.Equal(t, exitClean, code, stderr)
+	require.Equal(t, exitFindings, code, stderr)
+	assert.Contains(t, stderr, "otelgov: 5 change(s) the collector cannot migrate: a person must carry them over")
+	assert.Contains(t, stdout, "  manual: attribute error.type on metric otel.sdk.exporter.span.exported (requirement_level_changed): producers must now send it (conditionally_required)\n")
+	assert.Equal(t, 5, strings.Count(stdout, "  manual: attribute error.type on metric otel.sdk."))
 	assert.Contains(t, stdout, "3 read(s) that break, 3 of them rewritten by otelgov queries --write")
 	assert.Contains(t, stdout, "rules.yaml:5: promql reads rpc_response_status_code (attribute_renamed; now rpc.status_code)")
 	assert.Contains(t, stdout, "window (--write --both): expr: sum by (rpc_response_status_code) ((rate(")
@@ -185,7 +191,7 @@ func TestUpgradePlanFromJSON(t *testing.T) {
 	}
 	srv := upgradetest.ServeConformance(t, doc)
 	code, stdout, stderr := otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext, "--from", srv.URL, "--format", "json")
-	require.Equal(t, exitClean, code, stderr)
+	require.Equal(t, exitFindings, code, stderr)
 	var rep struct {
 		Old, New struct{ Version string }
 		Traffic  struct {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -82,4 +84,26 @@ func shellSplit(t *testing.T, s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// TestRemoteDependencyCLI: an org registry whose manifest depends on a
+// remote semantic-conventions release other than the one in force is
+// named in a warning with both versions, by check and by registry diff
+// (the index's warnings, written once by the registry source that loads
+// it).
+func TestRemoteDependencyCLI(t *testing.T) {
+	org := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(org, "registry_manifest.yaml"), []byte("name: acme\ndependencies:\n  - name: otel\n    registry_path: https://github.com/open-telemetry/semantic-conventions/archive/refs/tags/v1.26.0.zip[model]\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(org, "acme.yaml"), []byte("groups:\n  - id: registry.acme\n    type: attribute_group\n    attributes:\n      - id: acme.x\n        type: string\n        stability: development\n"), 0o600))
+	const want = "pins semantic conventions 1.26.0, which otelgov and the collector do not download: the semantic conventions in force are 1.44.0 (the embedded release), not the pinned ones"
+
+	_, _, stderr := otelgov(t, "", "check", "--org-registry", org, recording(t))
+	assert.Contains(t, stderr, "otelgov: warning: registry: "+filepath.Join(org, "registry_manifest.yaml")+":3: dependency \"otel\"")
+	assert.Contains(t, stderr, want)
+
+	code, _, stderr := otelgov(t, "", "registry", "diff", "--new-org-registry", org, "embedded", "embedded")
+	require.Equal(t, exitClean, code, stderr)
+	assert.Contains(t, stderr, "otelgov: warning: new registry embedded: ")
+	assert.Contains(t, stderr, want)
+	assert.Equal(t, 1, strings.Count(stderr, want), "written once")
 }

@@ -55,20 +55,14 @@ func (u *upgradeFlags) changes(stderr io.Writer) (oldIx, newIx *registry.Index, 
 	if u.window < time.Second {
 		return nil, nil, nil, badInput(fmt.Errorf("--window: %s is shorter than a second", u.window))
 	}
-	if oldIx, err = u.old.load(); err != nil {
+	if oldIx, err = u.old.load(stderr); err != nil {
 		return nil, nil, nil, err
 	}
-	if newIx, err = u.new.load(); err != nil {
+	if newIx, err = u.new.load(stderr); err != nil {
 		return nil, nil, nil, err
 	}
 	if set, err = change.Diff(oldIx, newIx); err != nil {
 		return nil, nil, nil, badInput(err)
-	}
-	for _, w := range set.Old.Warnings {
-		fmt.Fprintf(stderr, "otelgov: warning: old registry %s: %s\n", u.old.dir, w)
-	}
-	for _, w := range set.New.Warnings {
-		fmt.Fprintf(stderr, "otelgov: warning: new registry %s: %s\n", u.new.dir, w)
 	}
 	return oldIx, newIx, set, nil
 }
@@ -245,7 +239,7 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 }
 
 func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
-	fmt.Fprintf(w, "Upgrade %s (%s) -> %s (%s)\n", u.old.dir, rep.Old.Version, u.new.dir, rep.New.Version)
+	fmt.Fprintf(w, "Upgrade %s -> %s\n", sideName(u.old.dir, rep.Old), sideName(u.new.dir, rep.New))
 	if c := rep.Consumers; c != nil {
 		fmt.Fprintf(w, "\nImpact on consumers: %d file(s) scanned, %d read(s) that break, %d of them rewritten by otelgov queries --write\n", c.Files, c.Breaking, c.Rewritable)
 		for _, r := range c.Reads {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,7 @@ func TestUpgradePlanCLI(t *testing.T) {
 	code, stdout, stderr := otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext,
 		"--recording", recording(t), "--output", out, dir)
 	require.Equal(t, exitFindings, code, stderr)
+	assert.Regexp(t, `^Upgrade `+regexp.QuoteMeta(semconvOld)+` \(1\.44\.0, digest [0-9a-f]{12}\) -> `+regexp.QuoteMeta(semconvNext)+` \(1\.45\.0-unreleased, digest [0-9a-f]{12}\)\n`, stdout, "each side by its own schema URL and digest")
 	assert.Contains(t, stderr, "otelgov: 5 change(s) the collector cannot migrate: a person must carry them over")
 	assert.Contains(t, stdout, "  manual: attribute error.type on metric otel.sdk.exporter.span.exported (requirement_level_changed): producers must now send it (conditionally_required)\n")
 	assert.Equal(t, 5, strings.Count(stdout, "  manual: attribute error.type on metric otel.sdk."))
@@ -193,8 +195,11 @@ func TestUpgradePlanFromJSON(t *testing.T) {
 	code, stdout, stderr := otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext, "--from", srv.URL, "--format", "json")
 	require.Equal(t, exitFindings, code, stderr)
 	var rep struct {
-		Old, New struct{ Version string }
-		Traffic  struct {
+		Old, New struct {
+			Version, Digest string
+			SchemaURL       string `json:"schema_url"`
+		}
+		Traffic struct {
 			Services []string
 			Sent     []struct {
 				Service, Name, Source string
@@ -214,6 +219,11 @@ func TestUpgradePlanFromJSON(t *testing.T) {
 	assert.InDelta(t, 4.0, s.Rate, 1e-9)
 	assert.Equal(t, "conformance "+srv.URL+"/conformance", s.Source)
 	assert.Equal(t, []string{"rpc.response.status_code"}, rep.Plan.Copy)
+	assert.Equal(t, "1.44.0", rep.Old.Version)
+	assert.Equal(t, "1.45.0-unreleased", rep.New.Version, "the new side by its own manifest")
+	assert.Equal(t, "https://opentelemetry.io/schemas/1.45.0-unreleased", rep.New.SchemaURL)
+	assert.NotEmpty(t, rep.New.Digest)
+	assert.NotEqual(t, rep.Old.Digest, rep.New.Digest)
 
 	// --from is one client for infer and upgrade (getFrom): a path the
 	// collector does not serve and a collector that does not answer are

@@ -66,11 +66,16 @@ func LoadSemconv(root string) (*def.Defs, error) {
 			return nil, err
 		}
 	}
-	if d.SchemaURL == "" {
-		d.SchemaURL, err = manifestSchemaURL(model)
-		if err != nil {
-			return nil, err
-		}
+	// The model's own manifest names the release the model is (a checkout
+	// of main: …/1.45.0-unreleased); the newest schema file names the
+	// last release whose renames it lists (1.44.0), the name only where
+	// the model has no manifest (releases before v1.41.0).
+	u, err := manifestSchemaURL(model)
+	if err != nil {
+		return nil, err
+	}
+	if u != "" {
+		d.SchemaURL = u
 	}
 	return d, nil
 }

@@ -1,11 +1,4 @@
-// Package upgrade answers what a registry change does to a fleet: which
-// consumers (dashboards, rules, collector configs) read a name the change
-// set takes away (consumers.go), which services send such names and at what
-// rate (traffic.go), the processor configuration for the transition window
-// (plan.go), and whether the window can end (status.go). It reads one change
-// model, package registry/change, and scans queries with package queries:
-// it builds no diff and no scanner of its own.
-package upgrade // import "github.com/otelgov/otelcol-governance/upgrade"
+package upgrade
 
 import (
 	"slices"

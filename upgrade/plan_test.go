@@ -21,7 +21,7 @@ import (
 // order: consumers first, the window's end last.
 func TestPlanPair(t *testing.T) {
 	_, _, set := loadPair(t)
-	p, err := NewPlan(NewTouches(set), PlanInput{Registry: registry.Sources{SemconvDir: newDir}, RegistryFlags: "--semconv-dir " + newDir, Window: 2 * time.Minute})
+	p, err := NewPlan(NewTouches(set), PlanInput{Registry: registry.Sources{SemconvDir: newDir}, OldRegistry: registry.Sources{Embedded: true}, RegistryFlags: "--semconv-dir " + newDir, Window: 2 * time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"rpc.response.status_code"}, p.Copy)
 	var moved []string
@@ -50,6 +50,13 @@ func TestPlanPair(t *testing.T) {
 	assert.Contains(t, all, "otelgov queries --write --both --semconv-dir "+newDir+" DASHBOARDS_AND_RULES", "the commands carry the new registry's flags")
 	assert.NotContains(t, all, "<new registry flags>")
 	assert.Contains(t, all, "--window 2m ", "the status step echoes --window")
+	require.Len(t, p.Hops, 3)
+	assert.Equal(t, []string{HopGateway, HopSidecar, HopCollector}, []string{p.Hops[0].Name, p.Hops[1].Name, p.Hops[2].Name})
+	assert.Contains(t, p.Hops[0].Config, "extensions:\n    governance_registry:\n        semconv_dir: "+newDir+"\n")
+	assert.Contains(t, p.Hops[0].Config, "rpc.response.status_code: copy")
+	assert.NotContains(t, p.Hops[1].Config, "deprecated_names", "the sidecar in front of the gateway renames no old name the gateway counts")
+	assert.Contains(t, p.Hops[1].Config, "embedded: true", "it keeps the old registry (--old, here the embedded default)")
+	assert.Equal(t, p.Config, p.Hops[2].Config)
 	assert.NotContains(t, all, "24h")
 }
 

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"go.yaml.in/yaml/v3"
 
@@ -152,3 +153,41 @@ func semconvModel(d *def.Defs) error {
 
 // ErrSources is returned when Sources is contradictory or empty.
 var ErrSources = errors.New("invalid registry sources")
+
+// SemconvFiles lists the files LoadSemconv reads from root, relative to
+// it with forward slashes, sorted: the model files, model/manifest.yaml
+// when present, and the newest schema file. They are what a copy of the
+// checkout needs to load the same (a Kubernetes volume, an image layer).
+func SemconvFiles(root string) ([]string, error) {
+	model := filepath.Join(root, modelDirName)
+	if err := semconvDir(root, model); err != nil {
+		return nil, err
+	}
+	files, err := modelFiles(model)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: semconv_dir %s: %s holds no model file (*.yaml, *.yml)", ErrNotRegistry, root, model)
+	}
+	if _, err := os.Stat(filepath.Join(model, modelManifestName)); err == nil {
+		files = append(files, filepath.Join(model, modelManifestName))
+	}
+	sf, err := latestSchemaFile(filepath.Join(root, "schemas"))
+	if err != nil {
+		return nil, err
+	}
+	if sf != "" {
+		files = append(files, sf)
+	}
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		rel, err := filepath.Rel(root, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -119,12 +119,26 @@ var (
 	// holds no registry file: no *.yaml or *.yml model file outside hidden
 	// entries (such as a ConfigMap volume's "..data").
 	ErrNoRegistryFile = load.ErrNoRegistryFile
+	// ErrNotRegistry is the one rule for what counts as a registry, for
+	// every caller (upgrade's and diff's sides, registry infer --output):
+	// a semantic-conventions directory that does not exist, has no model/,
+	// or whose model defines no attribute or no group (attribute group,
+	// span, metric, event, entity); a model file, in any registry, that is
+	// YAML of another shape (no groups:, no file_format). The message
+	// names the directory or the file.
+	ErrNotRegistry = load.ErrNotRegistry
 )
 
 // ModelFiles lists the registry files an organisation registry directory
 // holds, as Load reads them: every *.yaml and *.yml file except the
 // manifest and hidden entries (a ConfigMap volume's ..data), sorted.
 func ModelFiles(dir string) ([]string, error) { return load.ModelFiles(dir) }
+
+// SemconvFiles lists the files Load reads from a semantic-conventions
+// checkout (Sources.SemconvDir), relative to it with forward slashes,
+// sorted: the model files, model/manifest.yaml, the newest schema file.
+// A copy of exactly these loads the same registry.
+func SemconvFiles(dir string) ([]string, error) { return load.SemconvFiles(dir) }
 
 // ValidKey reports why k could never be an attribute key or a registry
 // name (whitespace, an empty '.'-separated segment), as the loader rejects

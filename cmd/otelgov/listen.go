@@ -93,7 +93,7 @@ type listener struct {
 }
 
 func runListen(cmd *cobra.Command, o *checkOptions) error {
-	s, err := o.setup()
+	s, err := o.setup(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

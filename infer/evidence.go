@@ -655,3 +655,45 @@ func sameKind(a, b any) bool {
 	}
 	return false
 }
+
+// Clone returns a deep copy of ev: a reader (the collector's
+// GET /infer/evidence) encodes the copy at its own pace while the
+// accumulator keeps taking batches. Values and examples are scalars
+// (string, int64, float64, bool), shared safely.
+func (ev *Evidence) Clone() *Evidence {
+	out := *ev
+	out.Attributes = make(map[string]*Attribute, len(ev.Attributes))
+	for k, at := range ev.Attributes {
+		c := *at
+		c.Types = slices.Clone(at.Types)
+		for i := range c.Types {
+			c.Types[i].Services = slices.Clone(c.Types[i].Services)
+		}
+		c.Sketch = slices.Clone(at.Sketch)
+		c.Values = slices.Clone(at.Values)
+		c.Examples = slices.Clone(at.Examples)
+		c.Services = slices.Clone(at.Services)
+		c.Signals = slices.Clone(at.Signals)
+		out.Attributes[k] = &c
+	}
+	out.Metrics = cloneGroups(ev.Metrics)
+	out.Spans = cloneGroups(ev.Spans)
+	out.Events = cloneGroups(ev.Events)
+	out.Invalid = slices.Clone(ev.Invalid)
+	return &out
+}
+
+func cloneGroups(m map[string]*Group) map[string]*Group {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]*Group, len(m))
+	for k, g := range m {
+		c := *g
+		c.Variants = slices.Clone(g.Variants)
+		c.Attributes = slices.Clone(g.Attributes)
+		c.Services = slices.Clone(g.Services)
+		out[k] = &c
+	}
+	return out
+}

@@ -249,3 +249,32 @@ func TestNameFindingsOnMetrics(t *testing.T) {
 	p := Propose(acc.Evidence(), defaultIndex(t), Options{})
 	assert.Equal(t, []NameFinding{{ID: "invalid_format", Level: "violation", Name: "acme.Requests", What: "metric"}}, p.NameFindings)
 }
+
+// TestEvidenceClone: the copy shares nothing the accumulator changes
+// later: more batches leave a clone as it was.
+func TestEvidenceClone(t *testing.T) {
+	acc := New(Limits{})
+	batch := func(v string) ptrace.Traces {
+		return spans("checkout", 2, func(i int, sp ptrace.Span) {
+			sp.Attributes().PutStr("acme.tenant", fmt.Sprint(v, i))
+			sp.Events().AppendEmpty().SetName("acme.cart.add")
+		})
+	}
+	acc.Traces(batch("a"), "t")
+	before, err := json.Marshal(acc.Evidence())
+	require.NoError(t, err)
+	c := acc.Evidence().Clone()
+	acc.Traces(batch("b"), "t")
+	acc.Traces(spans("payment", 1, func(_ int, sp ptrace.Span) { sp.Attributes().PutStr("acme.tenant", "x") }), "t")
+	after, err := json.Marshal(c)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(before), string(after))
+	assert.NotEqual(t, string(before), string(must(json.Marshal(acc.Evidence()))))
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -41,9 +41,12 @@ const (
 	MaxValues = 16
 	// sketchK is the size of the distinct-value sketch (k minimum values).
 	sketchK = 64
-	// MaxInvalid bounds the names that cannot be registry IDs kept for
-	// the error message (the rest are counted).
-	MaxInvalid = 10
+	// MaxInvalid bounds the distinct names that cannot be registry IDs
+	// listed in the summary (the rest are counted).
+	MaxInvalid = 100
+	// maxInvalidTracked bounds the distinct invalid names an accumulator
+	// remembers to count them (InvalidDistinct is a lower bound beyond).
+	maxInvalidTracked = 4096
 )
 
 // Limits bound the evidence. Every quantity a client controls is capped;
@@ -92,7 +95,7 @@ func (l Limits) Bytes() int64 {
 func (l Limits) AttributesBytes() int64 {
 	l = l.withDefaults()
 	const s = vocab.MaxKeyLength + 16
-	invalid := int64(MaxInvalid * (4*s + mapEntry))
+	invalid := int64(MaxInvalid*(4*s+mapEntry) + maxInvalidTracked*(s+mapEntry))
 	return int64(l.MaxAttributes)*attributeBytes(l) + invalid
 }
 
@@ -253,9 +256,15 @@ type Evidence struct {
 	Spans      map[string]*Group     `json:"spans"`
 	Events     map[string]*Group     `json:"events"`
 	Overflow   Overflow              `json:"overflow"`
-	Invalid    []Invalid             `json:"invalid,omitempty"`
-	// InvalidCount counts every invalid name seen, listed or not.
-	InvalidCount int64 `json:"invalid_count,omitempty"`
+	// Invalid lists the distinct names that cannot be registry IDs (at
+	// most MaxInvalid), skipped: not proposed, but never a reason to
+	// refuse the rest.
+	Invalid []Invalid `json:"invalid,omitempty"`
+	// InvalidCount counts every occurrence of an invalid name, listed or
+	// not; InvalidDistinct the distinct invalid names (a lower bound past
+	// 4096).
+	InvalidCount    int64 `json:"invalid_count,omitempty"`
+	InvalidDistinct int64 `json:"invalid_distinct,omitempty"`
 }
 
 // Accumulator gathers Evidence from pdata. It is not safe for concurrent
@@ -466,7 +475,8 @@ func (a *Accumulator) checkName(what, name string) bool {
 	case !utf8.ValidString(name):
 		reason = "not valid UTF-8"
 	case what == KindSpan:
-		// A span name becomes a type (SpanType); any text will do.
+		// A span name becomes a type (SpanType, derived when the name
+		// has no letter or digit); any text will do.
 	default:
 		if err := registry.ValidKey(name); err != nil {
 			reason = err.Error()
@@ -474,16 +484,19 @@ func (a *Accumulator) checkName(what, name string) bool {
 			reason = "attribute key must not contain control characters"
 		}
 	}
-	if what == KindSpan && reason == "" && SpanType(name) == "" {
-		reason = "a span name without a letter or digit gives no span type"
-	}
 	if reason == "" {
 		return true
 	}
 	a.ev.InvalidCount++
 	id := what + "\x00" + name
-	if len(a.ev.Invalid) < MaxInvalid && !a.invalid[id] {
-		a.invalid[id] = true
+	if a.invalid[id] {
+		return false
+	}
+	if len(a.invalid) < maxInvalidTracked {
+		a.invalid[strings.Clone(id)] = true
+		a.ev.InvalidDistinct++
+	}
+	if len(a.ev.Invalid) < MaxInvalid {
 		a.ev.Invalid = append(a.ev.Invalid, Invalid{What: what, Name: bounded(name), Reason: reason, Input: a.input})
 	}
 	return false

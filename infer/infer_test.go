@@ -215,23 +215,78 @@ func TestLongValuesCountedOnce(t *testing.T) {
 	assert.Equal(t, []Value{{Value: want, Count: int64(3 * MaxValues)}}, at.Values)
 }
 
-// TestInvalidNames: names that cannot be registry IDs are recorded with
-// where they were seen, bounded, and never proposed.
+// TestInvalidNames: names that cannot be registry IDs as written never
+// stop the rest: attribute keys and event names are skipped, counted by
+// occurrence and by distinct name, the first MaxInvalid listed with where
+// they were seen; a span name without a letter or digit ("/") gets a
+// derived type with the name kept; everything else is proposed.
 func TestInvalidNames(t *testing.T) {
 	acc := New(Limits{})
-	acc.Traces(spans("s", 30, func(i int, sp ptrace.Span) {
-		sp.Attributes().PutStr(fmt.Sprintf("bad key %d", i), "x")
-		sp.Attributes().PutStr("acme.ok", "x")
-	}), "f.jsonl:3")
+	const distinct = MaxInvalid + 20
+	for range 2 {
+		acc.Traces(spans("s", distinct, func(i int, sp ptrace.Span) {
+			sp.Attributes().PutStr(fmt.Sprintf("bad key %d", i), "x")
+			sp.Attributes().PutStr("acme.ok", "x")
+			if i == 0 {
+				sp.SetName("/")
+				e := sp.Events().AppendEmpty()
+				e.SetName("handling this request 2")
+				e.Attributes().PutStr("acme.user", "u")
+			}
+		}), "f.jsonl:3")
+	}
 	ld := plog.NewLogs()
 	ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().SetEventName("acme..event")
 	acc.Logs(ld, "f.jsonl:4")
 	ev := acc.Evidence()
-	assert.Equal(t, int64(31), ev.InvalidCount)
+	assert.Equal(t, int64(2*distinct+2+1), ev.InvalidCount, "every occurrence")
+	assert.Equal(t, int64(distinct+2), ev.InvalidDistinct, "each name once")
 	require.Len(t, ev.Invalid, MaxInvalid)
 	assert.Equal(t, Invalid{What: "attribute", Name: "bad key 0", Reason: "attribute key must not contain whitespace", Input: "f.jsonl:3"}, ev.Invalid[0])
+	assert.Equal(t, "handling this request 2", ev.Invalid[1].Name)
 	assert.NotContains(t, ev.Attributes, "bad key 0")
 	assert.Contains(t, ev.Attributes, "acme.ok")
+
+	p := Propose(ev, defaultIndex(t), Options{})
+	assert.Equal(t, ev.InvalidCount, p.Skipped.Occurrences)
+	assert.Equal(t, ev.InvalidDistinct, p.Skipped.Distinct)
+	assert.Len(t, p.Skipped.Names, MaxInvalid)
+	var keys []string
+	for _, a := range p.Attributes {
+		keys = append(keys, a.Key)
+	}
+	assert.Equal(t, []string{"acme.ok", "acme.user"}, keys, "the event's attributes are proposed though its name is skipped")
+	var root *ProposedGroup
+	for i := range p.Spans {
+		if p.Spans[i].Name == "/" {
+			root = &p.Spans[i]
+		}
+	}
+	require.NotNil(t, root, "the span named / is proposed")
+	assert.Equal(t, "root", root.Type)
+	var b strings.Builder
+	require.NoError(t, (&Summary{Proposal: p}).Render(&b, FormatText))
+	assert.Contains(t, b.String(), fmt.Sprintf("skipped: %d distinct name(s)", distinct+2))
+	assert.Contains(t, b.String(), `event "handling this request 2"`)
+	assert.Contains(t, b.String(), "and 22 more")
+	b.Reset()
+	require.NoError(t, (&Summary{Proposal: p}).Render(&b, FormatJSON))
+	var js struct {
+		Proposal struct {
+			Skipped Skipped `json:"skipped"`
+		} `json:"proposal"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(b.String()), &js))
+	assert.Equal(t, p.Skipped, js.Proposal.Skipped)
+}
+
+// TestSpanTypeDerived: every span name gives a type.
+func TestSpanTypeDerived(t *testing.T) {
+	assert.Equal(t, "get_users_id", SpanType("GET /users/{id}"))
+	assert.Equal(t, "root", SpanType("/"))
+	assert.Equal(t, "root", SpanType("//"))
+	assert.Regexp(t, `^span_[0-9a-f]{8}$`, SpanType("***"))
+	assert.NotEqual(t, SpanType("***"), SpanType("+++"))
 }
 
 // TestNameFindingsOnMetrics: a proposed metric name gets the engine's

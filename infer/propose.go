@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
@@ -69,9 +70,24 @@ type Proposal struct {
 	NameFindings []NameFinding `json:"name_findings"`
 	// Defined counts the names seen that the loaded registries define
 	// (not proposed).
-	Defined  Defined   `json:"defined"`
-	Overflow Overflow  `json:"overflow"`
-	Invalid  []Invalid `json:"invalid,omitempty"`
+	Defined  Defined  `json:"defined"`
+	Overflow Overflow `json:"overflow"`
+	// Skipped are the names that cannot be registry IDs as written:
+	// not proposed, listed for the user to rename at the source.
+	Skipped Skipped `json:"skipped"`
+	// NearDuplicates are groups of proposed keys that spell one concept
+	// differently (fooID, foo_id, param.fooID): candidates for one name.
+	NearDuplicates [][]string `json:"near_duplicates"`
+}
+
+// Skipped counts the names that cannot be registry IDs as written.
+type Skipped struct {
+	// Occurrences of such names, and the distinct names (a lower bound
+	// past 4096).
+	Occurrences int64 `json:"occurrences"`
+	Distinct    int64 `json:"distinct"`
+	// Names lists the first MaxInvalid distinct names.
+	Names []Invalid `json:"names"`
 }
 
 // Defined counts names seen that a loaded registry defines.
@@ -152,7 +168,14 @@ type NameFinding struct {
 // every list is sorted.
 func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 	o := opts.withDefaults()
-	p := &Proposal{Items: ev.Items, Overflow: ev.Overflow, Invalid: ev.Invalid}
+	p := &Proposal{
+		Items: ev.Items, Overflow: ev.Overflow,
+		Skipped:        Skipped{Occurrences: ev.InvalidCount, Distinct: ev.InvalidDistinct, Names: slices.Clone(ev.Invalid)},
+		NearDuplicates: [][]string{},
+	}
+	if p.Skipped.Names == nil {
+		p.Skipped.Names = []Invalid{}
+	}
 	near := newNearMisses(ix)
 	for _, k := range slices.Sorted(maps.Keys(ev.Attributes)) {
 		at := ev.Attributes[k]
@@ -265,8 +288,12 @@ func proposeAttribute(at *Attribute, o Options, p *Proposal) ProposedAttribute {
 		}
 	}
 	if enum, reason := enumOf(at, pa.Type, o); enum != nil {
-		pa.Enum = enum
-		why = append(why, reason)
+		if no := notEnum(at); no != "" {
+			why = append(why, no)
+		} else {
+			pa.Enum = enum
+			why = append(why, reason)
+		}
 	}
 	why = append(why, fmt.Sprintf("seen %d time(s) on %s, ~%.0f distinct value(s)", at.Count, strings.Join(pa.Where, ", "), pa.Cardinality))
 	if len(at.Signals) > 0 {
@@ -406,8 +433,23 @@ func servicesText(s []string, over int64) string {
 
 // SpanType is the registry type of a span name: lower case, each run of
 // characters other than letters, digits and '.' one '_', trimmed ("GET
-// /users/{id}" is get_users_id); "" when nothing is left.
+// /users/{id}" is get_users_id). A name without a letter or digit gets a
+// derived type: "/" (a root HTTP handler) is root, any other is span_
+// and the 8 hex digits of the name's FNV-1a hash; the span name itself is
+// kept in the definition (name.note).
 func SpanType(name string) string {
+	if t := spanType(name); t != "" {
+		return t
+	}
+	if strings.Trim(name, "/ ") == "" && strings.Contains(name, "/") {
+		return "root"
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	return fmt.Sprintf("span_%08x", h.Sum32())
+}
+
+func spanType(name string) string {
 	var b strings.Builder
 	sep := false
 	for _, r := range strings.ToLower(name) {
@@ -427,7 +469,7 @@ func SpanType(name string) string {
 
 // memberID is an enum member's id for value v.
 func memberID(v any) string {
-	s := SpanType(fmt.Sprint(v))
+	s := spanType(fmt.Sprint(v))
 	s = strings.ReplaceAll(s, ".", "_")
 	if s == "" || (s[0] >= '0' && s[0] <= '9') {
 		s = "value_" + s

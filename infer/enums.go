@@ -133,4 +133,3 @@ func notEnum(at *Attribute) string {
 	}
 	return ""
 }
-

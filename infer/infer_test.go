@@ -333,3 +333,76 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestNamespaceKeys: an app's keys url and error, namespaces of the
+// semantic conventions' url.* and error.*, are reported illegal_namespace
+// and proposed deprecated without a rename: loaded with the proposal, the
+// registry leaves url.full and error.type conformant, and the collector
+// still knows url and error.
+func TestNamespaceKeys(t *testing.T) {
+	acc := New(Limits{})
+	acc.Traces(spans("app", 4, func(i int, sp ptrace.Span) {
+		sp.Attributes().PutStr("url", "https://x.example/a")
+		sp.Attributes().PutBool("error", i == 0)
+		sp.Attributes().PutStr("acme.cart", "c")
+		sp.Attributes().PutStr("acme.cart.size", "1")
+	}), "t")
+	p := Propose(acc.Evidence(), defaultIndex(t), Options{})
+	got := map[string]ProposedAttribute{}
+	for _, a := range p.Attributes {
+		got[a.Key] = a
+	}
+	for _, k := range []string{"url", "error", "acme.cart"} {
+		require.Contains(t, got, k)
+		assert.NotEmpty(t, got[k].Namespace, k)
+		assert.Contains(t, got[k].Deprecated, "illegal_namespace", k)
+		assert.Contains(t, p.NameFindings, NameFinding{ID: "illegal_namespace", Level: "violation", Name: k, What: "attribute"})
+	}
+	for _, k := range got["url"].Namespace {
+		assert.True(t, strings.HasPrefix(k, "url."), k)
+	}
+	assert.Equal(t, []string{"acme.cart.size"}, got["acme.cart"].Namespace, "a key the app sends under it counts too")
+	assert.Empty(t, got["acme.cart.size"].Namespace)
+	m := p.Model()
+	for _, a := range m.Attributes {
+		if a.Key == "url" {
+			assert.Empty(t, a.RenamedTo, "not renamed: the processor must not rewrite the app's key")
+			assert.NotEmpty(t, a.Deprecated)
+		}
+	}
+}
+
+// TestNearDuplicates: fooID, foo_id and param.fooID are one group of
+// candidates for one name; unrelated keys are in none.
+func TestNearDuplicates(t *testing.T) {
+	acc := New(Limits{})
+	acc.Traces(spans("app", 1, func(_ int, sp ptrace.Span) {
+		for _, k := range []string{"fooID", "foo_id", "param.fooID", "acme.cartSize", "acme.cart_size", "acme.id", "bar.size"} {
+			sp.Attributes().PutStr(k, "x")
+		}
+	}), "t")
+	p := Propose(acc.Evidence(), defaultIndex(t), Options{})
+	assert.Equal(t, [][]string{{"acme.cartSize", "acme.cart_size"}, {"fooID", "foo_id", "param.fooID"}}, p.NearDuplicates)
+	var b strings.Builder
+	require.NoError(t, (&Summary{Proposal: p}).Render(&b, FormatText))
+	assert.Contains(t, b.String(), "fooID, foo_id, param.fooID")
+}
+
+// TestSpanKindTie: a span name seen as often as client as server is
+// proposed server, whichever arrived first.
+func TestSpanKindTie(t *testing.T) {
+	for _, first := range []ptrace.SpanKind{ptrace.SpanKindClient, ptrace.SpanKindServer} {
+		acc := New(Limits{})
+		acc.Traces(spans("app", 2, func(i int, sp ptrace.Span) {
+			sp.SetName("acme.sync")
+			if i == 0 {
+				sp.SetKind(first)
+			} else {
+				sp.SetKind(ptrace.SpanKindClient + ptrace.SpanKindServer - first)
+			}
+		}), "t")
+		p := Propose(acc.Evidence(), defaultIndex(t), Options{})
+		require.Len(t, p.Spans, 1)
+		assert.Equal(t, "server", p.Spans[0].SpanKind, "first %v", first)
+	}
+}

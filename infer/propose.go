@@ -34,10 +34,12 @@ type Options struct {
 	// from the telemetry and may hold personal data). Default false:
 	// examples are proposed, as Weaver's infer writes them.
 	NoExamples bool
-	// Own lists the names (attribute keys, metric names, event names and
-	// span group IDs "span.<type>") the registry being written already
-	// defines: refs may point to them. Refs to other registries' names
-	// (the semantic conventions) are left out of the written groups.
+	// Own reports the names the registry being written already defines,
+	// by kind: "attribute" (a key), KindMetric (a name), KindSpan (a span
+	// type) and KindEvent (a name). Refs may point to its attributes
+	// (refs to other registries' names, the semantic conventions, are
+	// left out of the written groups), and its metrics, spans and events
+	// are proposed again so that the writer adds the refs they lack.
 	Own func(kind, name string) bool
 }
 
@@ -105,7 +107,14 @@ type ProposedAttribute struct {
 	Enum      []any    `json:"enum,omitempty"`
 	Examples  []any    `json:"examples,omitempty"`
 	RenamedTo string   `json:"renamed_to,omitempty"`
-	Where     []string `json:"where"`
+	// Namespace lists (up to three) registry or sent keys this key is a
+	// namespace of (url for url.full): defined, it would make every one
+	// of them illegal_namespace. It is proposed deprecated (no rename),
+	// which the collector keeps and otel.rego does not count as a
+	// namespace; Deprecated is the note written.
+	Namespace  []string `json:"namespace_of,omitempty"`
+	Deprecated string   `json:"deprecated,omitempty"`
+	Where      []string `json:"where"`
 	Services  []string `json:"services,omitempty"`
 	Count     int64    `json:"count"`
 	// Cardinality is the estimated distinct values.
@@ -177,6 +186,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 		p.Skipped.Names = []Invalid{}
 	}
 	near := newNearMisses(ix)
+	under := namespaces(ix, ev)
 	for _, k := range slices.Sorted(maps.Keys(ev.Attributes)) {
 		at := ev.Attributes[k]
 		if a := ix.Lookup(k); a != nil && !a.Placeholder {
@@ -192,9 +202,15 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 			p.Renames = append(p.Renames, pa)
 			continue
 		}
+		if keys := under[k]; len(keys) > 0 {
+			pa.Namespace, pa.Enum = keys, nil
+			pa.Deprecated = fmt.Sprintf("illegal_namespace: %s is a namespace of %s; defined as it is, each of those would be illegal_namespace. Rename it at the source (for example to a key of its own namespace).", k, strings.Join(keys, ", "))
+			pa.Why = fmt.Sprintf("illegal_namespace: a namespace of %s: proposed deprecated (kept by the collector, not a namespace for otel.rego, so they stay conformant); rename it at the source; %s", strings.Join(keys, ", "), pa.Why)
+		}
 		p.Attributes = append(p.Attributes, pa)
 		p.warnHighCardinality(ev, at, o)
 	}
+	p.NearDuplicates = nearDuplicates(p.Attributes)
 	proposed := make(map[string]bool, len(p.Attributes)+len(p.Renames))
 	for _, a := range p.Attributes {
 		proposed[a.Key] = true
@@ -205,7 +221,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 	own := func(k string) bool { return proposed[k] || o.Own("attribute", k) }
 	for _, n := range slices.Sorted(maps.Keys(ev.Metrics)) {
 		g := ev.Metrics[n]
-		if d := ix.MetricGroup(n); d != nil && !d.Metric.Placeholder {
+		if d := ix.MetricGroup(n); d != nil && !d.Metric.Placeholder && !o.Own(KindMetric, n) {
 			p.Defined.Metrics++
 			continue
 		}
@@ -219,7 +235,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 	for _, n := range slices.Sorted(maps.Keys(ev.Spans)) {
 		g := ev.Spans[n]
 		t := SpanType(n)
-		if ix.SpanGroup("span."+t) != nil {
+		if ix.SpanGroup("span."+t) != nil && !o.Own(KindSpan, t) {
 			p.Defined.Spans++
 			continue
 		}
@@ -239,7 +255,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 	slices.SortFunc(p.Spans, func(a, b ProposedGroup) int { return strings.Compare(a.Type, b.Type) })
 	for _, n := range slices.Sorted(maps.Keys(ev.Events)) {
 		g := ev.Events[n]
-		if ix.EventGroup(n) != nil {
+		if ix.EventGroup(n) != nil && !o.Own(KindEvent, n) {
 			p.Defined.Events++
 			continue
 		}
@@ -395,7 +411,7 @@ func proposeGroup(g *Group, own func(string) bool, p *Proposal) groupDraft {
 	d := groupDraft{ProposedGroup: ProposedGroup{Kind: g.Kind, Name: g.Name, Services: g.Services, Count: g.Count}}
 	best := int64(-1)
 	for _, v := range g.Variants {
-		if v.Count > best {
+		if v.Count > best || (v.Count == best && variantRank(v.Name) < variantRank(d.variant)) {
 			d.variant, best = v.Name, v.Count
 		}
 	}
@@ -414,6 +430,24 @@ func proposeGroup(g *Group, own func(string) bool, p *Proposal) groupDraft {
 	}
 	slices.SortFunc(d.Attributes, func(a, b ProposedRef) int { return strings.Compare(a.Key, b.Key) })
 	return d
+}
+
+// variantOrder breaks ties between variants seen equally often, the same
+// way in every run: span kinds server, consumer, client, producer,
+// internal (the side that handles the work first); instruments in
+// Weaver's order.
+var variantOrder = []string{
+	"server", "consumer", "client", "producer", "internal",
+	"counter", "updowncounter", "gauge", "histogram",
+}
+
+// variantRank is name's place in variantOrder; names outside it come
+// after, in byte order.
+func variantRank(name string) string {
+	if i := slices.Index(variantOrder, name); i >= 0 {
+		return fmt.Sprintf("%02d", i)
+	}
+	return "99" + name
 }
 
 func variantText(g *Group) string {
@@ -484,7 +518,7 @@ func memberID(v any) string {
 func (p *Proposal) Model() *regwrite.Model {
 	m := &regwrite.Model{}
 	for _, a := range append(slices.Clone(p.Attributes), p.Renames...) {
-		ra := regwrite.Attribute{Key: a.Key, Type: a.Type, Examples: a.Examples, Stability: "development", RenamedTo: a.RenamedTo}
+		ra := regwrite.Attribute{Key: a.Key, Type: a.Type, Examples: a.Examples, Stability: "development", RenamedTo: a.RenamedTo, Deprecated: a.Deprecated}
 		used := map[string]int{}
 		for _, v := range a.Enum {
 			id := memberID(v)
@@ -524,4 +558,76 @@ func overflowText(n int64) string {
 		return ""
 	}
 	return fmt.Sprintf(" and %d more", n)
+}
+
+// namespaces maps each namespace (a prefix ending before a '.') of a
+// registry key or a key seen to up to three keys under it.
+func namespaces(ix *registry.Index, ev *Evidence) map[string][]string {
+	out := map[string][]string{}
+	add := func(k string) {
+		for i := strings.IndexByte(k, '.'); i > 0; {
+			ns := k[:i]
+			if l := out[ns]; len(l) < 3 && !slices.Contains(l, k) {
+				out[ns] = append(l, k)
+			}
+			j := strings.IndexByte(k[i+1:], '.')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+	}
+	for _, a := range ix.Attributes() {
+		if !a.Placeholder && !a.Template {
+			add(a.Key)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(ev.Attributes)) {
+		add(k)
+	}
+	return out
+}
+
+// nearDuplicates groups the proposed keys that spell one concept
+// differently: the same words whatever the case and separators (fooID,
+// foo_id, foo.id), or one's words ending the other's, two words at least
+// (param.fooID). Each group is sorted, the groups by their first key.
+func nearDuplicates(attrs []ProposedAttribute) [][]string {
+	words := make([][]string, len(attrs))
+	parent := make([]int, len(attrs))
+	for i, a := range attrs {
+		words[i] = strings.Split(normalize(a.Key), ".")
+		parent[i] = i
+	}
+	var root func(int) int
+	root = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	suffix := func(a, b []string) bool { // a ends b
+		return len(a) >= 2 && len(a) <= len(b) && slices.Equal(a, b[len(b)-len(a):])
+	}
+	for i := range attrs {
+		for j := i + 1; j < len(attrs); j++ {
+			if strings.Join(words[i], "") == strings.Join(words[j], "") || suffix(words[i], words[j]) || suffix(words[j], words[i]) {
+				parent[root(i)] = root(j)
+			}
+		}
+	}
+	byRoot := map[int][]string{}
+	for i, a := range attrs {
+		byRoot[root(i)] = append(byRoot[root(i)], a.Key)
+	}
+	out := [][]string{}
+	for _, g := range byRoot {
+		if len(g) > 1 {
+			slices.Sort(g)
+			out = append(out, g)
+		}
+	}
+	slices.SortFunc(out, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	return out
 }

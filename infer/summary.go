@@ -84,6 +84,12 @@ func (s *Summary) text(w io.Writer) error {
 		return fmt.Sprintf("%s %s (%q)", g.Type, g.SpanKind, g.Name)
 	})
 	groups("events", p.Events, func(g ProposedGroup) string { return g.Name })
+	if len(p.NearDuplicates) > 0 {
+		fmt.Fprintf(tw, "\nnear-duplicates, candidates for one name (%d):\n", len(p.NearDuplicates))
+		for _, g := range p.NearDuplicates {
+			fmt.Fprintf(tw, "  %s\n", strings.Join(g, ", "))
+		}
+	}
 	if len(p.Warnings) > 0 {
 		fmt.Fprintf(tw, "\nwarnings (%d):\n", len(p.Warnings))
 		for _, x := range p.Warnings {

@@ -75,6 +75,9 @@ type Attribute struct {
 	Stability string // "" writes development
 	// RenamedTo makes it a deprecated attribute renamed to that key.
 	RenamedTo string
+	// Deprecated, without RenamedTo, makes it deprecated with reason
+	// uncategorized and this note.
+	Deprecated string
 }
 
 // Member is an enum member.

@@ -119,6 +119,14 @@ var (
 	// holds no registry file: no *.yaml or *.yml model file outside hidden
 	// entries (such as a ConfigMap volume's "..data").
 	ErrNoRegistryFile = load.ErrNoRegistryFile
+	// ErrNotRegistry is the one rule for what counts as a registry, for
+	// every caller (upgrade's and diff's sides, registry infer --output):
+	// a semantic-conventions directory that does not exist, has no model/,
+	// or whose model defines no attribute or no group (attribute group,
+	// span, metric, event, entity); a model file, in any registry, that is
+	// YAML of another shape (no groups:, no file_format). The message
+	// names the directory or the file.
+	ErrNotRegistry = load.ErrNotRegistry
 )
 
 // ModelFiles lists the registry files an organisation registry directory

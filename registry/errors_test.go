@@ -237,7 +237,7 @@ func TestLoadSources(t *testing.T) {
 	_, err = Load(Sources{Embedded: true, SemconvDir: "x"})
 	require.ErrorIs(t, err, ErrSources)
 	_, err = Load(Sources{SemconvDir: t.TempDir()})
-	require.ErrorIs(t, err, ErrSources)
+	require.ErrorIs(t, err, ErrNotRegistry)
 	_, err = Load(Sources{Embedded: true, OrgRegistries: []string{filepath.Join(t.TempDir(), "missing")}})
 	require.ErrorIs(t, err, os.ErrNotExist)
 	_, err = Load(Sources{Embedded: true, RulesFiles: []string{filepath.Join(t.TempDir(), "missing.yaml")}})

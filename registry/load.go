@@ -14,17 +14,21 @@ import (
 // Sources says what Load reads. The semantic conventions come from the
 // embedded default or a checkout (not both); organisation registries and
 // rules files are added on top.
+//
+// Its YAML is the governance processor's registry section (the keys
+// embedded, semconv_dir, org_registries, rules_files), as otelgov upgrade
+// plan writes it.
 type Sources struct {
-	Embedded      bool     // start from the embedded default
-	SemconvDir    string   // a semconv checkout root (has model/ and optionally schemas/)
-	OrgRegistries []string // each a registry_manifest.yaml path or a directory holding one (or plain YAML files)
-	RulesFiles    []string // extra context-rule files
+	Embedded      bool     `yaml:"embedded"`                 // start from the embedded default
+	SemconvDir    string   `yaml:"semconv_dir,omitempty"`    // a semconv checkout root (has model/ and optionally schemas/)
+	OrgRegistries []string `yaml:"org_registries,omitempty"` // each a registry_manifest.yaml path or a directory holding one (or plain YAML files)
+	RulesFiles    []string `yaml:"rules_files,omitempty"`    // extra context-rule files
 	// SkipShippedRules leaves out registry/rules/semconv.yaml. The shipped
 	// rules are written for semconv v1.44.0 and are applied by default
 	// whenever Embedded or SemconvDir is set; on another release a rule or
 	// matcher that names what the release lacks is left out, with a
 	// warning (Index.Warnings).
-	SkipShippedRules bool
+	SkipShippedRules bool `yaml:"-"`
 }
 
 var (

@@ -5,19 +5,30 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/registry/change"
 )
 
-// RegistrySection is the governance processor's registry section for the
-// new registry, as the plan writes it (keys as in the processor's config).
-type RegistrySection struct {
-	Embedded      bool     `yaml:"embedded"`
-	SemconvDir    string   `yaml:"semconv_dir,omitempty"`
-	OrgRegistries []string `yaml:"org_registries,omitempty"`
-	RulesFiles    []string `yaml:"rules_files,omitempty"`
+// PlanInput is what a plan is written for.
+type PlanInput struct {
+	// Registry is the new registry: the configuration carries it as the
+	// processor's registry section.
+	Registry registry.Sources
+	// RegistryFlags are the same registry as otelgov's registry flags
+	// (--semconv-dir DIR --org-registry ...), for the commands the steps
+	// print.
+	RegistryFlags string
+	// Window is the span the status step reads (status --window); zero
+	// is 24h, status's default.
+	Window time.Duration
+	// Consumers and Traffic, when not nil, name the files and services the
+	// steps concern.
+	Consumers *Consumers
+	Traffic   *Traffic
 }
 
 // Manual is a change the collector cannot carry over by itself.
@@ -55,7 +66,7 @@ type transitionConfig struct {
 }
 
 type processorConfig struct {
-	Registry        RegistrySection   `yaml:"registry"`
+	Registry        registry.Sources  `yaml:"registry"`
 	Deprecated      string            `yaml:"deprecated"`
 	DeprecatedNames map[string]string `yaml:"deprecated_names,omitempty"`
 }
@@ -64,10 +75,8 @@ type processorConfig struct {
 // under.
 const ProcessorName = "governance"
 
-// NewPlan writes the transition plan for the change set t, to the new
-// registry reg. consumers and traffic, when not nil, name the files and
-// services the steps concern.
-func NewPlan(t *Touches, reg RegistrySection, consumers *Consumers, traffic *Traffic) (*Plan, error) {
+// NewPlan writes the transition plan for the change set t, as in says.
+func NewPlan(t *Touches, in PlanInput) (*Plan, error) {
 	p := &Plan{Copy: []string{}, Manual: []Manual{}, Moved: []Manual{}}
 	names := map[string]string{}
 	for _, m := range []map[string]*Touch{t.Attributes, t.Metrics} {
@@ -94,7 +103,7 @@ func NewPlan(t *Touches, reg RegistrySection, consumers *Consumers, traffic *Tra
 	}
 	slices.Sort(p.Copy)
 	cfg := transitionConfig{Processors: map[string]processorConfig{ProcessorName: {
-		Registry: reg, Deprecated: "rename", DeprecatedNames: names,
+		Registry: in.Registry, Deprecated: "rename", DeprecatedNames: names,
 	}}}
 	b, err := yaml.Marshal(&cfg)
 	if err != nil {
@@ -104,11 +113,16 @@ func NewPlan(t *Touches, reg RegistrySection, consumers *Consumers, traffic *Tra
 		"# Old and new names arrive side by side for exactly the names the new registry\n" +
 		"# renames (deprecated_names: copy); every other deprecated name is renamed.\n" +
 		"# Remove deprecated_names once `otelgov upgrade status` exits 0.\n" + string(b)
-	p.Steps = steps(p, consumers, traffic)
+	p.Steps = steps(p, in)
 	return p, nil
 }
 
-func steps(p *Plan, c *Consumers, t *Traffic) []string {
+func steps(p *Plan, in PlanInput) []string {
+	c, t := in.Consumers, in.Traffic
+	window := in.Window
+	if window == 0 {
+		window = 24 * time.Hour
+	}
 	var out []string
 	files := func(both bool) string {
 		if c == nil {
@@ -126,7 +140,7 @@ func steps(p *Plan, c *Consumers, t *Traffic) []string {
 		return strings.Join(slices.Sorted(maps.Keys(seen)), " ")
 	}
 	if f := files(true); f != "" {
-		out = append(out, "Before the collector changes: rewrite the consumers to read old or new names, `otelgov queries --write --both <new registry flags> "+f+"`; a read it cannot rewrite is listed with why, fix it by hand.")
+		out = append(out, "Before the collector changes: rewrite the consumers to read old or new names, `otelgov queries --write --both "+in.RegistryFlags+" "+f+"`; a read it cannot rewrite is listed with why, fix it by hand.")
 	}
 	out = append(out, fmt.Sprintf("Deploy the new registry with the transition configuration (%d name(s) copied, old and new side by side); the collectors count who still sends them in otelcol_processor_governance_service_deprecated_names.", len(p.Copy)))
 	if t != nil {
@@ -147,8 +161,20 @@ func steps(p *Plan, c *Consumers, t *Traffic) []string {
 	if f == "" {
 		f = "<dashboards and rules>"
 	}
-	out = append(out, "Keep the window open while `otelgov upgrade status --prometheus URL --window 24h "+f+"` says a service still sends an old name.",
-		"Once no service sends one, rewrite the consumers to the new names only, `otelgov queries --write <new registry flags> "+f+"` (it folds the (old or new) form back); `otelgov upgrade status` then exits 0.")
+	out = append(out, "Keep the window open while `otelgov upgrade status --prometheus URL --window "+durationArg(window)+" "+f+"` says a service still sends an old name.",
+		"Once no service sends one, rewrite the consumers to the new names only, `otelgov queries --write "+in.RegistryFlags+" "+f+"` (it folds the (old or new) form back); `otelgov upgrade status` then exits 0.")
 	out = append(out, "End the window: remove deprecated_names from the processor configuration (every deprecated name is renamed).")
 	return out
+}
+
+// durationArg writes d as a --window flag is written: 24h, not 24h0m0s.
+func durationArg(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

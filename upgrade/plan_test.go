@@ -3,10 +3,12 @@ package upgrade
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/registry/change"
 )
 
@@ -17,7 +19,7 @@ import (
 // person. The steps come in order: consumers first, the window's end last.
 func TestPlanPair(t *testing.T) {
 	_, _, set := loadPair(t)
-	p, err := NewPlan(NewTouches(set), RegistrySection{SemconvDir: newDir}, nil, nil)
+	p, err := NewPlan(NewTouches(set), PlanInput{Registry: registry.Sources{SemconvDir: newDir}, RegistryFlags: "--semconv-dir " + newDir, Window: 2 * time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"rpc.response.status_code"}, p.Copy)
 	var moved []string
@@ -32,6 +34,11 @@ func TestPlanPair(t *testing.T) {
 	require.GreaterOrEqual(t, len(p.Steps), 4)
 	assert.Contains(t, p.Steps[0], "--write --both")
 	assert.Contains(t, p.Steps[len(p.Steps)-1], "remove deprecated_names")
+	all := strings.Join(p.Steps, "\n")
+	assert.Contains(t, all, "otelgov queries --write --both --semconv-dir "+newDir+" DASHBOARDS_AND_RULES", "the commands carry the new registry's flags")
+	assert.NotContains(t, all, "<new registry flags>")
+	assert.Contains(t, all, "--window 2m ", "the status step echoes --window")
+	assert.NotContains(t, all, "24h")
 }
 
 // TestPlanManual: a unit change without a factor and a merge are listed for
@@ -47,7 +54,7 @@ func TestPlanManual(t *testing.T) {
 			Kinds: []change.Kind{change.MetricRenamed, change.UnitChanged}, Manual: []string{"no factor from {gc} to s"},
 		}},
 	}
-	p, err := NewPlan(touches, RegistrySection{Embedded: true}, nil, nil)
+	p, err := NewPlan(touches, PlanInput{Registry: registry.Sources{Embedded: true}, RegistryFlags: "--embedded"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"jvm.gc.duration"}, p.Copy)
 	require.Len(t, p.Manual, 2)

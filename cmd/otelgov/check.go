@@ -19,7 +19,7 @@ import (
 )
 
 type checkOptions struct {
-	reg       registryFlags
+	reg       registrySource
 	eng       engineFlags
 	rep       reportFlags
 	signal    string

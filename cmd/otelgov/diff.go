@@ -13,11 +13,8 @@ import (
 	"github.com/otelgov/otelcol-governance/registry/change"
 )
 
-// embeddedSide names the embedded semantic conventions as a side of a diff.
-const embeddedSide = "embedded"
-
 type diffOptions struct {
-	old, new sideFlags // their dir is OLD and NEW
+	old, new registrySource // their dir is OLD and NEW
 	format   string
 	failOn   string
 }
@@ -63,11 +60,11 @@ does not load, or usage.`,
 				return badInput(fmt.Errorf("--fail-on: %w", err))
 			}
 			o.old.dir, o.new.dir = args[0], args[1]
-			oldIx, err := o.old.registry().loadAs("old registry " + args[0])
+			oldIx, err := o.old.load()
 			if err != nil {
 				return err
 			}
-			newIx, err := o.new.registry().loadAs("new registry " + args[1])
+			newIx, err := o.new.load()
 			if err != nil {
 				return err
 			}
@@ -95,9 +92,9 @@ does not load, or usage.`,
 		},
 	}
 	fs := cmd.Flags()
-	o.old.name, o.new.name = "old", "new"
-	o.old.bindSources(fs)
-	o.new.bindSources(fs)
+	o.old, o.new = newSide("old"), newSide("new")
+	o.old.bind(fs)
+	o.new.bind(fs)
 	fs.StringVar(&o.format, "format", "text", "output: text, json, markdown or weaver (Weaver's v1 SchemaChanges)")
 	fs.StringVar(&o.failOn, "fail-on", "", `exit 1 when the diff has a change of one of these kinds, comma-separated (e.g. "attribute_removed,metric_removed"; default: none, exit 0 with the report)`)
 	return cmd

@@ -110,6 +110,9 @@ func TestRegistryDiffBadInput(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(bad, "model"), 0o750))
 	model := filepath.Join(bad, "model", "acme.yaml")
 	require.NoError(t, os.WriteFile(model, []byte("groups:\n  - id: registry.acme\n    type: attribute_group\n    attributes:\n      - id: acme.x\n        type: strin\n"), 0o600))
+	notRegistry := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(notRegistry, "model"), 0o750))
+	require.NoError(t, os.WriteFile(filepath.Join(notRegistry, "model", "foo.yaml"), []byte("foo: bar\n"), 0o600))
 	org := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(org, "acme.yaml"), []byte("groups:\n  - id: registry.acme\n    type: attribute_group\n    attributes:\n      - id: acme.x\n        type: string\n        deprecated: {reason: renamed, renamed_to: acme.nope}\n"), 0o600))
 
@@ -118,11 +121,12 @@ func TestRegistryDiffBadInput(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{"bad model", []string{"embedded", bad}, "otelgov: new registry " + bad + ": " + model + ":6: acme.x: unknown attribute type \"strin\"\n"},
-		{"bad old side", []string{bad, "embedded"}, "otelgov: old registry " + bad + ": " + model + ":6:"},
+		{"bad model", []string{"embedded", bad}, "otelgov: new registry " + bad + ": registry does not load: " + model + ":6: acme.x: unknown attribute type \"strin\"\n"},
+		{"bad old side", []string{bad, "embedded"}, "otelgov: old registry " + bad + ": registry does not load: " + model + ":6:"},
 		{"no model", []string{"embedded", t.TempDir()}, "has no model directory"},
+		{"not a registry", []string{"embedded", notRegistry}, "otelgov: new registry " + notRegistry + ": " + filepath.Join(notRegistry, "model", "foo.yaml") + ":1: not a registry: "},
 		{"bad org registry", []string{"--new-org-registry", org, "embedded", "embedded"}, "acme.yaml:"},
-		{"missing rules", []string{"--old-rules", "nope.yaml", "embedded", "embedded"}, "otelgov: old registry embedded: "},
+		{"missing rules", []string{"--old-rules", "nope.yaml", "embedded", "embedded"}, "otelgov: old registry embedded: registry does not load: "},
 		{"bad fail-on", []string{"--fail-on", "attribute_renamed,nope", "embedded", "embedded"}, `--fail-on: unknown change kind "nope"`},
 		{"bad format", []string{"--format", "yaml", "embedded", "embedded"}, `--format: unknown format "yaml"`},
 		{"one side", []string{"embedded"}, "accepts 2 arg(s)"},

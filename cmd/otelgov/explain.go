@@ -12,7 +12,7 @@ import (
 )
 
 type explainOptions struct {
-	reg      registryFlags
+	reg      registrySource
 	format   string
 	metric   string
 	spanName string

@@ -15,7 +15,7 @@ import (
 )
 
 type fixOptions struct {
-	reg       registryFlags
+	reg       registrySource
 	eng       engineFlags
 	signal    string
 	maxRecord int

@@ -10,51 +10,8 @@ import (
 	"github.com/otelgov/otelcol-governance/conformance"
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/findingrules"
-	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
-
-// registryFlags are the processor's registry section as flags:
-// registry.embedded, semconv_dir, org_registries, rules_files.
-type registryFlags struct {
-	embedded      bool
-	semconvDir    string
-	orgRegistries []string
-	rulesFiles    []string
-}
-
-func (r *registryFlags) bind(fs *pflag.FlagSet) {
-	fs.BoolVar(&r.embedded, "embedded", true, "load the semantic conventions compiled into otelgov (ignored with --semconv-dir)")
-	fs.StringVar(&r.semconvDir, "semconv-dir", "", "a semantic-conventions checkout (model/, schemas/) that replaces the embedded conventions")
-	fs.StringArrayVar(&r.orgRegistries, "org-registry", nil, "an organisation registry directory or manifest, loaded on top (repeatable)")
-	fs.StringArrayVar(&r.rulesFiles, "rules", nil, "an extra context-rule file (repeatable)")
-}
-
-// load builds the registry exactly as the processor does.
-func (r *registryFlags) load() (*registry.Index, error) { return r.loadAs("registry") }
-
-// loadAs is load, naming the registry what in its error.
-func (r *registryFlags) loadAs(what string) (*registry.Index, error) {
-	if r.embedded && r.semconvDir == "" && len(r.orgRegistries) == 0 && len(r.rulesFiles) == 0 {
-		return registry.Default()
-	}
-	ix, err := registry.Load(r.sources())
-	if err != nil {
-		return nil, badInput(fmt.Errorf("%s: %w", what, err))
-	}
-	return ix, nil
-}
-
-// sources are the flags' registry.Sources, with more organisation
-// registries loaded on top.
-func (r *registryFlags) sources(org ...string) registry.Sources {
-	return registry.Sources{
-		Embedded:      r.embedded && r.semconvDir == "",
-		SemconvDir:    r.semconvDir,
-		OrgRegistries: append(append([]string(nil), r.orgRegistries...), org...),
-		RulesFiles:    r.rulesFiles,
-	}
-}
 
 // engineFlags are the processor's mode keys as flags.
 type engineFlags struct {

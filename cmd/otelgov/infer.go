@@ -19,7 +19,7 @@ import (
 )
 
 type inferOptions struct {
-	reg       registryFlags
+	reg       registrySource
 	output    string
 	v1        bool
 	format    string
@@ -138,7 +138,7 @@ func runInfer(cmd *cobra.Command, o *inferOptions, files []string) error {
 	// DIR's own definitions are loaded too, so that a second run proposes
 	// only what is new.
 	var own []string
-	if exists && !slices.ContainsFunc(o.reg.orgRegistries, func(p string) bool { return filepath.Clean(p) == filepath.Clean(o.output) }) {
+	if exists && !slices.ContainsFunc(o.reg.src.OrgRegistries, func(p string) bool { return filepath.Clean(p) == filepath.Clean(o.output) }) {
 		own = []string{o.output}
 	}
 	ix, err := registry.Load(o.reg.sources(own...))

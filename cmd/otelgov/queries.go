@@ -12,7 +12,7 @@ import (
 )
 
 type queriesOptions struct {
-	reg            registryFlags
+	reg            registrySource
 	format         string
 	failOn         string
 	write          bool

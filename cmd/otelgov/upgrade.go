@@ -24,86 +24,20 @@ import (
 	"github.com/otelgov/otelcol-governance/upgrade"
 )
 
-// sideFlags are one registry of registry diff and of an upgrade: OLD or
-// NEW (--old, --new), a semantic-conventions directory or "embedded", with
-// its own org registries and rules files (--old-org-registry, --old-rules,
-// ...).
-type sideFlags struct {
-	name          string // old or new
-	dir           string
-	orgRegistries []string
-	rulesFiles    []string
-}
-
-// bind binds the side's directory flag (--old, --new; default def) and
-// its sources.
-func (s *sideFlags) bind(fs *pflag.FlagSet, def string) {
-	fs.StringVar(&s.dir, s.name, def, fmt.Sprintf(`the %s registry: a semantic-conventions checkout (model/, schemas/) or "embedded" (the conventions compiled into otelgov)`, s.name))
-	s.bindSources(fs)
-}
-
-// bindSources binds what the side loads on top of its directory.
-func (s *sideFlags) bindSources(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&s.orgRegistries, s.name+"-org-registry", nil, fmt.Sprintf("an organisation registry directory or manifest loaded on top of the %s registry (repeatable)", s.name))
-	fs.StringArrayVar(&s.rulesFiles, s.name+"-rules", nil, fmt.Sprintf("an extra context-rule file of the %s registry (repeatable)", s.name))
-}
-
-// registry is the side as the registry flags of one registry.
-func (s *sideFlags) registry() *registryFlags {
-	r := &registryFlags{embedded: true, orgRegistries: s.orgRegistries, rulesFiles: s.rulesFiles}
-	if s.dir != embeddedSide {
-		r.embedded, r.semconvDir = false, s.dir
-	}
-	return r
-}
-
-func (s *sideFlags) load() (*registry.Index, error) {
-	if s.dir == "" {
-		return nil, badInput(fmt.Errorf("--%s: needs a semantic-conventions directory or %q", s.name, embeddedSide))
-	}
-	return s.registry().loadAs(fmt.Sprintf("--%s %s: registry does not load", s.name, s.dir))
-}
-
-// section is the processor's registry section for this side.
-func (s *sideFlags) section() upgrade.RegistrySection {
-	r := upgrade.RegistrySection{OrgRegistries: s.orgRegistries, RulesFiles: s.rulesFiles}
-	if s.dir == embeddedSide {
-		r.Embedded = true
-	} else {
-		r.SemconvDir = s.dir
-	}
-	return r
-}
-
-// flag is the side as command-line flags, for the commands a plan prints.
-func (s *sideFlags) flags() string {
-	var b strings.Builder
-	if s.dir == embeddedSide {
-		b.WriteString("--embedded")
-	} else {
-		b.WriteString("--semconv-dir " + s.dir)
-	}
-	for _, o := range s.orgRegistries {
-		b.WriteString(" --org-registry " + o)
-	}
-	for _, r := range s.rulesFiles {
-		b.WriteString(" --rules " + r)
-	}
-	return b.String()
-}
-
 // upgradeFlags are the flags plan and status share.
 type upgradeFlags struct {
-	old, new   sideFlags
+	old, new   registrySource
 	prometheus string
 	window     time.Duration
 	format     string
 }
 
 func (u *upgradeFlags) bind(fs *pflag.FlagSet) {
-	u.old.name, u.new.name = "old", "new"
-	u.old.bind(fs, embeddedSide)
-	u.new.bind(fs, "")
+	u.old, u.new = newSide("old"), newSide("new")
+	u.old.bindDir(fs, embeddedSide)
+	u.old.bind(fs)
+	u.new.bindDir(fs, "")
+	u.new.bind(fs)
 	fs.DurationVar(&u.window, "window", 24*time.Hour, "the span of live data read from Prometheus, ending now")
 	fs.StringVar(&u.format, "format", "text", "output: text or json")
 }
@@ -281,11 +215,12 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 		addTraffic(&f.Traffic)
 	}
 	rep.Traffic = traffic
-	if rep.Plan, err = upgrade.NewPlan(t, u.new.section(), rep.Consumers, traffic); err != nil {
+	rep.Plan, err = upgrade.NewPlan(t, upgrade.PlanInput{
+		Registry: u.new.sources(), RegistryFlags: u.new.flags(), Window: u.window,
+		Consumers: rep.Consumers, Traffic: traffic,
+	})
+	if err != nil {
 		return err
-	}
-	for i, s := range rep.Plan.Steps {
-		rep.Plan.Steps[i] = strings.ReplaceAll(s, "<new registry flags>", u.new.flags())
 	}
 	if output != "" {
 		if err := os.WriteFile(output, []byte(rep.Plan.Config), 0o600); err != nil {

@@ -87,15 +87,26 @@ func TestUpgradePlanCLI(t *testing.T) {
 	assert.Equal(t, string(before), string(after))
 }
 
-// TestUpgradeBadInput: a registry that does not load, a missing consumer
-// path, and Prometheus unreachable are exit 2 with a message naming them.
+// TestUpgradeBadInput: a registry that does not load or is not a
+// registry (registry.ErrNotRegistry: missing, empty model/, YAML of another
+// shape), a missing consumer path, and Prometheus unreachable are exit 2
+// with a message naming the side and the file.
 func TestUpgradeBadInput(t *testing.T) {
+	emptyModel := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(emptyModel, "model"), 0o750))
+	foo := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(foo, "model"), 0o750))
+	require.NoError(t, os.WriteFile(filepath.Join(foo, "model", "foo.yaml"), []byte("foo: bar\n"), 0o600))
 	tests := []struct {
 		name string
 		args []string
 		msg  string
 	}{
-		{"new registry missing", []string{"upgrade", "plan", "--new", "/nonexistent/semconv"}, "--new /nonexistent/semconv: registry does not load"},
+		{"new registry missing", []string{"upgrade", "plan", "--new", "/nonexistent/semconv"}, "--new /nonexistent/semconv: not a registry: semconv_dir /nonexistent/semconv does not exist"},
+		{"old registry missing", []string{"upgrade", "status", "--old", "/nonexistent/old", "--new", semconvNext, "--prometheus", "http://127.0.0.1:1"}, "--old /nonexistent/old: not a registry: semconv_dir /nonexistent/old does not exist"},
+		{"empty model", []string{"upgrade", "plan", "--new", emptyModel}, "--new " + emptyModel + ": not a registry: semconv_dir " + emptyModel + ": " + filepath.Join(emptyModel, "model") + " holds no model file"},
+		{"foo: bar", []string{"upgrade", "plan", "--new", foo}, "--new " + foo + ": " + filepath.Join(foo, "model", "foo.yaml") + ":1: not a registry: no groups: key"},
+		{"status on foo: bar", []string{"upgrade", "status", "--new", foo, "--prometheus", "http://127.0.0.1:1"}, "--new " + foo + ": " + filepath.Join(foo, "model", "foo.yaml") + ":1: not a registry"},
 		{"no new registry", []string{"upgrade", "plan"}, `--new: needs a semantic-conventions directory or "embedded"`},
 		{"consumer path missing", []string{"upgrade", "plan", "--new", semconvNext, "/nonexistent/rules.yaml"}, "/nonexistent/rules.yaml"},
 		{"status without prometheus", []string{"upgrade", "status", "--new", semconvNext}, "--prometheus: required"},

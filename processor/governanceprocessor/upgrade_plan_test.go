@@ -69,7 +69,7 @@ func planConfig(t *testing.T, oldRel, newRel string) (*upgrade.Plan, *config) {
 	require.NoError(t, err)
 	set, err := change.Diff(oldIx, newIx)
 	require.NoError(t, err)
-	p, err := upgrade.NewPlan(upgrade.NewTouches(set), upgrade.RegistrySection{SemconvDir: shared + newRel}, nil, nil)
+	p, err := upgrade.NewPlan(upgrade.NewTouches(set), upgrade.PlanInput{Registry: registry.Sources{SemconvDir: shared + newRel}})
 	require.NoError(t, err)
 	var raw map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(p.Config), &raw))

@@ -43,7 +43,9 @@ func loadModelDir(dir string, rel bool, skip ...string) (*def.Defs, error) {
 func ModelFiles(dir string) ([]string, error) { return modelFiles(dir) }
 
 // modelFiles lists the model files below dir, sorted: every *.yaml and *.yml
-// file except the manifest, hidden entries and the directories in skip.
+// file except the manifests (registry_manifest.yaml, and Weaver's
+// manifest.yaml that a semantic-conventions model/ holds), hidden entries
+// and the directories in skip.
 func modelFiles(dir string, skip ...string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -67,7 +69,7 @@ func modelFiles(dir string, skip ...string) ([]string, error) {
 				}
 			}
 		}
-		if d.IsDir() || !isYAML(path) || filepath.Base(path) == manifestName {
+		if d.IsDir() || !isYAML(path) || filepath.Base(path) == manifestName || filepath.Base(path) == modelManifestName {
 			return nil
 		}
 		files = append(files, path)
@@ -126,11 +128,31 @@ func ParseModelFile(name string, data []byte, out *def.Defs) error {
 	}
 	switch format {
 	case "":
+		if err := modelShape(f, root); err != nil {
+			return err
+		}
 		return parseV1(f, root, out)
 	case v2FileFormat:
 		return parseV2(f, root, out)
 	}
 	return f.errf(root, "file_format", "unsupported model file_format %q (want %q or none)", format, v2FileFormat)
+}
+
+// modelShape refuses a v1 model file (no file_format) that is YAML of
+// another shape: a mapping without the model's groups: key (`foo: bar`).
+// Loaded as it was, such a file added nothing and its directory passed for
+// a registry.
+func modelShape(f yfile, root *yaml.Node) error {
+	root = deref(root)
+	var keys []string
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i].Value
+		if k == "groups" {
+			return nil
+		}
+		keys = append(keys, k)
+	}
+	return f.errf(root, "", "%w: no groups: key (a v1 model file) and no file_format: %s (a v2 one); its top-level keys: %s", ErrNotRegistry, v2FileFormat, strings.Join(keys, ", "))
 }
 
 func parseV1(f yfile, root *yaml.Node, out *def.Defs) error {

@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -15,11 +16,18 @@ import (
 // the newest schema file in schemas/ (optional). File names are relative to
 // root.
 func LoadSemconv(root string) (*def.Defs, error) {
-	model := filepath.Join(root, "model")
-	if st, err := os.Stat(model); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%w: semconv_dir %s has no model directory", ErrSources, root)
+	model := filepath.Join(root, modelDirName)
+	if err := semconvDir(root, model); err != nil {
+		return nil, err
 	}
-	d, err := loadModelDir(model, true)
+	files, err := modelFiles(model)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: semconv_dir %s: %s holds no model file (*.yaml, *.yml)", ErrNotRegistry, root, model)
+	}
+	d, err := loadModelFiles(model, true, files)
 	if err != nil {
 		// Definitions name files relative to root (the embedded default is
 		// the same wherever it was generated); an error names the file a
@@ -29,6 +37,9 @@ func LoadSemconv(root string) (*def.Defs, error) {
 			pe.File = filepath.Join(model, pe.File)
 		}
 		return nil, err
+	}
+	if err := semconvModel(d); err != nil {
+		return nil, fmt.Errorf("%w: semconv_dir %s: %s (%d model file(s) read, e.g. %s)", ErrNotRegistry, root, err, len(files), files[0])
 	}
 	for i := range d.Warnings {
 		d.Warnings[i] = "model/" + d.Warnings[i]
@@ -66,7 +77,7 @@ func LoadSemconv(root string) (*def.Defs, error) {
 
 // manifestSchemaURL reads schema_url from the model's manifest.yaml, if any.
 func manifestSchemaURL(model string) (string, error) {
-	p := filepath.Join(model, "manifest.yaml")
+	p := filepath.Join(model, modelManifestName)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -88,6 +99,50 @@ func manifestSchemaURL(model string) (string, error) {
 		return nil
 	})
 	return url, err
+}
+
+// The semantic-conventions checkout's layout.
+const (
+	modelDirName = "model"
+	// modelManifestName is Weaver's registry manifest inside model/
+	// (schema_url, description, stability): not a model file.
+	modelManifestName = "manifest.yaml"
+)
+
+// ErrNotRegistry is returned for a source that is not a registry: a
+// semantic-conventions directory that does not exist, has no model/, or
+// whose model defines no attribute or no group; a model file that is YAML
+// of another shape. It is the one rule for what counts as a registry.
+var ErrNotRegistry = errors.New("not a registry")
+
+// semconvDir checks that root is a directory holding model/.
+func semconvDir(root, model string) error {
+	st, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: semconv_dir %s does not exist", ErrNotRegistry, root)
+	case err != nil:
+		return fmt.Errorf("%w: semconv_dir %s: %w", ErrNotRegistry, root, err)
+	case !st.IsDir():
+		return fmt.Errorf("%w: semconv_dir %s is not a directory", ErrNotRegistry, root)
+	}
+	if st, err := os.Stat(model); err != nil || !st.IsDir() {
+		return fmt.Errorf("%w: semconv_dir %s has no model directory (a semantic-conventions checkout holds model/ and schemas/)", ErrNotRegistry, root)
+	}
+	return nil
+}
+
+// semconvModel says why the definitions of a semantic-conventions model
+// are not semantic conventions: no attribute defined, or no group (an
+// attribute group, span, metric, event or entity).
+func semconvModel(d *def.Defs) error {
+	switch {
+	case len(d.Attributes) == 0:
+		return errors.New("the model defines no attribute")
+	case len(d.Groups) == 0:
+		return errors.New("the model defines no attribute group, span, metric, event or entity")
+	}
+	return nil
 }
 
 // ErrSources is returned when Sources is contradictory or empty.

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelgov/otelcol-governance/registry"
+)
+
+// TestRegistrySourceFlags: a side (--new DIR --new-org-registry ...
+// --new-rules ...) written as the flags of the registry commands (what a
+// plan prints for queries) and parsed back by those commands' flags is
+// the same registry.Sources; so is the embedded side. The processor's
+// section is the Sources' YAML.
+func TestRegistrySourceFlags(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		want registry.Sources
+	}{
+		{"dir", []string{"--new", "/srv/semconv next", "--new-org-registry", "acme", "--new-org-registry", "it's", "--new-rules", "r.yaml"},
+			registry.Sources{SemconvDir: "/srv/semconv next", OrgRegistries: []string{"acme", "it's"}, RulesFiles: []string{"r.yaml"}}},
+		{"embedded", []string{"--new", "embedded", "--new-rules", "r.yaml"}, registry.Sources{Embedded: true, OrgRegistries: []string{}, RulesFiles: []string{"r.yaml"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			side := newSide("new")
+			fs := pflag.NewFlagSet("upgrade", pflag.ContinueOnError)
+			side.bindDir(fs, "")
+			side.bind(fs)
+			require.NoError(t, fs.Parse(tt.args))
+			got := side.sources()
+			if got.OrgRegistries == nil {
+				got.OrgRegistries = []string{}
+			}
+			assert.Equal(t, tt.want, got)
+
+			var plain registrySource
+			fs2 := pflag.NewFlagSet("queries", pflag.ContinueOnError)
+			plain.bind(fs2)
+			require.NoError(t, fs2.Parse(shellSplit(t, side.flags())), side.flags())
+			back := plain.sources()
+			if back.OrgRegistries == nil {
+				back.OrgRegistries = []string{}
+			}
+			assert.Equal(t, tt.want, back, "flags() %q parses back to the same registry", side.flags())
+		})
+	}
+}
+
+// shellSplit splits s as a POSIX shell splits words with single quotes.
+func shellSplit(t *testing.T, s string) []string {
+	t.Helper()
+	var out []string
+	var cur strings.Builder
+	in, any, esc := false, false, false
+	for _, r := range s {
+		switch {
+		case esc:
+			cur.WriteRune(r)
+			esc, any = false, true
+		case r == '\\' && !in:
+			esc = true
+		case r == '\'':
+			in, any = !in, true
+		case r == ' ' && !in:
+			if any {
+				out = append(out, cur.String())
+			}
+			cur.Reset()
+			any = false
+		default:
+			cur.WriteRune(r)
+			any = true
+		}
+	}
+	require.False(t, in, "unbalanced quote in %q", s)
+	if any {
+		out = append(out, cur.String())
+	}
+	return out
+}

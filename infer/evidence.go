@@ -10,6 +10,10 @@
 package infer
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -709,4 +713,63 @@ func cloneGroups(m map[string]*Group) map[string]*Group {
 		out[k] = &c
 	}
 	return out
+}
+
+// DecodeEvidence reads evidence saved as JSON (registry infer
+// --evidence-file, a collector's GET /infer/evidence): unknown fields
+// refused, numbers exact (an int past 2^53 included).
+func DecodeEvidence(r io.Reader) (*Evidence, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	var ev Evidence
+	if err := dec.Decode(&ev); err != nil {
+		return nil, err
+	}
+	if ev.Attributes == nil {
+		return nil, errors.New("no attributes object")
+	}
+	if err := ev.NormalizeNumbers(); err != nil {
+		return nil, err
+	}
+	return &ev, nil
+}
+
+// NormalizeNumbers turns the json.Numbers of values and examples (decoded
+// with json.Decoder.UseNumber) into int64, exactly, or float64.
+func (ev *Evidence) NormalizeNumbers() error {
+	conv := func(x any) (any, error) {
+		n, ok := x.(json.Number)
+		if !ok {
+			return x, nil
+		}
+		if i, err := n.Int64(); err == nil {
+			return i, nil
+		}
+		f, err := n.Float64()
+		if err != nil {
+			return nil, fmt.Errorf("the number %q: %w", n.String(), err)
+		}
+		return f, nil
+	}
+	for _, at := range ev.Attributes {
+		if at == nil {
+			continue
+		}
+		for i := range at.Values {
+			v, err := conv(at.Values[i].Value)
+			if err != nil {
+				return fmt.Errorf("attribute %s: %w", shown(at.Key), err)
+			}
+			at.Values[i].Value = v
+		}
+		for i := range at.Examples {
+			v, err := conv(at.Examples[i])
+			if err != nil {
+				return fmt.Errorf("attribute %s: %w", shown(at.Key), err)
+			}
+			at.Examples[i] = v
+		}
+	}
+	return nil
 }

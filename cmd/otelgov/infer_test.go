@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -233,10 +235,9 @@ func TestInferBadInput(t *testing.T) {
 	notRegistry := filepath.Join(tmp, "src")
 	require.NoError(t, os.MkdirAll(notRegistry, 0o750))
 	require.NoError(t, os.WriteFile(filepath.Join(notRegistry, "main.go"), []byte("package main\n"), 0o600))
-	badKey := filepath.Join(tmp, "bad-key.jsonl")
-	td := infertest.Traces()
-	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(3).Attributes().PutStr("app..tenant", "x")
-	writeTraces(t, badKey, td)
+	unrelated := filepath.Join(tmp, "k8s")
+	require.NoError(t, os.MkdirAll(unrelated, 0o750))
+	require.NoError(t, os.WriteFile(filepath.Join(unrelated, "deploy.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"), 0o600))
 	brokenRegistry := filepath.Join(tmp, "broken")
 	require.NoError(t, os.MkdirAll(brokenRegistry, 0o750))
 	require.NoError(t, os.WriteFile(filepath.Join(brokenRegistry, "registry.yaml"), []byte("file_format: definition/2\nattributes:\n  - key: acme.x\n"), 0o600))
@@ -251,7 +252,9 @@ func TestInferBadInput(t *testing.T) {
 		{"non-OTLP recording", "", []string{notOTLP}, notOTLP},
 		{"output not a registry", notRegistry, []string{rec}, "not a registry: it holds files but no registry file"},
 		{"output registry that does not load", brokenRegistry, []string{rec}, "attribute without type"},
-		{"name that cannot be a registry ID", "", []string{badKey}, `attribute "app..tenant" (attribute key has an empty '.'-separated segment), first at ` + badKey + ":1"},
+		{"output of unrelated YAML", unrelated, []string{rec}, "not a registry: no groups: key (a v1 model file) and no file_format: definition/2 (a v2 one); its top-level keys: apiVersion, kind, metadata"},
+		{"unreadable --from file", "", []string{"--from", filepath.Join(tmp, "missing.json")}, "neither a collector's URL (http://HOST:PORT) nor a readable evidence file"},
+		{"--from file not evidence", "", []string{"--from", notOTLP}, "not evidence saved by registry infer (--evidence-file)"},
 		{"no output", "-", []string{rec}, "--output: required"},
 	}
 	for _, tt := range tests {
@@ -327,10 +330,56 @@ func TestInferListen(t *testing.T) {
 		send(h)
 		resp, err := http.Post("http://"+h+"/stop", "", nil)
 		require.NoError(t, err)
+		answer, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
 		_ = resp.Body.Close()
 		assert.Equal(t, exitClean, <-done, errOut.String())
 		assert.Contains(t, out.String(), "app.tenant")
 		b, err := os.ReadFile(filepath.Join(dir, "registry.yaml"))
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "- key: app.tenant")
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Equal(t, "0", resp.Header.Get("X-Otelgov-Exit"))
+		assert.Equal(t, out.String(), string(answer), "POST /stop answers with the run's outcome: the summary")
+		_, err = os.Stat(dir + ".evidence.json")
+		assert.NoError(t, err, "the evidence is saved beside DIR")
+	})
+
+	// The registry cannot be written (DIR became something else while
+	// listening): the capture is not lost. The evidence was saved first,
+	// /stop answers with the error and exit 2, and --from the saved file
+	// writes the registry the capture gives.
+	t.Run("capture kept when the write fails", func(t *testing.T) {
+		h := freeAddr(t)
+		tmp := t.TempDir()
+		dir := filepath.Join(tmp, "acme")
+		evidence := filepath.Join(tmp, "capture.json")
+		var out, errOut syncBuf
+		done := make(chan int)
+		go func() {
+			done <- run([]string{"registry", "infer", "--listen", "--grpc-endpoint", "", "--http-endpoint", h, "--output", dir, "--evidence-file", evidence}, nil, &out, &errOut)
+		}()
+		waitListening(t, h)
+		send(h)
+		require.NoError(t, os.MkdirAll(dir, 0o750))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a registry\n"), 0o600))
+		resp, err := http.Post("http://"+h+"/stop", "", nil)
+		require.NoError(t, err)
+		answer, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, exitBad, <-done)
+		assert.Equal(t, "2", resp.Header.Get("X-Otelgov-Exit"))
+		assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
+		assert.Contains(t, string(answer), "not a registry")
+		assert.Contains(t, string(answer), "the evidence received is saved in "+evidence)
+		assert.Contains(t, errOut.String(), "--from "+evidence)
+
+		again := filepath.Join(tmp, "acme2")
+		code, sumOut, errOut2 := otelgov(t, "", "registry", "infer", "--output", again, "--from", evidence)
+		require.Equal(t, exitClean, code, errOut2)
+		assert.Contains(t, sumOut, "app.tenant")
+		b, err := os.ReadFile(filepath.Join(again, "registry.yaml"))
 		require.NoError(t, err)
 		assert.Contains(t, string(b), "- key: app.tenant")
 	})
@@ -357,6 +406,46 @@ func TestInferListen(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("--inactivity-timeout did not stop the listener")
 			}
+		})
+	}
+}
+
+// TestInferSkipsInvalidNames: the issue's application: span events named
+// in plain words, a span named "/", a key with a space. infer exits 0,
+// writes the registry for everything else, and says what it skipped,
+// counted by occurrence and by distinct name, in text and in JSON.
+func TestInferSkipsInvalidNames(t *testing.T) {
+	td := infertest.Traces()
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	spans.At(0).SetName("/")
+	for i := range spans.Len() {
+		e := spans.At(i).Events().AppendEmpty()
+		e.SetName(fmt.Sprintf("handled item %d of the cart", i%3))
+		spans.At(i).Attributes().PutStr("app tenant", "x")
+	}
+	rec := filepath.Join(t.TempDir(), "app.jsonl")
+	writeTraces(t, rec, td)
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "acme")
+			code, out, errOut := otelgov(t, "", "registry", "infer", "--output", dir, "--format", format, rec)
+			require.Equal(t, exitClean, code, errOut)
+			b, err := os.ReadFile(filepath.Join(dir, "registry.yaml"))
+			require.NoError(t, err)
+			assert.Contains(t, string(b), "- key: app.tenant")
+			assert.Contains(t, string(b), "type: root", "the span named / gets a derived type")
+			assert.Contains(t, string(b), "note: /")
+			if format == "text" {
+				assert.Contains(t, out, "skipped: 4 distinct name(s) that cannot be registry IDs as written")
+				assert.Contains(t, out, `event "handled item 0 of the cart"`)
+				assert.Contains(t, out, `attribute "app tenant"`)
+				return
+			}
+			var sum infer.Summary
+			require.NoError(t, json.Unmarshal([]byte(out), &sum))
+			assert.Equal(t, int64(4), sum.Proposal.Skipped.Distinct)
+			assert.Equal(t, int64(2*spans.Len()), sum.Proposal.Skipped.Occurrences)
+			assert.Len(t, sum.Proposal.Skipped.Names, 4)
 		})
 	}
 }

@@ -40,6 +40,14 @@ var valueWords = map[string]string{
 	"comment": "free text", "body": "free text", "error": "free text",
 }
 
+// quantityWords end an int key that names a quantity or an open set of
+// numbers (a port, a size, an HTTP status code), never a closed set.
+var quantityWords = map[string]bool{
+	"port": true, "size": true, "count": true, "length": true, "bytes": true, "code": true,
+	"number": true, "num": true, "total": true, "seq": true, "version": true, "offset": true,
+	"index": true, "pid": true, "retries": true, "attempt": true,
+}
+
 // IdentifierKey reports whether key k names an identifier: its last word
 // (camelCase and every separator split) is id, ids, uuid, guid or uid,
 // or ends in "id"/"uuid" glued to another word (userid, requestuuid).
@@ -114,10 +122,14 @@ func freeText(s string) bool {
 	return len(strings.FieldsFunc(s, unicode.IsSpace)) >= 3
 }
 
-// notEnum says why at is never an enum ("" when it may be one).
-func notEnum(at *Attribute) string {
+// notEnum says why at, proposed as typ, is never an enum ("" when it may
+// be one).
+func notEnum(at *Attribute, typ string) string {
 	if IdentifierKey(at.Key) {
 		return fmt.Sprintf("not an enum: %s names an identifier", at.Key)
+	}
+	if typ == "int" && quantityWords[lastWord(at.Key)] {
+		return fmt.Sprintf("not an enum: %s names a number (a quantity, a port, a code)", at.Key)
 	}
 	if what, ok := valueWords[lastWord(at.Key)]; ok {
 		return fmt.Sprintf("not an enum: %s names %s", at.Key, what)

@@ -102,11 +102,11 @@ type Defined struct {
 
 // ProposedAttribute is one attribute to add.
 type ProposedAttribute struct {
-	Key       string   `json:"key"`
-	Type      string   `json:"type"`
-	Enum      []any    `json:"enum,omitempty"`
-	Examples  []any    `json:"examples,omitempty"`
-	RenamedTo string   `json:"renamed_to,omitempty"`
+	Key       string `json:"key"`
+	Type      string `json:"type"`
+	Enum      []any  `json:"enum,omitempty"`
+	Examples  []any  `json:"examples,omitempty"`
+	RenamedTo string `json:"renamed_to,omitempty"`
 	// Namespace lists (up to three) registry or sent keys this key is a
 	// namespace of (url for url.full): defined, it would make every one
 	// of them illegal_namespace. It is proposed deprecated (no rename),
@@ -115,8 +115,8 @@ type ProposedAttribute struct {
 	Namespace  []string `json:"namespace_of,omitempty"`
 	Deprecated string   `json:"deprecated,omitempty"`
 	Where      []string `json:"where"`
-	Services  []string `json:"services,omitempty"`
-	Count     int64    `json:"count"`
+	Services   []string `json:"services,omitempty"`
+	Count      int64    `json:"count"`
 	// Cardinality is the estimated distinct values.
 	Cardinality float64 `json:"cardinality"`
 	Why         string  `json:"why"`
@@ -304,7 +304,7 @@ func proposeAttribute(at *Attribute, o Options, p *Proposal) ProposedAttribute {
 		}
 	}
 	if enum, reason := enumOf(at, pa.Type, o); enum != nil {
-		if no := notEnum(at); no != "" {
+		if no := notEnum(at, pa.Type); no != "" {
 			why = append(why, no)
 		} else {
 			pa.Enum = enum

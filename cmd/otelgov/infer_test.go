@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
@@ -21,7 +23,9 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/infer"
 	"github.com/otelgov/otelcol-governance/infer/infertest"
+	"github.com/otelgov/otelcol-governance/otlpfile"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // workload records infertest's workload as JSON lines.
@@ -446,6 +450,81 @@ func TestInferSkipsInvalidNames(t *testing.T) {
 			assert.Equal(t, int64(4), sum.Proposal.Skipped.Distinct)
 			assert.Equal(t, int64(2*spans.Len()), sum.Proposal.Skipped.Occurrences)
 			assert.Len(t, sum.Proposal.Skipped.Names, 4)
+		})
+	}
+}
+
+// incrementalRecording writes a span (checkout), a metric (acme.queue.depth)
+// and a log-record event (acme.order.placed) of service shop, each with
+// the keys given.
+func incrementalRecording(t *testing.T, path string, keys ...string) {
+	t.Helper()
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "shop")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetName("checkout")
+	sp.SetKind(ptrace.SpanKindServer)
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "shop")
+	m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("acme.queue.depth")
+	dp := m.SetEmptyGauge().DataPoints().AppendEmpty()
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "shop")
+	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetEventName("acme.order.placed")
+	for _, k := range keys {
+		sp.Attributes().PutStr(k, "x")
+		dp.Attributes().PutStr(k, "x")
+		lr.Attributes().PutStr(k, "x")
+	}
+	var b bytes.Buffer
+	ow := otlpfile.NewWriter(&b, otlpfile.FormatJSON, false)
+	require.NoError(t, ow.Write(&otlpfile.Record{Kind: vocab.KindTraces, Traces: td}))
+	require.NoError(t, ow.Write(&otlpfile.Record{Kind: vocab.KindMetrics, Metrics: md}))
+	require.NoError(t, ow.Write(&otlpfile.Record{Kind: vocab.KindLogs, Logs: ld}))
+	require.NoError(t, ow.Close())
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o600))
+}
+
+// TestInferIncrementalRefs: a second run over telemetry with a new key on
+// the span, the metric and the event the first run wrote adds the key and
+// its ref to each of them (a fresh run writes both; the second once wrote
+// only the attribute), in both formats.
+func TestInferIncrementalRefs(t *testing.T) {
+	for _, v1 := range []bool{false, true} {
+		t.Run(fmt.Sprint("v1=", v1), func(t *testing.T) {
+			tmp := t.TempDir()
+			first, second := filepath.Join(tmp, "first.jsonl"), filepath.Join(tmp, "second.jsonl")
+			incrementalRecording(t, first, "acme.tenant")
+			incrementalRecording(t, second, "acme.tenant", "acme.region")
+			dir := filepath.Join(tmp, "acme")
+			args := []string{"registry", "infer", "--output", dir}
+			if v1 {
+				args = append(args, "--v1")
+			}
+			code, _, errOut := otelgov(t, "", append(args, first)...)
+			require.Equal(t, exitClean, code, errOut)
+			code, out, errOut := otelgov(t, "", append(args, second)...)
+			require.Equal(t, exitClean, code, errOut)
+			assert.Contains(t, out, "4 addition(s)", "the attribute and its ref on each of the three")
+			ix, err := registry.Load(registry.Sources{Embedded: true, OrgRegistries: []string{dir}})
+			require.NoError(t, err)
+			has := func(g *registry.Group) bool {
+				require.NotNil(t, g)
+				for _, a := range g.Attrs {
+					if a.Key == "acme.region" {
+						return true
+					}
+				}
+				return false
+			}
+			assert.True(t, has(ix.SpanGroup("span.checkout")), "span")
+			assert.True(t, has(ix.MetricGroup("acme.queue.depth")), "metric")
+			assert.True(t, has(ix.EventGroup("acme.order.placed")), "event")
 		})
 	}
 }

@@ -78,14 +78,16 @@ OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:14318 \
 app_pid=$!
 for _ in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:8081/ && break; sleep 0.2; done
 
-# Traffic: greetings, a path the gateway does not route (404), a method it
-# does not allow, a malformed name.
-for name in OpenTelemetry world gateway "a%20b" OpenTelemetry; do
-  curl -s -o /dev/null "http://127.0.0.1:8081/say/$name"
+# Traffic, 30 rounds: greetings, a path the gateway does not route (404),
+# a method it does not implement (501).
+for round in $(seq 30); do
+  for name in OpenTelemetry world gateway "a%20b" "user$((round % 7))"; do
+    curl -s -o /dev/null "http://127.0.0.1:8081/say/$name"
+  done
+  curl -s -o /dev/null http://127.0.0.1:8081/
+  curl -s -o /dev/null "http://127.0.0.1:8081/nope/$round"
+  curl -s -o /dev/null -X DELETE http://127.0.0.1:8081/say/x
 done
-curl -s -o /dev/null http://127.0.0.1:8081/
-curl -s -o /dev/null http://127.0.0.1:8081/nope/
-curl -s -o /dev/null -X DELETE http://127.0.0.1:8081/say/x
 
 kill -TERM "$app_pid"; wait "$app_pid" 2>/dev/null || true   # flushes the spans
 sleep 1

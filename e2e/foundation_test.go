@@ -25,7 +25,7 @@ var wantComponents = map[string][]string{
 	// At v0.165 the exporters are listed under their new type names; the old
 	// names (otlp, otlphttp, prometheusremotewrite) stay accepted as aliases,
 	// which the platform pipeline in TestValidate relies on.
-	"exporters":  {"debug", "nop", "otlp_grpc", "otlp_http", "prometheus_remote_write"},
+	"exporters":  {"debug", "file", "nop", "otlp_grpc", "otlp_http", "prometheus_remote_write"},
 	"extensions": {"governance_registry", "health_check", "pprof", "zpages"},
 	"providers":  {"env", "file", "http", "https", "yaml"},
 }

@@ -44,7 +44,9 @@ type UnknownTally struct {
 	// Signal is the metric name of data-point attributes, as received;
 	// "" for other locations.
 	Signal string
-	// Types is the set of the value types read, bit 1<<pcommon.ValueType.
+	// Types is the set of the value types read, bit 1<<pcommon.ValueType,
+	// except that an array whose elements share a type sets that array
+	// type's bit instead (TypeBitStrings...).
 	Types uint16
 	// Filed counts the filings: one per attribute in a walk that reads it,
 	// one per shape and service on memo hits (Keys[Key].Count counts every
@@ -59,6 +61,34 @@ type UnknownTally struct {
 	// only when the walker tracks values.
 	Values  [MaxUnknownValues]any
 	NValues uint8
+}
+
+// Bits of UnknownTally.Types past the pcommon.ValueTypes: an array whose
+// elements all have one type, Weaver's string[], int[], double[] (ints
+// and doubles mixed too) and boolean[].
+const (
+	TypeBitStrings uint16 = 1 << (8 + iota)
+	TypeBitInts
+	TypeBitDoubles
+	TypeBitBools
+)
+
+// typeBits is v's bit in UnknownTally.Types.
+func typeBits(v pcommon.Value) uint16 {
+	if v.Type() == pcommon.ValueTypeSlice {
+		switch inferSliceType(v.Slice()) {
+		case sampleStrings:
+			return TypeBitStrings
+		case sampleInts:
+			return TypeBitInts
+		case sampleDoubles:
+			return TypeBitDoubles
+		case sampleBools:
+			return TypeBitBools
+		default:
+		}
+	}
+	return 1 << v.Type()
 }
 
 type unknownKey struct {
@@ -124,7 +154,7 @@ func (r *reportTally) unknown(i int) {
 	}
 	r.hasVal, r.filed = false, r.rec != nil
 	v := r.val
-	u.Types |= 1 << v.Type()
+	u.Types |= typeBits(v)
 	if u.NHashes >= MaxUnknownValues {
 		return
 	}

@@ -10,6 +10,10 @@
 package infer
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -41,9 +45,12 @@ const (
 	MaxValues = 16
 	// sketchK is the size of the distinct-value sketch (k minimum values).
 	sketchK = 64
-	// MaxInvalid bounds the names that cannot be registry IDs kept for
-	// the error message (the rest are counted).
-	MaxInvalid = 10
+	// MaxInvalid bounds the distinct names that cannot be registry IDs
+	// listed in the summary (the rest are counted).
+	MaxInvalid = 100
+	// maxInvalidTracked bounds the distinct invalid names an accumulator
+	// remembers to count them (InvalidDistinct is a lower bound beyond).
+	maxInvalidTracked = 4096
 )
 
 // Limits bound the evidence. Every quantity a client controls is capped;
@@ -92,7 +99,7 @@ func (l Limits) Bytes() int64 {
 func (l Limits) AttributesBytes() int64 {
 	l = l.withDefaults()
 	const s = vocab.MaxKeyLength + 16
-	invalid := int64(MaxInvalid * (4*s + mapEntry))
+	invalid := int64(MaxInvalid*(4*s+mapEntry) + maxInvalidTracked*(s+mapEntry))
 	return int64(l.MaxAttributes)*attributeBytes(l) + invalid
 }
 
@@ -253,9 +260,15 @@ type Evidence struct {
 	Spans      map[string]*Group     `json:"spans"`
 	Events     map[string]*Group     `json:"events"`
 	Overflow   Overflow              `json:"overflow"`
-	Invalid    []Invalid             `json:"invalid,omitempty"`
-	// InvalidCount counts every invalid name seen, listed or not.
-	InvalidCount int64 `json:"invalid_count,omitempty"`
+	// Invalid lists the distinct names that cannot be registry IDs (at
+	// most MaxInvalid), skipped: not proposed, but never a reason to
+	// refuse the rest.
+	Invalid []Invalid `json:"invalid,omitempty"`
+	// InvalidCount counts every occurrence of an invalid name, listed or
+	// not; InvalidDistinct the distinct invalid names (a lower bound past
+	// 4096).
+	InvalidCount    int64 `json:"invalid_count,omitempty"`
+	InvalidDistinct int64 `json:"invalid_distinct,omitempty"`
 }
 
 // Accumulator gathers Evidence from pdata. It is not safe for concurrent
@@ -466,7 +479,8 @@ func (a *Accumulator) checkName(what, name string) bool {
 	case !utf8.ValidString(name):
 		reason = "not valid UTF-8"
 	case what == KindSpan:
-		// A span name becomes a type (SpanType); any text will do.
+		// A span name becomes a type (SpanType, derived when the name
+		// has no letter or digit); any text will do.
 	default:
 		if err := registry.ValidKey(name); err != nil {
 			reason = err.Error()
@@ -474,16 +488,19 @@ func (a *Accumulator) checkName(what, name string) bool {
 			reason = "attribute key must not contain control characters"
 		}
 	}
-	if what == KindSpan && reason == "" && SpanType(name) == "" {
-		reason = "a span name without a letter or digit gives no span type"
-	}
 	if reason == "" {
 		return true
 	}
 	a.ev.InvalidCount++
 	id := what + "\x00" + name
-	if len(a.ev.Invalid) < MaxInvalid && !a.invalid[id] {
-		a.invalid[id] = true
+	if a.invalid[id] {
+		return false
+	}
+	if len(a.invalid) < maxInvalidTracked {
+		a.invalid[strings.Clone(id)] = true
+		a.ev.InvalidDistinct++
+	}
+	if len(a.ev.Invalid) < MaxInvalid {
 		a.ev.Invalid = append(a.ev.Invalid, Invalid{What: what, Name: bounded(name), Reason: reason, Input: a.input})
 	}
 	return false
@@ -654,4 +671,105 @@ func sameKind(a, b any) bool {
 		return ok
 	}
 	return false
+}
+
+// Clone returns a deep copy of ev: a reader (the collector's
+// GET /infer/evidence) encodes the copy at its own pace while the
+// accumulator keeps taking batches. Values and examples are scalars
+// (string, int64, float64, bool), shared safely.
+func (ev *Evidence) Clone() *Evidence {
+	out := *ev
+	out.Attributes = make(map[string]*Attribute, len(ev.Attributes))
+	for k, at := range ev.Attributes {
+		c := *at
+		c.Types = slices.Clone(at.Types)
+		for i := range c.Types {
+			c.Types[i].Services = slices.Clone(c.Types[i].Services)
+		}
+		c.Sketch = slices.Clone(at.Sketch)
+		c.Values = slices.Clone(at.Values)
+		c.Examples = slices.Clone(at.Examples)
+		c.Services = slices.Clone(at.Services)
+		c.Signals = slices.Clone(at.Signals)
+		out.Attributes[k] = &c
+	}
+	out.Metrics = cloneGroups(ev.Metrics)
+	out.Spans = cloneGroups(ev.Spans)
+	out.Events = cloneGroups(ev.Events)
+	out.Invalid = slices.Clone(ev.Invalid)
+	return &out
+}
+
+func cloneGroups(m map[string]*Group) map[string]*Group {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]*Group, len(m))
+	for k, g := range m {
+		c := *g
+		c.Variants = slices.Clone(g.Variants)
+		c.Attributes = slices.Clone(g.Attributes)
+		c.Services = slices.Clone(g.Services)
+		out[k] = &c
+	}
+	return out
+}
+
+// DecodeEvidence reads evidence saved as JSON (registry infer
+// --evidence-file, a collector's GET /infer/evidence): unknown fields
+// refused, numbers exact (an int past 2^53 included).
+func DecodeEvidence(r io.Reader) (*Evidence, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	var ev Evidence
+	if err := dec.Decode(&ev); err != nil {
+		return nil, err
+	}
+	if ev.Attributes == nil {
+		return nil, errors.New("no attributes object")
+	}
+	if err := ev.NormalizeNumbers(); err != nil {
+		return nil, err
+	}
+	return &ev, nil
+}
+
+// NormalizeNumbers turns the json.Numbers of values and examples (decoded
+// with json.Decoder.UseNumber) into int64, exactly, or float64.
+func (ev *Evidence) NormalizeNumbers() error {
+	conv := func(x any) (any, error) {
+		n, ok := x.(json.Number)
+		if !ok {
+			return x, nil
+		}
+		if i, err := n.Int64(); err == nil {
+			return i, nil
+		}
+		f, err := n.Float64()
+		if err != nil {
+			return nil, fmt.Errorf("the number %q: %w", n.String(), err)
+		}
+		return f, nil
+	}
+	for _, at := range ev.Attributes {
+		if at == nil {
+			continue
+		}
+		for i := range at.Values {
+			v, err := conv(at.Values[i].Value)
+			if err != nil {
+				return fmt.Errorf("attribute %s: %w", shown(at.Key), err)
+			}
+			at.Values[i].Value = v
+		}
+		for i := range at.Examples {
+			v, err := conv(at.Examples[i])
+			if err != nil {
+				return fmt.Errorf("attribute %s: %w", shown(at.Key), err)
+			}
+			at.Examples[i] = v
+		}
+	}
+	return nil
 }

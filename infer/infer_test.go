@@ -215,23 +215,78 @@ func TestLongValuesCountedOnce(t *testing.T) {
 	assert.Equal(t, []Value{{Value: want, Count: int64(3 * MaxValues)}}, at.Values)
 }
 
-// TestInvalidNames: names that cannot be registry IDs are recorded with
-// where they were seen, bounded, and never proposed.
+// TestInvalidNames: names that cannot be registry IDs as written never
+// stop the rest: attribute keys and event names are skipped, counted by
+// occurrence and by distinct name, the first MaxInvalid listed with where
+// they were seen; a span name without a letter or digit ("/") gets a
+// derived type with the name kept; everything else is proposed.
 func TestInvalidNames(t *testing.T) {
 	acc := New(Limits{})
-	acc.Traces(spans("s", 30, func(i int, sp ptrace.Span) {
-		sp.Attributes().PutStr(fmt.Sprintf("bad key %d", i), "x")
-		sp.Attributes().PutStr("acme.ok", "x")
-	}), "f.jsonl:3")
+	const distinct = MaxInvalid + 20
+	for range 2 {
+		acc.Traces(spans("s", distinct, func(i int, sp ptrace.Span) {
+			sp.Attributes().PutStr(fmt.Sprintf("bad key %d", i), "x")
+			sp.Attributes().PutStr("acme.ok", "x")
+			if i == 0 {
+				sp.SetName("/")
+				e := sp.Events().AppendEmpty()
+				e.SetName("handling this request 2")
+				e.Attributes().PutStr("acme.user", "u")
+			}
+		}), "f.jsonl:3")
+	}
 	ld := plog.NewLogs()
 	ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().SetEventName("acme..event")
 	acc.Logs(ld, "f.jsonl:4")
 	ev := acc.Evidence()
-	assert.Equal(t, int64(31), ev.InvalidCount)
+	assert.Equal(t, int64(2*distinct+2+1), ev.InvalidCount, "every occurrence")
+	assert.Equal(t, int64(distinct+2), ev.InvalidDistinct, "each name once")
 	require.Len(t, ev.Invalid, MaxInvalid)
 	assert.Equal(t, Invalid{What: "attribute", Name: "bad key 0", Reason: "attribute key must not contain whitespace", Input: "f.jsonl:3"}, ev.Invalid[0])
+	assert.Equal(t, "handling this request 2", ev.Invalid[1].Name)
 	assert.NotContains(t, ev.Attributes, "bad key 0")
 	assert.Contains(t, ev.Attributes, "acme.ok")
+
+	p := Propose(ev, defaultIndex(t), Options{})
+	assert.Equal(t, ev.InvalidCount, p.Skipped.Occurrences)
+	assert.Equal(t, ev.InvalidDistinct, p.Skipped.Distinct)
+	assert.Len(t, p.Skipped.Names, MaxInvalid)
+	var keys []string
+	for _, a := range p.Attributes {
+		keys = append(keys, a.Key)
+	}
+	assert.Equal(t, []string{"acme.ok", "acme.user"}, keys, "the event's attributes are proposed though its name is skipped")
+	var root *ProposedGroup
+	for i := range p.Spans {
+		if p.Spans[i].Name == "/" {
+			root = &p.Spans[i]
+		}
+	}
+	require.NotNil(t, root, "the span named / is proposed")
+	assert.Equal(t, "root", root.Type)
+	var b strings.Builder
+	require.NoError(t, (&Summary{Proposal: p}).Render(&b, FormatText))
+	assert.Contains(t, b.String(), fmt.Sprintf("skipped: %d distinct name(s)", distinct+2))
+	assert.Contains(t, b.String(), `event "handling this request 2"`)
+	assert.Contains(t, b.String(), "and 22 more")
+	b.Reset()
+	require.NoError(t, (&Summary{Proposal: p}).Render(&b, FormatJSON))
+	var js struct {
+		Proposal struct {
+			Skipped Skipped `json:"skipped"`
+		} `json:"proposal"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(b.String()), &js))
+	assert.Equal(t, p.Skipped, js.Proposal.Skipped)
+}
+
+// TestSpanTypeDerived: every span name gives a type.
+func TestSpanTypeDerived(t *testing.T) {
+	assert.Equal(t, "get_users_id", SpanType("GET /users/{id}"))
+	assert.Equal(t, "root", SpanType("/"))
+	assert.Equal(t, "root", SpanType("//"))
+	assert.Regexp(t, `^span_[0-9a-f]{8}$`, SpanType("***"))
+	assert.NotEqual(t, SpanType("***"), SpanType("+++"))
 }
 
 // TestNameFindingsOnMetrics: a proposed metric name gets the engine's
@@ -248,4 +303,106 @@ func TestNameFindingsOnMetrics(t *testing.T) {
 	acc.Metrics(md, "m")
 	p := Propose(acc.Evidence(), defaultIndex(t), Options{})
 	assert.Equal(t, []NameFinding{{ID: "invalid_format", Level: "violation", Name: "acme.Requests", What: "metric"}}, p.NameFindings)
+}
+
+// TestEvidenceClone: the copy shares nothing the accumulator changes
+// later: more batches leave a clone as it was.
+func TestEvidenceClone(t *testing.T) {
+	acc := New(Limits{})
+	batch := func(v string) ptrace.Traces {
+		return spans("checkout", 2, func(i int, sp ptrace.Span) {
+			sp.Attributes().PutStr("acme.tenant", fmt.Sprint(v, i))
+			sp.Events().AppendEmpty().SetName("acme.cart.add")
+		})
+	}
+	acc.Traces(batch("a"), "t")
+	before, err := json.Marshal(acc.Evidence())
+	require.NoError(t, err)
+	c := acc.Evidence().Clone()
+	acc.Traces(batch("b"), "t")
+	acc.Traces(spans("payment", 1, func(_ int, sp ptrace.Span) { sp.Attributes().PutStr("acme.tenant", "x") }), "t")
+	after, err := json.Marshal(c)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(before), string(after))
+	assert.NotEqual(t, string(before), string(must(json.Marshal(acc.Evidence()))))
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestNamespaceKeys: an app's keys url and error, namespaces of the
+// semantic conventions' url.* and error.*, are reported illegal_namespace
+// and proposed deprecated without a rename: loaded with the proposal, the
+// registry leaves url.full and error.type conformant, and the collector
+// still knows url and error.
+func TestNamespaceKeys(t *testing.T) {
+	acc := New(Limits{})
+	acc.Traces(spans("app", 4, func(i int, sp ptrace.Span) {
+		sp.Attributes().PutStr("url", "https://x.example/a")
+		sp.Attributes().PutBool("error", i == 0)
+		sp.Attributes().PutStr("acme.cart", "c")
+		sp.Attributes().PutStr("acme.cart.size", "1")
+	}), "t")
+	p := Propose(acc.Evidence(), defaultIndex(t), Options{})
+	got := map[string]ProposedAttribute{}
+	for _, a := range p.Attributes {
+		got[a.Key] = a
+	}
+	for _, k := range []string{"url", "error", "acme.cart"} {
+		require.Contains(t, got, k)
+		assert.NotEmpty(t, got[k].Namespace, k)
+		assert.Contains(t, got[k].Deprecated, "illegal_namespace", k)
+		assert.Contains(t, p.NameFindings, NameFinding{ID: "illegal_namespace", Level: "violation", Name: k, What: "attribute"})
+	}
+	for _, k := range got["url"].Namespace {
+		assert.True(t, strings.HasPrefix(k, "url."), k)
+	}
+	assert.Equal(t, []string{"acme.cart.size"}, got["acme.cart"].Namespace, "a key the app sends under it counts too")
+	assert.Empty(t, got["acme.cart.size"].Namespace)
+	m := p.Model()
+	for _, a := range m.Attributes {
+		if a.Key == "url" {
+			assert.Empty(t, a.RenamedTo, "not renamed: the processor must not rewrite the app's key")
+			assert.NotEmpty(t, a.Deprecated)
+		}
+	}
+}
+
+// TestNearDuplicates: fooID, foo_id and param.fooID are one group of
+// candidates for one name; unrelated keys are in none.
+func TestNearDuplicates(t *testing.T) {
+	acc := New(Limits{})
+	acc.Traces(spans("app", 1, func(_ int, sp ptrace.Span) {
+		for _, k := range []string{"fooID", "foo_id", "param.fooID", "acme.cartSize", "acme.cart_size", "acme.id", "bar.size"} {
+			sp.Attributes().PutStr(k, "x")
+		}
+	}), "t")
+	p := Propose(acc.Evidence(), defaultIndex(t), Options{})
+	assert.Equal(t, [][]string{{"acme.cartSize", "acme.cart_size"}, {"fooID", "foo_id", "param.fooID"}}, p.NearDuplicates)
+	var b strings.Builder
+	require.NoError(t, (&Summary{Proposal: p}).Render(&b, FormatText))
+	assert.Contains(t, b.String(), "fooID, foo_id, param.fooID")
+}
+
+// TestSpanKindTie: a span name seen as often as client as server is
+// proposed server, whichever arrived first.
+func TestSpanKindTie(t *testing.T) {
+	for _, first := range []ptrace.SpanKind{ptrace.SpanKindClient, ptrace.SpanKindServer} {
+		acc := New(Limits{})
+		acc.Traces(spans("app", 2, func(i int, sp ptrace.Span) {
+			sp.SetName("acme.sync")
+			if i == 0 {
+				sp.SetKind(first)
+			} else {
+				sp.SetKind(ptrace.SpanKindClient + ptrace.SpanKindServer - first)
+			}
+		}), "t")
+		p := Propose(acc.Evidence(), defaultIndex(t), Options{})
+		require.Len(t, p.Spans, 1)
+		assert.Equal(t, "server", p.Spans[0].SpanKind, "first %v", first)
+	}
 }

@@ -149,6 +149,17 @@ func nameFindings(ix *registry.Index, p *Proposal) []NameFinding {
 		w.Metrics(md)
 	}
 	out := sink.out
+	// A proposed key that is a namespace of others (url for url.full)
+	// breaks otel.rego's illegal_namespace on them once defined: it is
+	// the key's finding here, as the rule's cause.
+	for _, a := range p.Attributes {
+		if len(a.Namespace) > 0 {
+			out = append(out, NameFinding{
+				ID: vocab.FindingIllegalNamespace.String(), Level: vocab.DefaultLevel(vocab.FindingIllegalNamespace).String(),
+				Name: a.Key, What: "attribute",
+			})
+		}
+	}
 	slices.SortFunc(out, func(a, b NameFinding) int {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
@@ -33,10 +34,12 @@ type Options struct {
 	// from the telemetry and may hold personal data). Default false:
 	// examples are proposed, as Weaver's infer writes them.
 	NoExamples bool
-	// Own lists the names (attribute keys, metric names, event names and
-	// span group IDs "span.<type>") the registry being written already
-	// defines: refs may point to them. Refs to other registries' names
-	// (the semantic conventions) are left out of the written groups.
+	// Own reports the names the registry being written already defines,
+	// by kind: "attribute" (a key), KindMetric (a name), KindSpan (a span
+	// type) and KindEvent (a name). Refs may point to its attributes
+	// (refs to other registries' names, the semantic conventions, are
+	// left out of the written groups), and its metrics, spans and events
+	// are proposed again so that the writer adds the refs they lack.
 	Own func(kind, name string) bool
 }
 
@@ -69,9 +72,24 @@ type Proposal struct {
 	NameFindings []NameFinding `json:"name_findings"`
 	// Defined counts the names seen that the loaded registries define
 	// (not proposed).
-	Defined  Defined   `json:"defined"`
-	Overflow Overflow  `json:"overflow"`
-	Invalid  []Invalid `json:"invalid,omitempty"`
+	Defined  Defined  `json:"defined"`
+	Overflow Overflow `json:"overflow"`
+	// Skipped are the names that cannot be registry IDs as written:
+	// not proposed, listed for the user to rename at the source.
+	Skipped Skipped `json:"skipped"`
+	// NearDuplicates are groups of proposed keys that spell one concept
+	// differently (fooID, foo_id, param.fooID): candidates for one name.
+	NearDuplicates [][]string `json:"near_duplicates"`
+}
+
+// Skipped counts the names that cannot be registry IDs as written.
+type Skipped struct {
+	// Occurrences of such names, and the distinct names (a lower bound
+	// past 4096).
+	Occurrences int64 `json:"occurrences"`
+	Distinct    int64 `json:"distinct"`
+	// Names lists the first MaxInvalid distinct names.
+	Names []Invalid `json:"names"`
 }
 
 // Defined counts names seen that a loaded registry defines.
@@ -84,14 +102,21 @@ type Defined struct {
 
 // ProposedAttribute is one attribute to add.
 type ProposedAttribute struct {
-	Key       string   `json:"key"`
-	Type      string   `json:"type"`
-	Enum      []any    `json:"enum,omitempty"`
-	Examples  []any    `json:"examples,omitempty"`
-	RenamedTo string   `json:"renamed_to,omitempty"`
-	Where     []string `json:"where"`
-	Services  []string `json:"services,omitempty"`
-	Count     int64    `json:"count"`
+	Key       string `json:"key"`
+	Type      string `json:"type"`
+	Enum      []any  `json:"enum,omitempty"`
+	Examples  []any  `json:"examples,omitempty"`
+	RenamedTo string `json:"renamed_to,omitempty"`
+	// Namespace lists (up to three) registry or sent keys this key is a
+	// namespace of (url for url.full): defined, it would make every one
+	// of them illegal_namespace. It is proposed deprecated (no rename),
+	// which the collector keeps and otel.rego does not count as a
+	// namespace; Deprecated is the note written.
+	Namespace  []string `json:"namespace_of,omitempty"`
+	Deprecated string   `json:"deprecated,omitempty"`
+	Where      []string `json:"where"`
+	Services   []string `json:"services,omitempty"`
+	Count      int64    `json:"count"`
 	// Cardinality is the estimated distinct values.
 	Cardinality float64 `json:"cardinality"`
 	Why         string  `json:"why"`
@@ -152,8 +177,16 @@ type NameFinding struct {
 // every list is sorted.
 func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 	o := opts.withDefaults()
-	p := &Proposal{Items: ev.Items, Overflow: ev.Overflow, Invalid: ev.Invalid}
+	p := &Proposal{
+		Items: ev.Items, Overflow: ev.Overflow,
+		Skipped:        Skipped{Occurrences: ev.InvalidCount, Distinct: ev.InvalidDistinct, Names: slices.Clone(ev.Invalid)},
+		NearDuplicates: [][]string{},
+	}
+	if p.Skipped.Names == nil {
+		p.Skipped.Names = []Invalid{}
+	}
 	near := newNearMisses(ix)
+	under := namespaces(ix, ev)
 	for _, k := range slices.Sorted(maps.Keys(ev.Attributes)) {
 		at := ev.Attributes[k]
 		if a := ix.Lookup(k); a != nil && !a.Placeholder {
@@ -169,9 +202,15 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 			p.Renames = append(p.Renames, pa)
 			continue
 		}
+		if keys := under[k]; len(keys) > 0 {
+			pa.Namespace, pa.Enum = keys, nil
+			pa.Deprecated = fmt.Sprintf("illegal_namespace: %s is a namespace of %s; defined as it is, each of those would be illegal_namespace. Rename it at the source (for example to a key of its own namespace).", k, strings.Join(keys, ", "))
+			pa.Why = fmt.Sprintf("illegal_namespace: a namespace of %s: proposed deprecated (kept by the collector, not a namespace for otel.rego, so they stay conformant); rename it at the source; %s", strings.Join(keys, ", "), pa.Why)
+		}
 		p.Attributes = append(p.Attributes, pa)
 		p.warnHighCardinality(ev, at, o)
 	}
+	p.NearDuplicates = nearDuplicates(p.Attributes)
 	proposed := make(map[string]bool, len(p.Attributes)+len(p.Renames))
 	for _, a := range p.Attributes {
 		proposed[a.Key] = true
@@ -182,7 +221,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 	own := func(k string) bool { return proposed[k] || o.Own("attribute", k) }
 	for _, n := range slices.Sorted(maps.Keys(ev.Metrics)) {
 		g := ev.Metrics[n]
-		if d := ix.MetricGroup(n); d != nil && !d.Metric.Placeholder {
+		if d := ix.MetricGroup(n); d != nil && !d.Metric.Placeholder && !o.Own(KindMetric, n) {
 			p.Defined.Metrics++
 			continue
 		}
@@ -196,7 +235,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 	for _, n := range slices.Sorted(maps.Keys(ev.Spans)) {
 		g := ev.Spans[n]
 		t := SpanType(n)
-		if ix.SpanGroup("span."+t) != nil {
+		if ix.SpanGroup("span."+t) != nil && !o.Own(KindSpan, t) {
 			p.Defined.Spans++
 			continue
 		}
@@ -216,7 +255,7 @@ func Propose(ev *Evidence, ix *registry.Index, opts Options) *Proposal {
 	slices.SortFunc(p.Spans, func(a, b ProposedGroup) int { return strings.Compare(a.Type, b.Type) })
 	for _, n := range slices.Sorted(maps.Keys(ev.Events)) {
 		g := ev.Events[n]
-		if ix.EventGroup(n) != nil {
+		if ix.EventGroup(n) != nil && !o.Own(KindEvent, n) {
 			p.Defined.Events++
 			continue
 		}
@@ -265,8 +304,12 @@ func proposeAttribute(at *Attribute, o Options, p *Proposal) ProposedAttribute {
 		}
 	}
 	if enum, reason := enumOf(at, pa.Type, o); enum != nil {
-		pa.Enum = enum
-		why = append(why, reason)
+		if no := notEnum(at, pa.Type); no != "" {
+			why = append(why, no)
+		} else {
+			pa.Enum = enum
+			why = append(why, reason)
+		}
 	}
 	why = append(why, fmt.Sprintf("seen %d time(s) on %s, ~%.0f distinct value(s)", at.Count, strings.Join(pa.Where, ", "), pa.Cardinality))
 	if len(at.Signals) > 0 {
@@ -368,7 +411,7 @@ func proposeGroup(g *Group, own func(string) bool, p *Proposal) groupDraft {
 	d := groupDraft{ProposedGroup: ProposedGroup{Kind: g.Kind, Name: g.Name, Services: g.Services, Count: g.Count}}
 	best := int64(-1)
 	for _, v := range g.Variants {
-		if v.Count > best {
+		if v.Count > best || (v.Count == best && variantRank(v.Name) < variantRank(d.variant)) {
 			d.variant, best = v.Name, v.Count
 		}
 	}
@@ -389,6 +432,24 @@ func proposeGroup(g *Group, own func(string) bool, p *Proposal) groupDraft {
 	return d
 }
 
+// variantOrder breaks ties between variants seen equally often, the same
+// way in every run: span kinds server, consumer, client, producer,
+// internal (the side that handles the work first); instruments in
+// Weaver's order.
+var variantOrder = []string{
+	"server", "consumer", "client", "producer", "internal",
+	"counter", "updowncounter", "gauge", "histogram",
+}
+
+// variantRank is name's place in variantOrder; names outside it come
+// after, in byte order.
+func variantRank(name string) string {
+	if i := slices.Index(variantOrder, name); i >= 0 {
+		return fmt.Sprintf("%02d", i)
+	}
+	return "99" + name
+}
+
 func variantText(g *Group) string {
 	parts := make([]string, 0, len(g.Variants))
 	for _, v := range g.Variants {
@@ -406,8 +467,23 @@ func servicesText(s []string, over int64) string {
 
 // SpanType is the registry type of a span name: lower case, each run of
 // characters other than letters, digits and '.' one '_', trimmed ("GET
-// /users/{id}" is get_users_id); "" when nothing is left.
+// /users/{id}" is get_users_id). A name without a letter or digit gets a
+// derived type: "/" (a root HTTP handler) is root, any other is span_
+// and the 8 hex digits of the name's FNV-1a hash; the span name itself is
+// kept in the definition (name.note).
 func SpanType(name string) string {
+	if t := spanType(name); t != "" {
+		return t
+	}
+	if strings.Trim(name, "/ ") == "" && strings.Contains(name, "/") {
+		return "root"
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	return fmt.Sprintf("span_%08x", h.Sum32())
+}
+
+func spanType(name string) string {
 	var b strings.Builder
 	sep := false
 	for _, r := range strings.ToLower(name) {
@@ -427,7 +503,7 @@ func SpanType(name string) string {
 
 // memberID is an enum member's id for value v.
 func memberID(v any) string {
-	s := SpanType(fmt.Sprint(v))
+	s := spanType(fmt.Sprint(v))
 	s = strings.ReplaceAll(s, ".", "_")
 	if s == "" || (s[0] >= '0' && s[0] <= '9') {
 		s = "value_" + s
@@ -442,7 +518,7 @@ func memberID(v any) string {
 func (p *Proposal) Model() *regwrite.Model {
 	m := &regwrite.Model{}
 	for _, a := range append(slices.Clone(p.Attributes), p.Renames...) {
-		ra := regwrite.Attribute{Key: a.Key, Type: a.Type, Examples: a.Examples, Stability: "development", RenamedTo: a.RenamedTo}
+		ra := regwrite.Attribute{Key: a.Key, Type: a.Type, Examples: a.Examples, Stability: "development", RenamedTo: a.RenamedTo, Deprecated: a.Deprecated}
 		used := map[string]int{}
 		for _, v := range a.Enum {
 			id := memberID(v)
@@ -482,4 +558,76 @@ func overflowText(n int64) string {
 		return ""
 	}
 	return fmt.Sprintf(" and %d more", n)
+}
+
+// namespaces maps each namespace (a prefix ending before a '.') of a
+// registry key or a key seen to up to three keys under it.
+func namespaces(ix *registry.Index, ev *Evidence) map[string][]string {
+	out := map[string][]string{}
+	add := func(k string) {
+		for i := strings.IndexByte(k, '.'); i > 0; {
+			ns := k[:i]
+			if l := out[ns]; len(l) < 3 && !slices.Contains(l, k) {
+				out[ns] = append(l, k)
+			}
+			j := strings.IndexByte(k[i+1:], '.')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+	}
+	for _, a := range ix.Attributes() {
+		if !a.Placeholder && !a.Template {
+			add(a.Key)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(ev.Attributes)) {
+		add(k)
+	}
+	return out
+}
+
+// nearDuplicates groups the proposed keys that spell one concept
+// differently: the same words whatever the case and separators (fooID,
+// foo_id, foo.id), or one's words ending the other's, two words at least
+// (param.fooID). Each group is sorted, the groups by their first key.
+func nearDuplicates(attrs []ProposedAttribute) [][]string {
+	words := make([][]string, len(attrs))
+	parent := make([]int, len(attrs))
+	for i, a := range attrs {
+		words[i] = strings.Split(normalize(a.Key), ".")
+		parent[i] = i
+	}
+	var root func(int) int
+	root = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	suffix := func(a, b []string) bool { // a ends b
+		return len(a) >= 2 && len(a) <= len(b) && slices.Equal(a, b[len(b)-len(a):])
+	}
+	for i := range attrs {
+		for j := i + 1; j < len(attrs); j++ {
+			if strings.Join(words[i], "") == strings.Join(words[j], "") || suffix(words[i], words[j]) || suffix(words[j], words[i]) {
+				parent[root(i)] = root(j)
+			}
+		}
+	}
+	byRoot := map[int][]string{}
+	for i, a := range attrs {
+		byRoot[root(i)] = append(byRoot[root(i)], a.Key)
+	}
+	out := [][]string{}
+	for _, g := range byRoot {
+		if len(g) > 1 {
+			slices.Sort(g)
+			out = append(out, g)
+		}
+	}
+	slices.SortFunc(out, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	return out
 }

@@ -93,7 +93,17 @@ func (a *Accumulator) Merge(o *Evidence) {
 	ov.Events += o.Overflow.Events
 	ov.Summaries += o.Overflow.Summaries
 	ev.InvalidCount += o.InvalidCount
+	// Distinct across sources: the listed names are told apart; the
+	// others are added as counted (a name two sources both saw beyond
+	// their lists is counted twice).
+	ev.InvalidDistinct += o.InvalidDistinct - int64(len(o.Invalid))
 	for _, in := range o.Invalid {
+		id := in.What + "\x00" + in.Name
+		if a.invalid[id] {
+			continue
+		}
+		a.invalid[id] = true
+		ev.InvalidDistinct++
 		if len(ev.Invalid) < MaxInvalid {
 			ev.Invalid = append(ev.Invalid, in)
 		}

@@ -84,6 +84,12 @@ func (s *Summary) text(w io.Writer) error {
 		return fmt.Sprintf("%s %s (%q)", g.Type, g.SpanKind, g.Name)
 	})
 	groups("events", p.Events, func(g ProposedGroup) string { return g.Name })
+	if len(p.NearDuplicates) > 0 {
+		fmt.Fprintf(tw, "\nnear-duplicates, candidates for one name (%d):\n", len(p.NearDuplicates))
+		for _, g := range p.NearDuplicates {
+			fmt.Fprintf(tw, "  %s\n", strings.Join(g, ", "))
+		}
+	}
 	if len(p.Warnings) > 0 {
 		fmt.Fprintf(tw, "\nwarnings (%d):\n", len(p.Warnings))
 		for _, x := range p.Warnings {
@@ -109,6 +115,15 @@ func (s *Summary) text(w io.Writer) error {
 	}
 	if o.Summaries > 0 {
 		fmt.Fprintf(b, "\n%d summary metric(s) not proposed: a summary has no registry instrument\n", o.Summaries)
+	}
+	if sk := p.Skipped; sk.Occurrences > 0 {
+		fmt.Fprintf(b, "\nskipped: %d distinct name(s) that cannot be registry IDs as written (%d occurrence(s)); not proposed, everything else is: rename them at the source\n", sk.Distinct, sk.Occurrences)
+		for _, in := range sk.Names {
+			fmt.Fprintf(b, "  %s %q: %s (first in %s)\n", in.What, in.Name, in.Reason, in.Input)
+		}
+		if n := sk.Distinct - int64(len(sk.Names)); n > 0 {
+			fmt.Fprintf(b, "  and %d more\n", n)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -141,15 +141,16 @@ func (a *Accumulator) AddUnknowns(b *engine.Batch) {
 			if t == top {
 				n += max(k.Count-sum, 0)
 			}
-			ts := typeSeen(at, typeName(pcommon.ValueType(t))) //nolint:gosec // < numValueTypes
+			ts := typeSeen(at, typeName(t))
 			ts.Count += n
 			ts.Services, ts.ServicesOverflow = addService(ts.Services, ts.ServicesOverflow, a.service, maxTypeServices)
 		}
 	}
 }
 
-// numValueTypes is the number of pcommon.ValueTypes (Empty to Bytes).
-const numValueTypes = int(pcommon.ValueTypeBytes) + 1
+// numValueTypes is the number of bits of engine.UnknownTally.Types: the
+// pcommon.ValueTypes (Empty to Bytes), then the typed arrays from bit 8.
+const numValueTypes = 12
 
 // attribute finds or adds the attribute k (nil when k cannot be a
 // registry ID, or the attributes are full: counted).
@@ -170,10 +171,25 @@ func (a *Accumulator) attribute(k string) *Attribute {
 	return at
 }
 
-// typeName is Weaver's name of a scalar type; the engine's tally keeps the
-// value type, not an array's element type ("" for arrays, maps, bytes).
-func typeName(t pcommon.ValueType) string {
-	switch t {
+// typeName is Weaver's name of the type of bit t of the engine's tally:
+// a scalar type, or an array whose elements share one ("" for mixed
+// arrays, maps, bytes).
+func typeName(t int) string {
+	if t >= 8 {
+		switch uint16(1) << t { //nolint:gosec // t < numValueTypes
+		case engine.TypeBitStrings:
+			return "string[]"
+		case engine.TypeBitInts:
+			return "int[]"
+		case engine.TypeBitDoubles:
+			return "double[]"
+		case engine.TypeBitBools:
+			return "boolean[]"
+		}
+		return ""
+	}
+	switch pcommon.ValueType(t) { //nolint:gosec // t < 8
+	case pcommon.ValueTypeEmpty:
 	case pcommon.ValueTypeStr:
 		return "string"
 	case pcommon.ValueTypeInt:
@@ -182,7 +198,7 @@ func typeName(t pcommon.ValueType) string {
 		return "double"
 	case pcommon.ValueTypeBool:
 		return "boolean"
-	case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes, pcommon.ValueTypeEmpty:
+	case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes:
 	}
 	return ""
 }

@@ -28,12 +28,15 @@ type fromDoc struct {
 	what string // its name in messages
 	max  int64  // the largest answer read
 	off  string // what a 404 means (a document served only when a setting is on)
+	// numbers decodes JSON numbers as json.Number (the evidence's ints
+	// stay exact).
+	numbers bool
 }
 
 var (
 	// evidenceDoc is the inference sketch (infer::enabled), for registry infer.
 	evidenceDoc = fromDoc{
-		path: "/infer/evidence", what: "the inference sketch", max: maxEvidenceBytes,
+		path: "/infer/evidence", what: "the inference sketch", max: maxEvidenceBytes, numbers: true,
 		off: "the collector serves no inference sketch: set infer::enabled: true on its governance_registry extension",
 	}
 	// conformanceDoc is the conformance report, for upgrade plan; its lists
@@ -91,6 +94,9 @@ func getFrom(ctx context.Context, client *http.Client, base string, d fromDoc, v
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
+	if d.numbers {
+		dec.UseNumber() // ints exact, past 2^53 too
+	}
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("GET %s: not %s's JSON: %w", path, d.what, err)
 	}

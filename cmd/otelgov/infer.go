@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,8 +32,10 @@ type inferOptions struct {
 	maxRatio  int
 	listen    listenOptions
 	from      []string
-	lim       infer.Limits
-	opts      infer.Options
+	// evidenceFile is where --listen saves the evidence before writing.
+	evidenceFile string
+	lim          infer.Limits
+	opts         infer.Options
 }
 
 // defaultInactivity is Weaver registry infer's --inactivity-timeout.
@@ -111,6 +117,7 @@ log record, a name that cannot be a registry ID, DIR not a registry.`,
 	fs.Float64Var(&o.opts.HighCardinality, "high-cardinality", infer.DefaultHighCardinality, "warn about a metric attribute with more distinct values than this (estimated)")
 	fs.StringArrayVar(&o.from, "from", nil, "the base URL of a running collector's governance_registry extension (e.g. http://127.0.0.1:13180) whose inference sketch (infer::enabled, GET /infer/evidence) is read (repeatable: one per replica, merged)")
 	o.listen.bind(fs, "the registry", defaultInactivity)
+	fs.StringVar(&o.evidenceFile, "evidence-file", "", "with --listen: where the evidence received is saved (JSON) before the registry is written, so that no capture is lost whatever ends the run; infer again from it with --from FILE (default: DIR.evidence.json, beside DIR)")
 	return cmd
 }
 
@@ -142,43 +149,42 @@ func runInfer(cmd *cobra.Command, o *inferOptions, files []string) error {
 		own = []string{o.output}
 	}
 	ix, err := registry.Load(o.reg.sources(own...))
-	if err != nil {
-		if exists {
-			return badInput(fmt.Errorf("--output %s or the registry flags: the registry does not load: %w", o.output, err))
-		}
+	switch {
+	case err == nil:
+	case exists && errors.Is(err, registry.ErrNotRegistry):
+		return badInput(fmt.Errorf("--output %s: %w: give an empty or new directory, or an existing registry", o.output, err))
+	case exists:
+		return badInput(fmt.Errorf("--output %s or the registry flags: the registry does not load: %w", o.output, err))
+	default:
 		return badInput(fmt.Errorf("registry: %w", err))
 	}
+	ownNames, err := ownDefinitions(o.output, exists, ix)
+	if err != nil {
+		return badInput(fmt.Errorf("--output %s: %w", o.output, err))
+	}
+	o.opts.Own = ownNames
 
 	acc := infer.New(o.lim)
-	switch {
-	case len(o.from) > 0:
+	if o.listen.enabled {
+		return inferListen(cmd, o, acc, func() error { return proposeAndWrite(cmd, o, ix, acc) })
+	}
+	if len(o.from) > 0 {
 		err = inferFrom(cmd.Context(), o, acc)
-	case o.listen.enabled:
-		err = inferListen(cmd, o, acc)
-	default:
+	} else {
 		err = inferFiles(cmd, o, sig, acc, files)
 	}
 	if err != nil {
 		return err
 	}
-	ev := acc.Evidence()
-	if ev.InvalidCount > 0 {
-		return badInput(invalidNames(ev))
-	}
+	return proposeAndWrite(cmd, o, ix, acc)
+}
 
-	abs, _ := filepath.Abs(o.output)
-	o.opts.Own = func(kind, name string) bool {
-		if kind != "attribute" {
-			return false
-		}
-		a := ix.Lookup(name)
-		if a == nil || a.Source == "" {
-			return false
-		}
-		src, _ := filepath.Abs(a.Source)
-		return strings.HasPrefix(src, abs+string(filepath.Separator))
-	}
-	p := infer.Propose(ev, ix, o.opts)
+// proposeAndWrite proposes from acc's evidence, writes the registry (staged
+// and loaded first: a failure leaves DIR as it was) and renders the
+// summary. Names that cannot be registry IDs are skipped and listed in the
+// summary, never a reason to refuse the rest.
+func proposeAndWrite(cmd *cobra.Command, o *inferOptions, ix *registry.Index, acc *infer.Accumulator) error {
+	p := infer.Propose(acc.Evidence(), ix, o.opts)
 	format := regwrite.V2
 	if o.v1 {
 		format = regwrite.V1
@@ -203,6 +209,46 @@ func runInfer(cmd *cobra.Command, o *inferOptions, files []string) error {
 	return nil
 }
 
+// ownDefinitions is infer.Options.Own: what DIR itself defines, read by
+// loading DIR alone (its definitions, by kind). When DIR does not load
+// alone (it refers to the semantic conventions), its attributes are told
+// by their source file under DIR, and its groups are taken as not its own.
+func ownDefinitions(dir string, exists bool, ix *registry.Index) (func(kind, name string) bool, error) {
+	none := func(string, string) bool { return false }
+	if !exists {
+		return none, nil
+	}
+	if alone, err := registry.Load(registry.Sources{OrgRegistries: []string{dir}}); err == nil {
+		return func(kind, name string) bool {
+			switch kind {
+			case infer.KindMetric:
+				return alone.MetricGroup(name) != nil
+			case infer.KindSpan:
+				return alone.SpanGroup("span."+name) != nil
+			case infer.KindEvent:
+				return alone.EventGroup(name) != nil
+			}
+			a := alone.Lookup(name)
+			return a != nil && a.Key == name && !a.Placeholder
+		}, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("its absolute path: %w", err)
+	}
+	return func(kind, name string) bool {
+		if kind != "attribute" {
+			return false
+		}
+		a := ix.Lookup(name)
+		if a == nil || a.Source == "" {
+			return false
+		}
+		src, err := filepath.Abs(a.Source)
+		return err == nil && strings.HasPrefix(src, abs+string(filepath.Separator))
+	}, nil
+}
+
 // inferFiles reads the recordings as check does; an input set without a
 // span, data point or log record is bad input (exit 2), as for check.
 func inferFiles(cmd *cobra.Command, o *inferOptions, sig vocab.Kind, acc *infer.Accumulator, files []string) error {
@@ -224,9 +270,12 @@ func inferFiles(cmd *cobra.Command, o *inferOptions, sig vocab.Kind, acc *infer.
 }
 
 // inferListen serves OTLP into acc until /stop, a signal or
-// --inactivity-timeout.
-func inferListen(cmd *cobra.Command, o *inferOptions, acc *infer.Accumulator) error {
-	l := &listener{maxRecord: o.maxRecord, stop: make(chan struct{}), sink: acc}
+// --inactivity-timeout; then, before anything else can fail, it saves the
+// evidence (--evidence-file), and runs finish (propose and write). POST
+// /stop answers with the run's outcome: the summary, or the error, and
+// the exit code in X-Otelgov-Exit.
+func inferListen(cmd *cobra.Command, o *inferOptions, acc *infer.Accumulator, finish func() error) error {
+	l := &listener{maxRecord: o.maxRecord, stop: make(chan struct{}), sink: acc, outcome: make(chan listenOutcome, 1)}
 	l.report = func(w http.ResponseWriter) {
 		l.mu.Lock()
 		it := acc.Evidence().Items
@@ -238,24 +287,70 @@ func inferListen(cmd *cobra.Command, o *inferOptions, acc *infer.Accumulator) er
 	if err != nil {
 		return err
 	}
-	l.mu.Lock() // the servers are stopped; a late handler cannot write now
-	defer l.mu.Unlock()
-	if acc.Empty() {
-		return badInput(fmt.Errorf("nothing received by %s: no span, data point or log record arrived: nothing to infer from", by))
+	// The servers are stopped (l.closed): nothing feeds acc now.
+	var summary bytes.Buffer
+	stdout := cmd.OutOrStdout()
+	cmd.SetOut(io.MultiWriter(stdout, &summary))
+	defer cmd.SetOut(stdout)
+	err = func() error {
+		if acc.Empty() {
+			return badInput(fmt.Errorf("nothing received by %s: no span, data point or log record arrived: nothing to infer from", by))
+		}
+		saved := saveEvidence(evidenceFile(o), acc.Evidence())
+		if saved == nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "otelgov: the evidence received is saved in %s (infer again from it with --from %s)\n", evidenceFile(o), evidenceFile(o))
+		}
+		if err := finish(); err != nil {
+			if saved != nil {
+				return badInput(fmt.Errorf("%w; and the evidence was not saved: %w", err, saved))
+			}
+			return fmt.Errorf("%w (the evidence received is saved in %s: infer again from it with --from %s)", err, evidenceFile(o), evidenceFile(o))
+		}
+		if saved != nil {
+			return badInput(fmt.Errorf("--evidence-file: %w (the registry was written)", saved))
+		}
+		return nil
+	}()
+	code, body := exitClean, summary.String()
+	if err != nil {
+		code, body = exitBad, "otelgov: "+err.Error()+"\n"
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
 	}
-	return nil
+	l.deliver(code, body)
+	return err
 }
 
-// invalidNames is the error for names that cannot be registry IDs.
-func invalidNames(ev *infer.Evidence) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "names that cannot be a registry ID (%d occurrence(s)), nothing written:", ev.InvalidCount)
-	for _, in := range ev.Invalid {
-		fmt.Fprintf(&b, "\n  %s %q (%s), first at %s", in.What, in.Name, in.Reason, in.Input)
+// evidenceFile is --evidence-file, by default DIR.evidence.json beside DIR.
+func evidenceFile(o *inferOptions) string {
+	if o.evidenceFile != "" {
+		return o.evidenceFile
 	}
-	if n := ev.InvalidCount - int64(len(ev.Invalid)); n > 0 {
-		fmt.Fprintf(&b, "\n  and %d more", n)
+	return filepath.Clean(o.output) + ".evidence.json"
+}
+
+// saveEvidence writes ev as JSON to path, through a temporary file renamed
+// into place.
+func saveEvidence(path string, ev *infer.Evidence) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("encoding the evidence: %w", err)
 	}
-	b.WriteString("\nfix the instrumentation, or drop or rename these names in the collector before inferring")
-	return errors.New(b.String())
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("saving the evidence: %w", err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("saving the evidence in %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("saving the evidence in %s: %w", path, err)
+	}
+	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
@@ -19,7 +23,9 @@ import (
 	"github.com/otelgov/otelcol-governance/engine"
 	"github.com/otelgov/otelcol-governance/infer"
 	"github.com/otelgov/otelcol-governance/infer/infertest"
+	"github.com/otelgov/otelcol-governance/otlpfile"
 	"github.com/otelgov/otelcol-governance/registry"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // workload records infertest's workload as JSON lines.
@@ -233,10 +239,9 @@ func TestInferBadInput(t *testing.T) {
 	notRegistry := filepath.Join(tmp, "src")
 	require.NoError(t, os.MkdirAll(notRegistry, 0o750))
 	require.NoError(t, os.WriteFile(filepath.Join(notRegistry, "main.go"), []byte("package main\n"), 0o600))
-	badKey := filepath.Join(tmp, "bad-key.jsonl")
-	td := infertest.Traces()
-	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(3).Attributes().PutStr("app..tenant", "x")
-	writeTraces(t, badKey, td)
+	unrelated := filepath.Join(tmp, "k8s")
+	require.NoError(t, os.MkdirAll(unrelated, 0o750))
+	require.NoError(t, os.WriteFile(filepath.Join(unrelated, "deploy.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"), 0o600))
 	brokenRegistry := filepath.Join(tmp, "broken")
 	require.NoError(t, os.MkdirAll(brokenRegistry, 0o750))
 	require.NoError(t, os.WriteFile(filepath.Join(brokenRegistry, "registry.yaml"), []byte("file_format: definition/2\nattributes:\n  - key: acme.x\n"), 0o600))
@@ -251,7 +256,9 @@ func TestInferBadInput(t *testing.T) {
 		{"non-OTLP recording", "", []string{notOTLP}, notOTLP},
 		{"output not a registry", notRegistry, []string{rec}, "not a registry: it holds files but no registry file"},
 		{"output registry that does not load", brokenRegistry, []string{rec}, "attribute without type"},
-		{"name that cannot be a registry ID", "", []string{badKey}, `attribute "app..tenant" (attribute key has an empty '.'-separated segment), first at ` + badKey + ":1"},
+		{"output of unrelated YAML", unrelated, []string{rec}, "not a registry: no groups: key (a v1 model file) and no file_format: definition/2 (a v2 one); its top-level keys: apiVersion, kind, metadata"},
+		{"unreadable --from file", "", []string{"--from", filepath.Join(tmp, "missing.json")}, "neither a collector's URL (http://HOST:PORT) nor a readable evidence file"},
+		{"--from file not evidence", "", []string{"--from", notOTLP}, "not evidence saved by registry infer (--evidence-file)"},
 		{"no output", "-", []string{rec}, "--output: required"},
 	}
 	for _, tt := range tests {
@@ -327,10 +334,56 @@ func TestInferListen(t *testing.T) {
 		send(h)
 		resp, err := http.Post("http://"+h+"/stop", "", nil)
 		require.NoError(t, err)
+		answer, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
 		_ = resp.Body.Close()
 		assert.Equal(t, exitClean, <-done, errOut.String())
 		assert.Contains(t, out.String(), "app.tenant")
 		b, err := os.ReadFile(filepath.Join(dir, "registry.yaml"))
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "- key: app.tenant")
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Equal(t, "0", resp.Header.Get("X-Otelgov-Exit"))
+		assert.Equal(t, out.String(), string(answer), "POST /stop answers with the run's outcome: the summary")
+		_, err = os.Stat(dir + ".evidence.json")
+		assert.NoError(t, err, "the evidence is saved beside DIR")
+	})
+
+	// The registry cannot be written (DIR became something else while
+	// listening): the capture is not lost. The evidence was saved first,
+	// /stop answers with the error and exit 2, and --from the saved file
+	// writes the registry the capture gives.
+	t.Run("capture kept when the write fails", func(t *testing.T) {
+		h := freeAddr(t)
+		tmp := t.TempDir()
+		dir := filepath.Join(tmp, "acme")
+		evidence := filepath.Join(tmp, "capture.json")
+		var out, errOut syncBuf
+		done := make(chan int)
+		go func() {
+			done <- run([]string{"registry", "infer", "--listen", "--grpc-endpoint", "", "--http-endpoint", h, "--output", dir, "--evidence-file", evidence}, nil, &out, &errOut)
+		}()
+		waitListening(t, h)
+		send(h)
+		require.NoError(t, os.MkdirAll(dir, 0o750))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a registry\n"), 0o600))
+		resp, err := http.Post("http://"+h+"/stop", "", nil)
+		require.NoError(t, err)
+		answer, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, exitBad, <-done)
+		assert.Equal(t, "2", resp.Header.Get("X-Otelgov-Exit"))
+		assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
+		assert.Contains(t, string(answer), "not a registry")
+		assert.Contains(t, string(answer), "the evidence received is saved in "+evidence)
+		assert.Contains(t, errOut.String(), "--from "+evidence)
+
+		again := filepath.Join(tmp, "acme2")
+		code, sumOut, errOut2 := otelgov(t, "", "registry", "infer", "--output", again, "--from", evidence)
+		require.Equal(t, exitClean, code, errOut2)
+		assert.Contains(t, sumOut, "app.tenant")
+		b, err := os.ReadFile(filepath.Join(again, "registry.yaml"))
 		require.NoError(t, err)
 		assert.Contains(t, string(b), "- key: app.tenant")
 	})
@@ -357,6 +410,121 @@ func TestInferListen(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("--inactivity-timeout did not stop the listener")
 			}
+		})
+	}
+}
+
+// TestInferSkipsInvalidNames: the issue's application: span events named
+// in plain words, a span named "/", a key with a space. infer exits 0,
+// writes the registry for everything else, and says what it skipped,
+// counted by occurrence and by distinct name, in text and in JSON.
+func TestInferSkipsInvalidNames(t *testing.T) {
+	td := infertest.Traces()
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	spans.At(0).SetName("/")
+	for i := range spans.Len() {
+		e := spans.At(i).Events().AppendEmpty()
+		e.SetName(fmt.Sprintf("handled item %d of the cart", i%3))
+		spans.At(i).Attributes().PutStr("app tenant", "x")
+	}
+	rec := filepath.Join(t.TempDir(), "app.jsonl")
+	writeTraces(t, rec, td)
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "acme")
+			code, out, errOut := otelgov(t, "", "registry", "infer", "--output", dir, "--format", format, rec)
+			require.Equal(t, exitClean, code, errOut)
+			b, err := os.ReadFile(filepath.Join(dir, "registry.yaml"))
+			require.NoError(t, err)
+			assert.Contains(t, string(b), "- key: app.tenant")
+			assert.Contains(t, string(b), "type: root", "the span named / gets a derived type")
+			assert.Contains(t, string(b), "note: /")
+			if format == "text" {
+				assert.Contains(t, out, "skipped: 4 distinct name(s) that cannot be registry IDs as written")
+				assert.Contains(t, out, `event "handled item 0 of the cart"`)
+				assert.Contains(t, out, `attribute "app tenant"`)
+				return
+			}
+			var sum infer.Summary
+			require.NoError(t, json.Unmarshal([]byte(out), &sum))
+			assert.Equal(t, int64(4), sum.Proposal.Skipped.Distinct)
+			assert.Equal(t, int64(2*spans.Len()), sum.Proposal.Skipped.Occurrences)
+			assert.Len(t, sum.Proposal.Skipped.Names, 4)
+		})
+	}
+}
+
+// incrementalRecording writes a span (checkout), a metric (acme.queue.depth)
+// and a log-record event (acme.order.placed) of service shop, each with
+// the keys given.
+func incrementalRecording(t *testing.T, path string, keys ...string) {
+	t.Helper()
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "shop")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetName("checkout")
+	sp.SetKind(ptrace.SpanKindServer)
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "shop")
+	m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("acme.queue.depth")
+	dp := m.SetEmptyGauge().DataPoints().AppendEmpty()
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "shop")
+	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetEventName("acme.order.placed")
+	for _, k := range keys {
+		sp.Attributes().PutStr(k, "x")
+		dp.Attributes().PutStr(k, "x")
+		lr.Attributes().PutStr(k, "x")
+	}
+	var b bytes.Buffer
+	ow := otlpfile.NewWriter(&b, otlpfile.FormatJSON, false)
+	require.NoError(t, ow.Write(&otlpfile.Record{Kind: vocab.KindTraces, Traces: td}))
+	require.NoError(t, ow.Write(&otlpfile.Record{Kind: vocab.KindMetrics, Metrics: md}))
+	require.NoError(t, ow.Write(&otlpfile.Record{Kind: vocab.KindLogs, Logs: ld}))
+	require.NoError(t, ow.Close())
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o600))
+}
+
+// TestInferIncrementalRefs: a second run over telemetry with a new key on
+// the span, the metric and the event the first run wrote adds the key and
+// its ref to each of them (a fresh run writes both; the second once wrote
+// only the attribute), in both formats.
+func TestInferIncrementalRefs(t *testing.T) {
+	for _, v1 := range []bool{false, true} {
+		t.Run(fmt.Sprint("v1=", v1), func(t *testing.T) {
+			tmp := t.TempDir()
+			first, second := filepath.Join(tmp, "first.jsonl"), filepath.Join(tmp, "second.jsonl")
+			incrementalRecording(t, first, "acme.tenant")
+			incrementalRecording(t, second, "acme.tenant", "acme.region")
+			dir := filepath.Join(tmp, "acme")
+			args := []string{"registry", "infer", "--output", dir}
+			if v1 {
+				args = append(args, "--v1")
+			}
+			code, _, errOut := otelgov(t, "", append(args, first)...)
+			require.Equal(t, exitClean, code, errOut)
+			code, out, errOut := otelgov(t, "", append(args, second)...)
+			require.Equal(t, exitClean, code, errOut)
+			assert.Contains(t, out, "4 addition(s)", "the attribute and its ref on each of the three")
+			ix, err := registry.Load(registry.Sources{Embedded: true, OrgRegistries: []string{dir}})
+			require.NoError(t, err)
+			has := func(g *registry.Group) bool {
+				require.NotNil(t, g)
+				for _, a := range g.Attrs {
+					if a.Key == "acme.region" {
+						return true
+					}
+				}
+				return false
+			}
+			assert.True(t, has(ix.SpanGroup("span.checkout")), "span")
+			assert.True(t, has(ix.MetricGroup("acme.queue.depth")), "metric")
+			assert.True(t, has(ix.EventGroup("acme.order.placed")), "event")
 		})
 	}
 }

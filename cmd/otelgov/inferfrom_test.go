@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -357,4 +358,64 @@ func TestInferSketchBounded(t *testing.T) {
 	// conformance report's bounded tallies grow too: 8 MiB of slack.
 	assert.Less(t, end-base, bound+8<<20, "the sketch stays within its bound")
 	assert.Less(t, end-mid, int64(1<<20), "15000 more random keys must not grow the heap (bound %d bytes)", bound)
+}
+
+// TestInferFromTypesAndInts: through a collector's sketch, a key sent as
+// an array of strings is proposed string[] (the tally once kept only
+// "array", proposed string), and an int example past 2^53 stays exact
+// (JSON decoded into any gave float64, which the int type then refused).
+func TestInferFromTypesAndInts(t *testing.T) {
+	r := newReplicaWith(t, map[string]any{"enabled": true, "examples": true})
+	const big = int64(1)<<53 + 1
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "checkout")
+	for i := range 3 {
+		sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		tags := sp.Attributes().PutEmptySlice("acme.tags")
+		tags.AppendEmpty().SetStr("a")
+		tags.AppendEmpty().SetStr(fmt.Sprint(i))
+		sp.Attributes().PutInt("acme.order.seq", big+int64(i))
+	}
+	r.send(t, td)
+	code, out, errOut := otelgov(t, "", "registry", "infer", "--output", filepath.Join(t.TempDir(), "acme"), "--format", "json", "--from", r.url)
+	require.Equal(t, exitClean, code, errOut)
+	var sum infer.Summary
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	require.NoError(t, dec.Decode(&sum))
+	got := map[string]infer.ProposedAttribute{}
+	for _, a := range sum.Proposal.Attributes {
+		got[a.Key] = a
+	}
+	require.Contains(t, got, "acme.tags")
+	assert.Equal(t, "string[]", got["acme.tags"].Type)
+	require.Contains(t, got, "acme.order.seq")
+	assert.Equal(t, "int", got["acme.order.seq"].Type)
+	require.NotEmpty(t, got["acme.order.seq"].Examples, "int examples kept")
+	assert.Equal(t, json.Number(fmt.Sprint(big)), got["acme.order.seq"].Examples[0], "exact past 2^53")
+}
+
+// TestInferFromReplicaByReplica: each replica's evidence is merged as soon
+// as it is read: when the second collector is asked, the first one's is
+// already merged (not held until every collector has answered).
+func TestInferFromReplicaByReplica(t *testing.T) {
+	a := newReplica(t)
+	a.send(t, sketchTraces("checkout", 0, 10))
+	var atSecond int64 = -1
+	before := mergedReplicas.Load()
+	second := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		atSecond = mergedReplicas.Load() - before
+		resp, err := http.Get(a.url + req.URL.Path)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(second.Close)
+	inferFromJSON(t, filepath.Join(t.TempDir(), "acme"), a.url, second.URL)
+	assert.Equal(t, int64(1), atSecond)
 }

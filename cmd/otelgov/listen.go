@@ -90,7 +90,27 @@ type listener struct {
 
 	stopOnce sync.Once
 	stop     chan struct{}
+
+	// outcome, when set (registry infer), makes POST /stop answer with
+	// the run's outcome: the handler waits for it. serve then stops the
+	// HTTP server without waiting for that handler; httpDone closes when
+	// it has stopped.
+	outcome  chan listenOutcome
+	httpDone chan struct{}
+	// closed (under mu) is set once the servers stop: a request still in
+	// flight is refused (503, UNAVAILABLE), never fed into a finished run.
+	closed bool
 }
+
+// listenOutcome is what POST /stop answers once the run has finished: the
+// exit code and what was printed (or the error).
+type listenOutcome struct {
+	code int
+	body string
+}
+
+// errStopped refuses a request that arrives while the listener stops.
+var errStopped = errors.New("otelgov is stopping: the run has ended")
 
 func runListen(cmd *cobra.Command, o *checkOptions) error {
 	s, err := o.setup(cmd.ErrOrStderr())
@@ -196,20 +216,53 @@ wait:
 	if gs != nil {
 		gs.GracefulStop()
 	}
-	if hs != nil {
+	switch {
+	case hs != nil && l.outcome != nil:
+		// POST /stop is waiting for the outcome: shut down without
+		// waiting for it.
+		l.httpDone = make(chan struct{})
+		go func() {
+			defer close(l.httpDone)
+			sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer scancel()
+			_ = hs.Shutdown(sctx)
+		}()
+	case hs != nil:
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_ = hs.Shutdown(sctx)
 		scancel()
 	}
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
 	return by, nil
 }
 
-// feed hands one request to the sink.
-func (l *listener) feed(fn func(checkSink)) {
+// deliver hands the run's outcome to a waiting POST /stop and waits (a
+// bounded time) for the HTTP server to stop.
+func (l *listener) deliver(code int, body string) {
+	if l.outcome == nil {
+		return
+	}
+	l.outcome <- listenOutcome{code: code, body: body}
+	if l.httpDone != nil {
+		select {
+		case <-l.httpDone:
+		case <-time.After(15 * time.Second):
+		}
+	}
+}
+
+// feed hands one request to the sink; errStopped once the run has ended.
+func (l *listener) feed(fn func(checkSink)) error {
 	l.last.Store(time.Now().UnixNano())
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return errStopped
+	}
 	fn(l.sink)
+	return nil
 }
 
 // nothingReceived reports whether the run fails closed: no span, data
@@ -236,7 +289,21 @@ func (l *listener) mux() *http.ServeMux {
 // serveReport answers with l.report; with stop, the listener then
 // finishes.
 func (l *listener) serveReport(stop bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if stop && l.outcome != nil {
+			l.stopOnce.Do(func() { close(l.stop) })
+			select {
+			case out := <-l.outcome:
+				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				w.Header().Set("X-Otelgov-Exit", fmt.Sprint(out.code))
+				if out.code != exitClean {
+					w.WriteHeader(http.StatusUnprocessableEntity)
+				}
+				_, _ = io.WriteString(w, out.body)
+			case <-r.Context().Done():
+			}
+			return
+		}
 		l.report(w)
 		if stop {
 			l.stopOnce.Do(func() { close(l.stop) })
@@ -356,8 +423,11 @@ func (l *listener) handle(sig vocab.Kind) http.HandlerFunc {
 		}
 		if err != nil {
 			code := http.StatusBadRequest
-			if errors.Is(err, errForward) {
+			switch {
+			case errors.Is(err, errForward):
 				code = http.StatusBadGateway
+			case errors.Is(err, errStopped):
+				code = http.StatusServiceUnavailable
 			}
 			http.Error(w, err.Error(), code)
 			return
@@ -389,7 +459,9 @@ var errForward = errors.New("forwarding failed")
 
 // traces checks, optionally rewrites, and forwards one request.
 func (l *listener) traces(ctx context.Context, td ptrace.Traces, input string) error {
-	l.feed(func(c checkSink) { c.Traces(td, input) })
+	if err := l.feed(func(c checkSink) { c.Traces(td, input) }); err != nil {
+		return err
+	}
 	if l.fwd == nil {
 		return nil
 	}
@@ -405,7 +477,9 @@ func (l *listener) traces(ctx context.Context, td ptrace.Traces, input string) e
 }
 
 func (l *listener) metrics(ctx context.Context, md pmetric.Metrics, input string) error {
-	l.feed(func(c checkSink) { c.Metrics(md, input) })
+	if err := l.feed(func(c checkSink) { c.Metrics(md, input) }); err != nil {
+		return err
+	}
 	if l.fwd == nil {
 		return nil
 	}
@@ -421,7 +495,9 @@ func (l *listener) metrics(ctx context.Context, md pmetric.Metrics, input string
 }
 
 func (l *listener) logs(ctx context.Context, ld plog.Logs, input string) error {
-	l.feed(func(c checkSink) { c.Logs(ld, input) })
+	if err := l.feed(func(c checkSink) { c.Logs(ld, input) }); err != nil {
+		return err
+	}
 	if l.fwd == nil {
 		return nil
 	}
@@ -440,7 +516,7 @@ func grpcErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, errForward) {
+	if errors.Is(err, errForward) || errors.Is(err, errStopped) {
 		return status.Error(codes.Unavailable, err.Error())
 	}
 	return status.Error(codes.InvalidArgument, err.Error())

@@ -44,10 +44,17 @@ func (e *registryExtension) TracksUnknowns() (on, values bool) {
 	return true, e.sketch.values
 }
 
-// serveEvidence renders GET /infer/evidence: the sketch as infer.Evidence.
-func (e *registryExtension) serveEvidence(w http.ResponseWriter, _ *http.Request) {
-	s := e.sketch
+// snapshot is a copy of the sketch's evidence, taken under the lock.
+func (s *sketch) snapshot() *infer.Evidence {
 	s.mu.Lock()
-	defer s.mu.Unlock() // the evidence is encoded under the lock: no copy
-	e.writeJSON(w, http.StatusOK, s.acc.Evidence())
+	defer s.mu.Unlock()
+	return s.acc.Evidence().Clone()
+}
+
+// serveEvidence renders GET /infer/evidence: the sketch as infer.Evidence.
+// The lock is held only to copy the sketch, never while writing: every
+// processor's Report takes it per batch, and a slow reader must not stall
+// the pipelines.
+func (e *registryExtension) serveEvidence(w http.ResponseWriter, _ *http.Request) {
+	e.writeJSON(w, http.StatusOK, e.sketch.snapshot())
 }

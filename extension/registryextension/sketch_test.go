@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -89,4 +91,53 @@ func TestServeEvidence(t *testing.T) {
 			assert.Len(t, tenant.Examples[0], 256, "cut by vocab.Bound")
 		})
 	}
+}
+
+// stuckWriter is a client that never reads: its first Write blocks until
+// release is closed, as a full TCP send buffer does.
+type stuckWriter struct {
+	header  http.Header
+	writing chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (w *stuckWriter) Header() http.Header { return w.header }
+func (w *stuckWriter) WriteHeader(int)     {}
+func (w *stuckWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.writing) })
+	<-w.release
+	return len(p), nil
+}
+
+// TestEvidenceReaderNeverReads: while GET /infer/evidence is stuck writing
+// to a reader that never reads, the processors' per-batch Report (which
+// takes the sketch's lock) still returns: the response is encoded from a
+// copy taken under the lock, not under it.
+func TestEvidenceReaderNeverReads(t *testing.T) {
+	e, _ := startTestExtension(t, nil, func(cfg *Config) { cfg.Infer.Enabled = true })
+	sketchBatch(t, e, 3)
+	w := &stuckWriter{header: http.Header{}, writing: make(chan struct{}), release: make(chan struct{})}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		e.serveEvidence(w, httptest.NewRequest(http.MethodGet, "/infer/evidence", http.NoBody))
+	}()
+	<-w.writing
+	reported := make(chan struct{})
+	go func() {
+		defer close(reported)
+		sketchBatch(t, e, 3)
+	}()
+	select {
+	case <-reported:
+	case <-time.After(5 * time.Second):
+		t.Error("Report blocked behind a reader that never reads")
+	}
+	close(w.release)
+	<-served
+	<-reported
+	var ev infer.Evidence
+	require.Equal(t, http.StatusOK, get(t, e.handler(), "/infer/evidence", &ev))
+	assert.Equal(t, int64(6), ev.Attributes["acme.size"].Count, "the batch reported while the reader was stuck was kept")
 }

@@ -134,13 +134,18 @@ func common(n *yaml.Node, brief, note, stab string) {
 	setScalar(n, "stability", stability(stab))
 }
 
-func deprecated(n *yaml.Node, renamedTo string) {
-	if renamedTo == "" {
+func deprecated(n *yaml.Node, renamedTo, note string) {
+	d := mapping()
+	switch {
+	case renamedTo != "":
+		setScalar(d, "reason", "renamed")
+		setScalar(d, "renamed_to", renamedTo)
+	case note != "":
+		setScalar(d, "reason", "uncategorized")
+		setScalar(d, "note", note)
+	default:
 		return
 	}
-	d := mapping()
-	setScalar(d, "reason", "renamed")
-	setScalar(d, "renamed_to", renamedTo)
 	set(n, "deprecated", d)
 }
 
@@ -154,7 +159,7 @@ func attributeNode(a *Attribute, idField string) *yaml.Node {
 		set(n, "examples", examples(a.Examples))
 	}
 	common(n, a.Brief, a.Note, a.Stability)
-	deprecated(n, a.RenamedTo)
+	deprecated(n, a.RenamedTo, a.Deprecated)
 	return n
 }
 

@@ -75,6 +75,9 @@ type Attribute struct {
 	Stability string // "" writes development
 	// RenamedTo makes it a deprecated attribute renamed to that key.
 	RenamedTo string
+	// Deprecated, without RenamedTo, makes it deprecated with reason
+	// uncategorized and this note.
+	Deprecated string
 }
 
 // Member is an enum member.
@@ -130,8 +133,10 @@ type Result struct {
 }
 
 // ErrNotRegistry is returned for an output directory that holds files but
-// no registry: nothing is written to it.
-var ErrNotRegistry = errors.New("not a registry")
+// no registry: nothing is written to it. It is registry.ErrNotRegistry,
+// the one rule for what counts as a registry, which registry.Load applies
+// to the model files themselves (YAML of another shape).
+var ErrNotRegistry = registry.ErrNotRegistry
 
 // Write adds m to the registry in dir (created when missing). See the
 // package comment for the guarantees.

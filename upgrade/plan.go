@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/otelgov/otelcol-governance/registry/change"
 )
 
 // RegistrySection is the governance processor's registry section for the
@@ -73,7 +71,7 @@ func NewPlan(t *Touches, reg RegistrySection, consumers *Consumers, traffic *Tra
 	for _, m := range []map[string]*Touch{t.Attributes, t.Metrics} {
 		for _, name := range slices.Sorted(maps.Keys(m)) {
 			tc := m[name]
-			copyable := tc.Breaks() && !slices.ContainsFunc(tc.Kinds, func(k change.Kind) bool { return k == change.Split || k == change.Merge })
+			copyable := tc.Copyable()
 			if tc.Rewritten && tc.OldTarget != "" {
 				p.Moved = append(p.Moved, Manual{Item: tc.Item.String(), Name: name, Kinds: tc.KindNames(), Why: []string{
 					"the old registry renamed it to " + tc.OldTarget + ", which consumers read; the new one renames it to " + tc.NewName + " and the collector sends only that",
@@ -132,7 +130,8 @@ func steps(p *Plan, c *Consumers, t *Traffic) []string {
 	if t != nil {
 		var svcs []string
 		for _, s := range t.Sent {
-			if !slices.Contains(svcs, s.Service) {
+			// A figure over all services names no producer to move.
+			if s.Service != AllServices && !slices.Contains(svcs, s.Service) {
 				svcs = append(svcs, s.Service)
 			}
 		}

@@ -138,6 +138,28 @@ func rewritingOrValue(k change.Kind) bool {
 // current in the old registry.
 func (tc *Touch) Breaks() bool { return tc.Rewritten && tc.OldTarget == "" }
 
+// Copyable reports whether the transition copies the name (old and new side
+// by side, deprecated_names: copy) and counts who still sends it: a name
+// the collector will rewrite that consumers read before the upgrade, and
+// not a split or merge (which apply in rename mode only).
+func (tc *Touch) Copyable() bool {
+	return tc.Breaks() && !slices.ContainsFunc(tc.Kinds, func(k change.Kind) bool { return k == change.Split || k == change.Merge })
+}
+
+// Copied are the old names the transition copies and counts, sorted.
+func (t *Touches) Copied() []string {
+	var out []string
+	for _, m := range []map[string]*Touch{t.Attributes, t.Metrics} {
+		for name, tc := range m {
+			if tc.Copyable() {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Lookup returns the touch of an old attribute key or metric name.
 func (t *Touches) Lookup(name string) *Touch {
 	if tc := t.Attributes[name]; tc != nil {

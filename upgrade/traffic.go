@@ -40,6 +40,9 @@ type Sent struct {
 	// Source names where the figure comes from: a recording, a
 	// collector's /conformance, or Prometheus.
 	Source string `json:"source"`
+	// Sampled: the figure is a shadow registry's count on a sample of the
+	// batches, by change kind (Name is the kind in parentheses).
+	Sampled bool `json:"sampled,omitempty"`
 }
 
 // Traffic is the impact of a change set on what services send.
@@ -51,6 +54,12 @@ type Traffic struct {
 	Services []string `json:"services"`
 	// Sources are the sources read.
 	Sources []string `json:"sources"`
+	// Unknown are services a source saw whose absence from Sent proves
+	// nothing: the source could not count the names the change renames
+	// (Unproven says why). Never "sends no name the change touches".
+	Unknown []string `json:"unknown,omitempty"`
+	// Unproven says why a source's absence of old names is not evidence.
+	Unproven []string `json:"unproven,omitempty"`
 }
 
 // Add merges another source's traffic.
@@ -62,6 +71,13 @@ func (t *Traffic) Add(o *Traffic) {
 		}
 	}
 	t.Sources = append(t.Sources, o.Sources...)
+	for _, s := range o.Unknown {
+		if !slices.Contains(t.Unknown, s) {
+			t.Unknown = append(t.Unknown, s)
+		}
+	}
+	t.Unproven = append(t.Unproven, o.Unproven...)
+	slices.Sort(t.Unknown)
 	slices.Sort(t.Services)
 	slices.SortStableFunc(t.Sent, func(a, b Sent) int {
 		return cmp.Or(cmp.Compare(a.Service, b.Service), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Source, b.Source))

@@ -139,15 +139,17 @@ func (u *upgradeFlags) changes(stderr io.Writer) (oldIx, newIx *registry.Index, 
 	return oldIx, newIx, set, nil
 }
 
-// fleet asks Prometheus about the collectors over the window and, with
-// oldIx, about the touched metrics' series; unreachable or empty is exit 2.
-func (u *upgradeFlags) fleet(ctx context.Context, t *upgrade.Touches, oldIx *registry.Index) (*upgrade.Fleet, error) {
+// fleet asks Prometheus about the collectors over the window (and which
+// transition each runs, against newIx) and, with oldIx, about the touched
+// metrics' series; unreachable, not Prometheus, a rejected query or no
+// series is exit 2.
+func (u *upgradeFlags) fleet(ctx context.Context, t *upgrade.Touches, newIx, oldIx *registry.Index) (*upgrade.Fleet, error) {
 	p, err := upgrade.NewPrometheus(u.prometheus)
 	if err != nil {
 		return nil, badInput(err)
 	}
 	now := time.Now()
-	f, err := p.Fleet(ctx, t, u.window, now)
+	f, err := p.Fleet(ctx, t, newIx.Digest(), u.window, now)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--prometheus: %w", err))
 	}
@@ -274,7 +276,7 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 		addTraffic(upgrade.ConformanceTraffic(&doc, t, "conformance "+redactURL(base)+conformanceDoc.path))
 	}
 	if u.prometheus != "" {
-		f, err := u.fleet(cmd.Context(), t, oldIx)
+		f, err := u.fleet(cmd.Context(), t, newIx, oldIx)
 		if err != nil {
 			return err
 		}
@@ -359,9 +361,16 @@ func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
 			fmt.Fprintf(w, " [%s]\n", s.Source)
 		}
 		for _, svc := range t.Services {
-			if !sending[svc] {
+			switch {
+			case sending[svc]:
+			case slices.Contains(t.Unknown, svc):
+				fmt.Fprintf(w, "  %s: not known whether it sends a name the change touches (see below)\n", svc)
+			default:
 				fmt.Fprintf(w, "  %s: sends no name the change touches\n", svc)
 			}
+		}
+		for _, why := range t.Unproven {
+			fmt.Fprintf(w, "  not known: %s\n", why)
 		}
 	}
 	p := rep.Plan
@@ -426,7 +435,7 @@ func runUpgradeStatus(cmd *cobra.Command, u *upgradeFlags, paths []string) error
 			return badInput(err)
 		}
 	}
-	f, err := u.fleet(cmd.Context(), t, nil)
+	f, err := u.fleet(cmd.Context(), t, newIx, nil)
 	if err != nil {
 		return err
 	}
@@ -436,12 +445,17 @@ func runUpgradeStatus(cmd *cobra.Command, u *upgradeFlags, paths []string) error
 		if err := printJSON(out, st); err != nil {
 			return err
 		}
-	} else if st.Done {
-		fmt.Fprintf(out, "done: over the last %s no service of %d sent an old name and no consumer reads one; remove deprecated_names\n", u.window, len(st.Services))
 	} else {
-		fmt.Fprintf(out, "not yet:\n")
-		for _, r := range st.Reasons {
-			fmt.Fprintf(out, "  %s\n", r)
+		if st.Done {
+			fmt.Fprintf(out, "done: over the last %s, with the transition in force on %d instance(s), no service of %d sent an old name and no consumer reads one; remove deprecated_names\n", u.window, len(st.Instances), len(st.Services))
+		} else {
+			fmt.Fprintf(out, "not yet:\n")
+			for _, r := range st.Reasons {
+				fmt.Fprintf(out, "  %s\n", r)
+			}
+		}
+		for _, n := range st.Notes {
+			fmt.Fprintf(out, "note: %s\n", n)
 		}
 	}
 	if !st.Done {

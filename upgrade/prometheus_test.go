@@ -245,7 +245,9 @@ func TestFleetShadowEvidence(t *testing.T) {
 	// Another candidate is no evidence.
 	fc.SetTransition(&upgradetest.Transition{Digest: oldIx.Digest(), Candidate: "sha256:other"})
 	fc.Send(false)
-	f = waitCovered(t, p, NewTouches(set), newIx.Digest(), 3*time.Second, func(f *Fleet) bool { return len(f.Sent) == 0 && !strings.Contains(strings.Join(f.Why, " "), "changed within") })
+	f = waitCovered(t, p, NewTouches(set), newIx.Digest(), 3*time.Second, func(f *Fleet) bool {
+		return len(f.Sent) == 0 && !strings.Contains(strings.Join(f.Why, " "), "changed within")
+	})
 	assert.False(t, f.InForce)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/registry/change"
 	"github.com/otelgov/otelcol-governance/upgrade"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // sideFlags are one registry of registry diff and of an upgrade: OLD or
@@ -368,6 +369,9 @@ func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
 			default:
 				fmt.Fprintf(w, "  %s: sends no name the change touches\n", svc)
 			}
+		}
+		if t.Folded > 0 {
+			fmt.Fprintf(w, "  %d resource(s) of services beyond the first %d of a recording counted under %s\n", t.Folded, upgrade.DefaultServiceLimit, vocab.ServiceOther)
 		}
 		for _, why := range t.Unproven {
 			fmt.Fprintf(w, "  not known: %s\n", why)

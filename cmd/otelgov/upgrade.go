@@ -186,7 +186,9 @@ one (--new) and reports:
   their count, rate and, for metrics, series, from recordings (--recording,
   what otelgov check reads), running collectors' /conformance (--from) and a
   fleet's Prometheus over the collectors' :8888 series (--prometheus, over
-  --window); a service sending none is listed as such;
+  --window); a service sending none is listed as such, but only from a
+  source that could count the names: where a collector Prometheus scrapes
+  does not run the transition configuration, its services are "not known";
 - the plan: a governance processor configuration that copies exactly the
   renamed names (old and new side by side: deprecated_names) and renames the
   rest, written to --output; the steps in order; what the collector cannot
@@ -194,8 +196,9 @@ one (--new) and reports:
 
 Exit codes: 0 the plan is written and the collector migrates every change;
 1 a change needs a person (listed); 2 bad input: a registry that does not
-load, a recording or consumer file that cannot be read, a collector or
-Prometheus that does not answer, or Prometheus without the collectors'
+load, a recording or consumer file that cannot be read, a collector that
+does not answer, a --prometheus that is unreachable, not a Prometheus HTTP
+API (a 404) or rejects a query, or Prometheus without the collectors'
 series.`,
 		Example: `  otelgov upgrade plan --new ../semconv-next --output transition.yaml dashboards/ rules/
   otelgov upgrade plan --new ../semconv-next --recording recorded.jsonl --from http://127.0.0.1:13134
@@ -402,17 +405,30 @@ func newUpgradeStatus() *cobra.Command {
 		Short: "Whether the transition window can end: no service sent an old name over the window and no dashboard or rule reads one",
 		Long: `status answers from live data whether an upgrade's transition window (the
 plan's deprecated_names) can end. Over --window, Prometheus (--prometheus:
-Prometheus, Thanos or Mimir over the collectors' :8888) must show that no
-service sent a name the plan copies
-(otelcol_processor_governance_service_deprecated_names did not grow and no
-series of it appeared), and Prometheus must hold the collectors' series from
-before the window. The dashboards and rules at PATHS, read against the new
-registry, must read no name the upgrade renames (rewrite them with otelgov
-queries --write).
+Prometheus, Thanos or Mimir over the collectors' :8888) must show that:
 
-Exit codes: 0 the window can end; 1 not yet, with the reasons; 2 bad input:
-a registry that does not load, an unreadable file, Prometheus unreachable or
-without the collectors' series (never a silent "no impact").`,
+- the transition is in force on every governance processor instance it
+  scraped, for the whole window: each says so in
+  otelcol_processor_governance_transition_info and
+  otelcol_processor_governance_deprecated_names_in_force, counting every
+  name the change renames (or its shadow registry's candidate is the new
+  registry: evidence on a sample of the batches, said in a note). An
+  instance that does not count them, or that renames them before they are
+  counted (a sidecar on the new registry in front of the gateway), is
+  named, and status is "not yet": never "done" from missing series;
+- no service sent a name the plan copies
+  (otelcol_processor_governance_service_deprecated_names did not grow and no
+  series of it appeared);
+- Prometheus holds the collectors' series from before the window.
+
+The dashboards and rules at PATHS, read against the new registry, must read
+no name the upgrade renames (rewrite them with otelgov queries --write).
+
+Exit codes: 0 the window can end; 1 not yet, with the reasons (a script
+under set -e stops on it: test the code instead); 2 bad input: a registry
+that does not load, an unreadable file, a --prometheus that is unreachable,
+not a Prometheus HTTP API (a 404) or rejects a query, or Prometheus without
+the collectors' series (never a silent "no impact").`,
 		Example: `  otelgov upgrade status --new ../semconv-next --prometheus http://prometheus:9090 dashboards/ rules/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runUpgradeStatus(cmd, &u, args)

@@ -277,7 +277,7 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 		if err := getFrom(cmd.Context(), client, base, conformanceDoc, &doc); err != nil {
 			return badInput(fmt.Errorf("--from %s: %w", redactURL(base), err))
 		}
-		addTraffic(upgrade.ConformanceTraffic(&doc, t, "conformance "+redactURL(base)+conformanceDoc.path))
+		addTraffic(upgrade.ConformanceTraffic(&doc, t, newIx.Digest(), "conformance "+redactURL(base)+conformanceDoc.path))
 	}
 	if u.prometheus != "" {
 		f, err := u.fleet(cmd.Context(), t, newIx, oldIx)

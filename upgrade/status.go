@@ -35,6 +35,9 @@ func Evaluate(f *Fleet, c *Consumers, window time.Duration) *Status {
 	if s.Notes == nil {
 		s.Notes = []string{}
 	}
+	if s.Instances == nil {
+		s.Instances = []Instance{}
+	}
 	// Counts prove an absence only where the transition is in force on
 	// every instance: never "done" from missing series.
 	if !f.InForce {

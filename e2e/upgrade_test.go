@@ -4,11 +4,13 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,4 +173,139 @@ func TestUpgradeWindow(t *testing.T) {
 		return code == 0
 	}, 60*time.Second, time.Second, "last: %d %s %s", code, out, errOut)
 	assert.Contains(t, out, "done: over the last 5s")
+}
+
+// transitionSection is the governance processor on the new registry with
+// the transition (rpc.response.status_code copied and counted), written
+// out rather than taken from the plan so that this test pins what the
+// collector runs.
+func transitionSection(newDir string) string {
+	return fmt.Sprintf("  governance:\n    registry:\n      embedded: false\n      semconv_dir: %s\n    deprecated: rename\n    deprecated_names:\n      rpc.response.status_code: copy\n", newDir)
+}
+
+// TestUpgradeStatusFailsClosed is issue 43's false "done" on real parts: a
+// sidecar collector exporting to a gateway collector, both scraped by a
+// real Prometheus, checkout sending rpc.response.status_code (current in
+// v1.44.0, renamed in next-384d661) the whole time.
+//
+//  1. Neither collector runs the transition: status is never 0 and names
+//     every instance; plan --prometheus never says checkout "sends no name".
+//  2. The gateway runs the transition, the sidecar the new registry with
+//     deprecated: rename: the gateway never sees the old name, and status
+//     names the sidecar as renaming it before it is counted.
+//  3. Both hops run the transition: status says checkout still sends the
+//     old name, and exits 0 only once checkout stopped for a window.
+func TestUpgradeStatusFailsClosed(t *testing.T) {
+	root := e2e.RepoRoot(t)
+	shared, err := filepath.Abs(filepath.Join(root, "..", "shared", "semconv"))
+	require.NoError(t, err)
+	oldDir, newDir := filepath.Join(shared, "v1.44.0"), filepath.Join(shared, "next-384d661")
+	const window = "5s"
+
+	sink := e2e.StartSink(t)
+	gw := e2e.NewPipeline(t, sink)
+	gw.ProcessorNames = []string{"governance"}
+	gw.Processors = "  governance: {}\n"
+	sc := e2e.NewPipeline(t, sink)
+	sc.SinkEndpoint = gw.GRPCEndpoint()
+	sc.ProcessorNames = []string{"governance"}
+	sc.Processors = "  governance: {}\n"
+	gwc := e2e.StartCollector(t, gw.YAML(), gw.HealthPort, gw.MetricsPort, e2e.Options{})
+	scc := e2e.StartCollector(t, sc.YAML(), sc.HealthPort, sc.MetricsPort, e2e.Options{})
+	targets := []string{"127.0.0.1:" + strconv.Itoa(gw.MetricsPort), "127.0.0.1:" + strconv.Itoa(sc.MetricsPort)}
+	sidecarID := fmt.Sprintf("127.0.0.1:%d", sc.MetricsPort)
+
+	client, err := e2e.NewClient(sc.GRPCEndpoint(), sc.HTTPEndpoint())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+	var sending atomic.Bool
+	sending.Store(true)
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(300 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if sending.Load() {
+				_ = client.SendTraces(context.Background(), e2e.GRPC, upgradeTraces("checkout", "rpc.response.status_code", 3, time.Now()))
+			}
+			_ = client.SendTraces(context.Background(), e2e.GRPC, upgradeTraces("cart", "rpc.status_code", 3, time.Now()))
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	t.Cleanup(func() { stop(); wg.Wait() })
+
+	status := func(prom string) (int, string, string) {
+		return otelgov(t, nil, "upgrade", "status", "--old", oldDir, "--new", newDir, "--prometheus", prom, "--window", window)
+	}
+	// covered waits until the window is observed in full (and reason
+	// holds), so that the answer is not "not yet" for want of history.
+	covered := func(prom, reason string) (int, string) {
+		var (
+			code        int
+			out, errOut string
+		)
+		require.Eventually(t, func() bool {
+			code, out, errOut = status(prom)
+			return !strings.Contains(out, "not observed in full") && strings.Contains(out, reason)
+		}, 60*time.Second, time.Second, "last: %d %s %s", code, out, errOut)
+		return code, out
+	}
+
+	// 1. Not on the transition.
+	prom := upgradetest.StartPrometheus(t, targets...)
+	code, out := covered(prom, "the transition configuration is not in force on 6 of 6 instance(s)")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "does not count rpc.response.status_code")
+	assert.NotContains(t, out, "done")
+	for range 3 {
+		time.Sleep(time.Second)
+		code, out, _ = status(prom)
+		assert.Equal(t, 1, code, "never 0 from absence: %s", out)
+	}
+	code, out, errOut := otelgov(t, nil, "upgrade", "plan", "--old", oldDir, "--new", newDir, "--prometheus", prom, "--window", window)
+	assert.Equal(t, 0, code, errOut)
+	assert.NotContains(t, out, "checkout: sends no name the change touches")
+	assert.Contains(t, out, "checkout: not known whether it sends a name the change touches")
+
+	// 2. The gateway on the transition, the sidecar renaming before it.
+	gwc.Stop()
+	scc.Stop()
+	gw.Processors = transitionSection(newDir)
+	sc.Processors = fmt.Sprintf("  governance:\n    registry:\n      embedded: false\n      semconv_dir: %s\n    deprecated: rename\n", newDir)
+	gwc = e2e.StartCollector(t, gw.YAML(), gw.HealthPort, gw.MetricsPort, e2e.Options{})
+	scc = e2e.StartCollector(t, sc.YAML(), sc.HealthPort, sc.MetricsPort, e2e.Options{})
+	prom = upgradetest.StartPrometheus(t, targets...)
+	code, out = covered(prom, "renames rpc.response.status_code without counting them")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "the transition configuration is not in force on 3 of 6 instance(s)")
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "renames rpc.response.status_code") {
+			assert.Contains(t, l, sidecarID, "the sidecar is named")
+		}
+	}
+	assert.NotContains(t, out, `service "checkout" sent the old name`, "the gateway never sees it")
+
+	// 3. Both hops on the transition.
+	gwc.Stop()
+	scc.Stop()
+	sc.Processors = transitionSection(newDir)
+	gwc = e2e.StartCollector(t, gw.YAML(), gw.HealthPort, gw.MetricsPort, e2e.Options{})
+	scc = e2e.StartCollector(t, sc.YAML(), sc.HealthPort, sc.MetricsPort, e2e.Options{})
+	prom = upgradetest.StartPrometheus(t, targets...)
+	code, out = covered(prom, `service "checkout" sent the old name rpc.response.status_code`)
+	assert.Equal(t, 1, code, out)
+	assert.NotContains(t, out, "not in force")
+	sending.Store(false)
+	require.Eventually(t, func() bool {
+		code, out, errOut = status(prom)
+		return code == 0
+	}, 60*time.Second, time.Second, "last: %d %s %s", code, out, errOut)
+	assert.Contains(t, out, "with the transition in force on 6 instance(s)")
 }

@@ -39,7 +39,7 @@ func TestConformanceTraffic(t *testing.T) {
 	require.NoError(t, err)
 	var read conformance.Document
 	require.NoError(t, json.Unmarshal(data, &read))
-	tr := ConformanceTraffic(&read, NewTouches(set), "conformance test")
+	tr := ConformanceTraffic(&read, NewTouches(set), newIx.Digest(), "conformance test")
 	assert.Contains(t, tr.Services, "old")
 	assert.Contains(t, tr.Services, "new")
 	require.Len(t, tr.Sent, 1)
@@ -47,4 +47,13 @@ func TestConformanceTraffic(t *testing.T) {
 	assert.Equal(t, "rpc.response.status_code", tr.Sent[0].Name)
 	assert.Equal(t, int64(6), tr.Sent[0].Count)
 	assert.InDelta(t, 2.0, tr.Sent[0].Rate, 1e-9)
+	assert.Empty(t, tr.Unknown, "a collector on the new registry is evidence")
+
+	// A collector on another registry (the old one, where the old name is
+	// current) counts nothing of it: its silent services are unknown.
+	read.Digest = "sha256:old"
+	tr = ConformanceTraffic(&read, NewTouches(set), newIx.Digest(), "conformance test")
+	assert.Equal(t, []string{"new"}, tr.Unknown)
+	require.Len(t, tr.Unproven, 1)
+	assert.Contains(t, tr.Unproven[0], `runs the registry with digest "sha256:old", not the new registry`)
 }

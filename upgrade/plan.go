@@ -244,7 +244,8 @@ func steps(p *Plan, in PlanInput) []string {
 	if t != nil {
 		var svcs []string
 		for _, s := range t.Sent {
-			if !slices.Contains(svcs, s.Service) {
+			// A figure over all services names no producer to move.
+			if s.Service != AllServices && !slices.Contains(svcs, s.Service) {
 				svcs = append(svcs, s.Service)
 			}
 		}

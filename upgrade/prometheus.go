@@ -29,10 +29,17 @@ const (
 	seriesAttrs           = `{__name__=~"otelcol_processor_governance_attributes(_total)?"}`
 )
 
-// Errors of the Prometheus source, for errors.Is: neither is "no impact".
+// Errors of the Prometheus source, for errors.Is: none is "no impact".
 var (
-	// ErrUnreachable: Prometheus did not answer, or answered with an error.
+	// ErrUnreachable: nothing answered at the URL (connection refused, a
+	// time-out, a proxy's 5xx).
 	ErrUnreachable = errors.New("prometheus unreachable")
+	// ErrNotPrometheus: something answered, but not as the Prometheus HTTP
+	// API does (a 404, an HTML page): the URL is not the API's base URL.
+	ErrNotPrometheus = errors.New("not a Prometheus HTTP API")
+	// ErrQueryRejected: the Prometheus API answered with an error of its
+	// own for a query (bad_data, execution, timeout).
+	ErrQueryRejected = errors.New("prometheus rejected the query")
 	// ErrNoSeries: Prometheus holds no governance processor series over
 	// the window: no collector is scraped, or it has no governance
 	// processor.
@@ -80,13 +87,34 @@ func (p *Prometheus) query(ctx context.Context, q string, ts time.Time) (model.V
 	defer cancel()
 	v, _, _, err := p.api.Query(ctx, q, ts)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %s: %w", ErrUnreachable, p.url, q, err)
+		return nil, p.classify(q, err)
 	}
 	vec, ok := v.(model.Vector)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s: %s: want a vector, got %s", ErrUnreachable, p.url, q, v.Type())
+		return nil, fmt.Errorf("%w: %s answered %s to an instant query, want a vector", ErrNotPrometheus, p.url, v.Type())
 	}
 	return vec, nil
+}
+
+// classify names why a query failed: nothing answered, something that is
+// not the Prometheus API answered, or the API rejected the query.
+func (p *Prometheus) classify(q string, err error) error {
+	var apiErr *promv1.Error
+	if !errors.As(err, &apiErr) {
+		return fmt.Errorf("%w: %s: %w", ErrUnreachable, p.url, err)
+	}
+	switch apiErr.Type {
+	case promv1.ErrServer:
+		// A 5xx without the API's JSON body: a proxy in front of nothing.
+		return fmt.Errorf("%w: %s answered %s", ErrUnreachable, p.url, apiErr.Msg)
+	case promv1.ErrClient, promv1.ErrBadResponse:
+		// A 4xx, or a 2xx whose body is not the API's JSON.
+		return fmt.Errorf("%w: %s answered %s to %s: give the base URL of Prometheus, Thanos or Mimir (as for Grafana's data source: http://prometheus:9090)",
+			ErrNotPrometheus, p.url, apiErr.Msg, "/api/v1/query")
+	default:
+		// The API's own error types: bad_data, execution, timeout, ...
+		return fmt.Errorf("%w: %s: %s: %s: %s", ErrQueryRejected, p.url, q, apiErr.Type, apiErr.Msg)
+	}
 }
 
 // promDuration writes d as PromQL does (whole seconds at least).
@@ -103,6 +131,17 @@ type Fleet struct {
 	// Covered: Prometheus holds governance series from before the window,
 	// so a name whose series appeared within it was sent within it.
 	Covered bool `json:"covered"`
+	// Instances are the governance processor instances scraped over the
+	// window and the transition each runs.
+	Instances []Instance `json:"instances"`
+	// InForce: every instance counts every name the change renames (or its
+	// shadow, on a sample, does): only then does the absence of an old
+	// name in Sent mean that nobody sent it.
+	InForce bool `json:"in_force"`
+	// Why says why the transition is not in force, one line each.
+	Why []string `json:"why,omitempty"`
+	// Notes qualify the evidence (a shadow's sample).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Fleet reads, for the window ending at, the services the collectors saw
@@ -110,8 +149,13 @@ type Fleet struct {
 // processor_governance_service_deprecated_names): a name was sent within
 // the window when its counter increased, or when its series appeared
 // within it (a series appears with its first count). It returns
-// ErrUnreachable and ErrNoSeries rather than an empty answer.
-func (p *Prometheus) Fleet(ctx context.Context, t *Touches, window time.Duration, at time.Time) (*Fleet, error) {
+// ErrUnreachable and ErrNoSeries rather than an empty answer. It reads
+// which transition every instance runs (transition_info,
+// deprecated_names_in_force) and checks it against the names t renames,
+// with newDigest the new registry's digest: where it is not in force, the
+// absence of an old name proves nothing (InForce false, Why, and every
+// service not seen sending is Unknown).
+func (p *Prometheus) Fleet(ctx context.Context, t *Touches, newDigest string, window time.Duration, at time.Time) (*Fleet, error) {
 	w := promDuration(window)
 	src := "prometheus " + p.url
 	svcs, err := p.query(ctx, fmt.Sprintf(`count by (service_name) (count_over_time(%s[%s]))`, seriesServiceAttrs, w), at)
@@ -171,6 +215,17 @@ func (p *Prometheus) Fleet(ctx context.Context, t *Touches, window time.Duration
 	}
 	for _, e := range sent {
 		f.Sent = append(f.Sent, *e)
+	}
+	if err := p.transition(ctx, f, t, newDigest, w, at, src); err != nil {
+		return nil, err
+	}
+	if !f.InForce {
+		for _, svc := range f.Services {
+			if !slices.ContainsFunc(f.Sent, func(s Sent) bool { return s.Service == svc }) {
+				f.Unknown = append(f.Unknown, svc)
+			}
+		}
+		f.Unproven = append(f.Unproven, f.Why...)
 	}
 	f.Add(&Traffic{})
 	return f, nil

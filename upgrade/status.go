@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -19,16 +20,40 @@ type Status struct {
 	Reads []Read `json:"reads"`
 	// Services are every service the collectors saw over the window.
 	Services []string `json:"services"`
+	// Instances are the governance processor instances scraped over the
+	// window and the transition each runs.
+	Instances []Instance `json:"instances"`
+	// Notes qualify the evidence (a shadow's sample); they do not hold the
+	// window open.
+	Notes []string `json:"notes"`
 }
 
 // Evaluate answers from the fleet over the window and the consumers read
 // against the new registry (nil when none were named).
 func Evaluate(f *Fleet, c *Consumers, window time.Duration) *Status {
-	s := &Status{Window: window, Reasons: []string{}, Sent: f.Sent, Reads: []Read{}, Services: f.Services}
+	s := &Status{Window: window, Reasons: []string{}, Sent: f.Sent, Reads: []Read{}, Services: f.Services, Instances: f.Instances, Notes: f.Notes}
+	if s.Notes == nil {
+		s.Notes = []string{}
+	}
+	if s.Instances == nil {
+		s.Instances = []Instance{}
+	}
+	// Counts prove an absence only where the transition is in force on
+	// every instance: never "done" from missing series.
+	if !f.InForce {
+		if len(f.Why) == 0 {
+			s.Reasons = append(s.Reasons, "the transition configuration is not known to be in force on any instance")
+		}
+		s.Reasons = append(s.Reasons, f.Why...)
+	}
 	if !f.Covered {
 		s.Reasons = append(s.Reasons, fmt.Sprintf("the window is not observed in full: Prometheus holds no governance processor series from before the last %s", promDuration(window)))
 	}
 	for _, e := range f.Sent {
+		if e.Sampled {
+			s.Reasons = append(s.Reasons, fmt.Sprintf("service %q sent names the change renames: the shadow counted %d %s change(s) over the window on its sample", e.Service, e.Count, strings.Join(e.Kinds, ", ")))
+			continue
+		}
 		s.Reasons = append(s.Reasons, fmt.Sprintf("service %q sent the old name %s %d time(s) over the window (%.3g/s)", e.Service, e.Name, e.Count, e.Rate))
 	}
 	if len(f.Sent) == 0 && f.Copied > 0 {

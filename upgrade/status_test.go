@@ -14,7 +14,7 @@ import (
 // own, and only their absence ends it.
 func TestEvaluate(t *testing.T) {
 	clean := func() (*Fleet, *Consumers) {
-		return &Fleet{Traffic: Traffic{Services: []string{"a"}}, Covered: true}, &Consumers{}
+		return &Fleet{Traffic: Traffic{Services: []string{"a"}}, Covered: true, InForce: true}, &Consumers{}
 	}
 	f, c := clean()
 	s := Evaluate(f, c, 24*time.Hour)
@@ -30,6 +30,10 @@ func TestEvaluate(t *testing.T) {
 			f.Sent = []Sent{{Service: "a", Name: "rpc.response.status_code", Count: 7, Rate: 0.5}}
 		}, `service "a" sent the old name rpc.response.status_code 7 time(s)`},
 		{"window not covered", func(f *Fleet, _ *Consumers) { f.Covered = false }, "not observed in full"},
+		{"transition not in force", func(f *Fleet, _ *Consumers) {
+			f.InForce, f.Why = false, []string{"the transition configuration is not in force on 1 of 1 instance(s): {instance=\"a:8888\"}"}
+		}, "not in force on 1 of 1 instance(s)"},
+		{"transition not known", func(f *Fleet, _ *Consumers) { f.InForce = false }, "not known to be in force"},
 		{"copies without the series", func(f *Fleet, _ *Consumers) { f.Copied = 3 }, "is the plan's configuration (deprecated_names) in force?"},
 		{"a rule reads an old name", func(_ *Fleet, c *Consumers) {
 			c.Reads = []Read{{Finding: queries.Finding{File: "rules.yaml", Line: 5, Where: "promql", Name: "rpc_response_status_code"}, Breaks: true}}

@@ -154,6 +154,20 @@ func (t *Touches) addManual(c *change.Change, why string) {
 // current in the old registry.
 func (tc *Touch) Breaks() bool { return tc.Rewritten && tc.OldTarget == "" }
 
+// Copied are the old names the transition copies and counts, sorted.
+func (t *Touches) Copied() []string {
+	var out []string
+	for _, m := range []map[string]*Touch{t.Attributes, t.Metrics} {
+		for name, tc := range m {
+			if tc.Copyable {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Lookup returns the touch of an old attribute key or metric name.
 func (t *Touches) Lookup(name string) *Touch {
 	if tc := t.Attributes[name]; tc != nil {

@@ -40,6 +40,9 @@ type Sent struct {
 	// Source names where the figure comes from: a recording, a
 	// collector's /conformance, or Prometheus.
 	Source string `json:"source"`
+	// Sampled: the figure is a shadow registry's count on a sample of the
+	// batches, by change kind (Name is the kind in parentheses).
+	Sampled bool `json:"sampled,omitempty"`
 }
 
 // Traffic is the impact of a change set on what services send.
@@ -51,6 +54,15 @@ type Traffic struct {
 	Services []string `json:"services"`
 	// Sources are the sources read.
 	Sources []string `json:"sources"`
+	// Unknown are services a source saw whose absence from Sent proves
+	// nothing: the source could not count the names the change renames
+	// (Unproven says why). Never "sends no name the change touches".
+	Unknown []string `json:"unknown,omitempty"`
+	// Unproven says why a source's absence of old names is not evidence.
+	Unproven []string `json:"unproven,omitempty"`
+	// Folded counts the resources of services beyond a recording's
+	// DefaultServiceLimit, counted under vocab.ServiceOther.
+	Folded int64 `json:"folded_resources,omitempty"`
 }
 
 // Add merges another source's traffic.
@@ -62,6 +74,14 @@ func (t *Traffic) Add(o *Traffic) {
 		}
 	}
 	t.Sources = append(t.Sources, o.Sources...)
+	for _, s := range o.Unknown {
+		if !slices.Contains(t.Unknown, s) {
+			t.Unknown = append(t.Unknown, s)
+		}
+	}
+	t.Unproven = append(t.Unproven, o.Unproven...)
+	t.Folded += o.Folded
+	slices.Sort(t.Unknown)
 	slices.Sort(t.Services)
 	slices.SortStableFunc(t.Sent, func(a, b Sent) int {
 		return cmp.Or(cmp.Compare(a.Service, b.Service), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Source, b.Source))
@@ -74,11 +94,20 @@ const maxSeries = 100_000
 // maxValues bounds the values counted per (service, key).
 const maxValues = 1000
 
+// DefaultServiceLimit bounds the services a Recorder tells apart, as the
+// governance processor's service_limit (default 100) bounds its
+// per-service series: later services are counted under vocab.ServiceOther.
+const DefaultServiceLimit = 100
+
 // Recorder joins recorded telemetry (what otelgov check reads) with a
 // change set. It is not safe for concurrent use.
 type Recorder struct {
 	t        *Touches
 	services map[string]*serviceAcc
+	// limit is how many services get their own row; later ones share
+	// vocab.ServiceOther (folded counts their resources).
+	limit  int
+	folded int64
 }
 
 type serviceAcc struct {
@@ -95,7 +124,7 @@ type nameAcc struct {
 
 // NewRecorder returns a Recorder of the names t touches.
 func NewRecorder(t *Touches) *Recorder {
-	return &Recorder{t: t, services: map[string]*serviceAcc{}}
+	return &Recorder{t: t, services: map[string]*serviceAcc{}, limit: DefaultServiceLimit}
 }
 
 func (r *Recorder) service(res pcommon.Resource) *serviceAcc {
@@ -104,6 +133,11 @@ func (r *Recorder) service(res pcommon.Resource) *serviceAcc {
 		name, _ = vocab.Bound(v.Str())
 	}
 	s := r.services[name]
+	if s == nil && name != vocab.ServiceOther && len(r.services) >= r.limit {
+		r.folded++
+		name = vocab.ServiceOther
+		s = r.services[name]
+	}
 	if s == nil {
 		s = &serviceAcc{names: map[string]*nameAcc{}}
 		r.services[name] = s
@@ -293,7 +327,7 @@ func seriesID(m pcommon.Map) uint64 {
 
 // Traffic returns what the recordings sent, under source.
 func (r *Recorder) Traffic(source string) *Traffic {
-	t := &Traffic{Sent: []Sent{}, Services: slices.Sorted(maps.Keys(r.services)), Sources: []string{source}}
+	t := &Traffic{Sent: []Sent{}, Services: slices.Sorted(maps.Keys(r.services)), Sources: []string{source}, Folded: r.folded}
 	for _, svc := range t.Services {
 		s := r.services[svc]
 		span := s.end.AsTime().Sub(s.first.AsTime())

@@ -1,6 +1,8 @@
 package upgrade
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/registry/change"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
@@ -93,4 +96,56 @@ func TestRecorderMetricsAndValues(t *testing.T) {
 	key := byName["db.system"]
 	assert.Equal(t, int64(4), key.Count)
 	assert.Equal(t, map[string]int64{"mssql": 2}, key.Values)
+}
+
+// TestRecorderServiceLimit: a recording's per-service table is bounded
+// like the processor's (service_limit): the first DefaultServiceLimit
+// services get their own row, the resources of later ones are counted
+// under _other, and how many were folded is said.
+func TestRecorderServiceLimit(t *testing.T) {
+	_, _, set := loadPair(t)
+	r := NewRecorder(NewTouches(set))
+	td := ptrace.NewTraces()
+	for i := range DefaultServiceLimit + 3 {
+		spans(t, td, fmt.Sprintf("svc-%03d", i), 1, map[string]any{"rpc.response.status_code": "OK"})
+	}
+	spans(t, td, "svc-000", 1, map[string]any{"rpc.response.status_code": "OK"})
+	r.Traces(td)
+	tr := r.Traffic("rec.jsonl")
+	require.Len(t, tr.Services, DefaultServiceLimit+1)
+	assert.Contains(t, tr.Services, vocab.ServiceOther)
+	assert.NotContains(t, tr.Services, fmt.Sprintf("svc-%03d", DefaultServiceLimit))
+	assert.Equal(t, int64(3), tr.Folded)
+	var other, first int64
+	for _, s := range tr.Sent {
+		switch s.Service {
+		case vocab.ServiceOther:
+			other = s.Count
+		case "svc-000":
+			first = s.Count
+		}
+	}
+	assert.Equal(t, int64(3), other, "the folded services' names are counted under _other")
+	assert.Equal(t, int64(2), first, "a service with a row keeps it")
+}
+
+// TestProducersToMove: a figure over all services (a registry metric's
+// count in /conformance) is impact, not a producer: the plan's step
+// names only the services that send an old name.
+func TestProducersToMove(t *testing.T) {
+	_, _, set := loadPair(t)
+	tr := &Traffic{Sent: []Sent{
+		{Service: AllServices, Name: "rpc.server.duration"},
+		{Service: "checkout", Name: "rpc.response.status_code"},
+	}}
+	p, err := NewPlan(NewTouches(set), RegistrySection{SemconvDir: newDir}, nil, tr)
+	require.NoError(t, err)
+	var step string
+	for _, s := range p.Steps {
+		if strings.HasPrefix(s, "Move the producers") {
+			step = s
+		}
+	}
+	assert.Equal(t, "Move the producers that send old names to the new ones (instrumentation or SDK upgrade): checkout.", step)
+	assert.Equal(t, p.Copy, NewTouches(set).Copied(), "status checks the names the plan copies")
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/registry/change"
 	"github.com/otelgov/otelcol-governance/upgrade"
+	"github.com/otelgov/otelcol-governance/vocab"
 )
 
 // upgradeFlags are the flags plan and status share.
@@ -68,15 +69,17 @@ func (u *upgradeFlags) changes(stderr io.Writer) (oldIx, newIx *registry.Index, 
 	return oldIx, newIx, set, nil
 }
 
-// fleet asks Prometheus about the collectors over the window and, with
-// oldIx, about the touched metrics' series; unreachable or empty is exit 2.
-func (u *upgradeFlags) fleet(ctx context.Context, t *upgrade.Touches, oldIx *registry.Index) (*upgrade.Fleet, error) {
+// fleet asks Prometheus about the collectors over the window (and which
+// transition each runs, against newIx) and, with oldIx, about the touched
+// metrics' series; unreachable, not Prometheus, a rejected query or no
+// series is exit 2.
+func (u *upgradeFlags) fleet(ctx context.Context, t *upgrade.Touches, newIx, oldIx *registry.Index) (*upgrade.Fleet, error) {
 	p, err := upgrade.NewPrometheus(u.prometheus)
 	if err != nil {
 		return nil, badInput(err)
 	}
 	now := time.Now()
-	f, err := p.Fleet(ctx, t, u.window, now)
+	f, err := p.Fleet(ctx, t, newIx.Digest(), u.window, now)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--prometheus: %w", err))
 	}
@@ -114,7 +117,9 @@ one (--new) and reports:
   their count, rate and, for metrics, series, from recordings (--recording,
   what otelgov check reads), running collectors' /conformance (--from) and a
   fleet's Prometheus over the collectors' :8888 series (--prometheus, over
-  --window); a service sending none is listed as such;
+  --window); a service sending none is listed as such, but only from a
+  source that could count the names: where a collector Prometheus scrapes
+  does not run the transition configuration, its services are "not known";
 - the plan: the transition configuration, which copies exactly the renamed
   names (old and new side by side: deprecated_names) and renames the rest,
   in one form per hop of the deployment we ship (gateway.yaml: the
@@ -132,8 +137,9 @@ one (--new) and reports:
 Exit codes: 0 the plan is written and the collector migrates every change;
 1 a change needs a person (listed under manual; the plan is written all the
 same); 2 bad input: a registry that does not load or is not a registry, a
-recording or consumer file that cannot be read, a collector or Prometheus
-that does not answer, or Prometheus without the collectors' series.`,
+recording or consumer file that cannot be read, a collector that does not
+answer, a --prometheus that is unreachable, not a Prometheus HTTP API (a
+404) or rejects a query, or Prometheus without the collectors' series.`,
 		Example: `  otelgov upgrade plan --new ../semconv-next --output transition/ --collector-path ../semconv-next=/conf/semconv-next dashboards/ rules/
   otelgov upgrade plan --new ../semconv-next --recording recorded.jsonl --from http://127.0.0.1:13180
   otelgov upgrade plan --new ../semconv-next --prometheus http://prometheus:9090 --window 168h dashboards/`,
@@ -216,10 +222,10 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 		if err := getFrom(cmd.Context(), client, base, conformanceDoc, &doc); err != nil {
 			return badInput(fmt.Errorf("--from %s: %w", redactURL(base), err))
 		}
-		addTraffic(upgrade.ConformanceTraffic(&doc, t, "conformance "+redactURL(base)+conformanceDoc.path))
+		addTraffic(upgrade.ConformanceTraffic(&doc, t, newIx.Digest(), "conformance "+redactURL(base)+conformanceDoc.path))
 	}
 	if u.prometheus != "" {
-		f, err := u.fleet(cmd.Context(), t, oldIx)
+		f, err := u.fleet(cmd.Context(), t, newIx, oldIx)
 		if err != nil {
 			return err
 		}
@@ -310,9 +316,19 @@ func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
 			fmt.Fprintf(w, " [%s]\n", s.Source)
 		}
 		for _, svc := range t.Services {
-			if !sending[svc] {
+			switch {
+			case sending[svc]:
+			case slices.Contains(t.Unknown, svc):
+				fmt.Fprintf(w, "  %s: not known whether it sends a name the change touches (see below)\n", svc)
+			default:
 				fmt.Fprintf(w, "  %s: sends no name the change touches\n", svc)
 			}
+		}
+		if t.Folded > 0 {
+			fmt.Fprintf(w, "  %d resource(s) of services beyond the first %d of a recording counted under %s\n", t.Folded, upgrade.DefaultServiceLimit, vocab.ServiceOther)
+		}
+		for _, why := range t.Unproven {
+			fmt.Fprintf(w, "  not known: %s\n", why)
 		}
 	}
 	p := rep.Plan
@@ -394,17 +410,30 @@ func newUpgradeStatus() *cobra.Command {
 		Short: "Whether the transition window can end: no service sent an old name over the window and no dashboard or rule reads one",
 		Long: `status answers from live data whether an upgrade's transition window (the
 plan's deprecated_names) can end. Over --window, Prometheus (--prometheus:
-Prometheus, Thanos or Mimir over the collectors' :8888) must show that no
-service sent a name the plan copies
-(otelcol_processor_governance_service_deprecated_names did not grow and no
-series of it appeared), and Prometheus must hold the collectors' series from
-before the window. The dashboards and rules at PATHS, read against the new
-registry, must read no name the upgrade renames (rewrite them with otelgov
-queries --write).
+Prometheus, Thanos or Mimir over the collectors' :8888) must show that:
 
-Exit codes: 0 the window can end; 1 not yet, with the reasons; 2 bad input:
-a registry that does not load, an unreadable file, Prometheus unreachable or
-without the collectors' series (never a silent "no impact").`,
+- the transition is in force on every governance processor instance it
+  scraped, for the whole window: each says so in
+  otelcol_processor_governance_transition_info and
+  otelcol_processor_governance_deprecated_names_in_force, counting every
+  name the change renames (or its shadow registry's candidate is the new
+  registry: evidence on a sample of the batches, said in a note). An
+  instance that does not count them, or that renames them before they are
+  counted (a sidecar on the new registry in front of the gateway), is
+  named, and status is "not yet": never "done" from missing series;
+- no service sent a name the plan copies
+  (otelcol_processor_governance_service_deprecated_names did not grow and no
+  series of it appeared);
+- Prometheus holds the collectors' series from before the window.
+
+The dashboards and rules at PATHS, read against the new registry, must read
+no name the upgrade renames (rewrite them with otelgov queries --write).
+
+Exit codes: 0 the window can end; 1 not yet, with the reasons (a script
+under set -e stops on it: test the code instead); 2 bad input: a registry
+that does not load, an unreadable file, a --prometheus that is unreachable,
+not a Prometheus HTTP API (a 404) or rejects a query, or Prometheus without
+the collectors' series (never a silent "no impact").`,
 		Example: `  otelgov upgrade status --new ../semconv-next --prometheus http://prometheus:9090 dashboards/ rules/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runUpgradeStatus(cmd, &u, args)
@@ -431,7 +460,7 @@ func runUpgradeStatus(cmd *cobra.Command, u *upgradeFlags, paths []string) error
 			return badInput(err)
 		}
 	}
-	f, err := u.fleet(cmd.Context(), t, nil)
+	f, err := u.fleet(cmd.Context(), t, newIx, nil)
 	if err != nil {
 		return err
 	}
@@ -441,12 +470,17 @@ func runUpgradeStatus(cmd *cobra.Command, u *upgradeFlags, paths []string) error
 		if err := printJSON(out, st); err != nil {
 			return err
 		}
-	} else if st.Done {
-		fmt.Fprintf(out, "done: over the last %s no service of %d sent an old name and no consumer reads one; remove deprecated_names\n", u.window, len(st.Services))
 	} else {
-		fmt.Fprintf(out, "not yet:\n")
-		for _, r := range st.Reasons {
-			fmt.Fprintf(out, "  %s\n", r)
+		if st.Done {
+			fmt.Fprintf(out, "done: over the last %s, with the transition in force on %d instance(s), no service of %d sent an old name and no consumer reads one; remove deprecated_names\n", u.window, len(st.Instances), len(st.Services))
+		} else {
+			fmt.Fprintf(out, "not yet:\n")
+			for _, r := range st.Reasons {
+				fmt.Fprintf(out, "  %s\n", r)
+			}
+		}
+		for _, n := range st.Notes {
+			fmt.Fprintf(out, "note: %s\n", n)
 		}
 	}
 	if !st.Done {

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelgov/otelcol-governance/conformance"
+	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/upgrade/upgradetest"
 )
 
@@ -117,6 +118,8 @@ func TestUpgradeBadInput(t *testing.T) {
 	foo := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(foo, "model"), 0o750))
 	require.NoError(t, os.WriteFile(filepath.Join(foo, "model", "foo.yaml"), []byte("foo: bar\n"), 0o600))
+	notFound := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(notFound.Close)
 	tests := []struct {
 		name string
 		args []string
@@ -131,7 +134,9 @@ func TestUpgradeBadInput(t *testing.T) {
 		{"bad collector path", []string{"upgrade", "plan", "--new", semconvNext, "--collector-path", "/conf"}, `--collector-path: want LOCAL=COLLECTOR, got "/conf"`},
 		{"consumer path missing", []string{"upgrade", "plan", "--new", semconvNext, "/nonexistent/rules.yaml"}, "/nonexistent/rules.yaml"},
 		{"status without prometheus", []string{"upgrade", "status", "--new", semconvNext}, "--prometheus: required"},
+		{"plan, not a prometheus api", []string{"upgrade", "plan", "--new", semconvNext, "--prometheus", notFound.URL}, "not a Prometheus HTTP API"},
 		{"prometheus unreachable", []string{"upgrade", "status", "--new", semconvNext, "--prometheus", fmt.Sprintf("http://127.0.0.1:%d", upgradetest.FreePort(t))}, "prometheus unreachable"},
+		{"not a prometheus api", []string{"upgrade", "status", "--new", semconvNext, "--prometheus", notFound.URL}, "not a Prometheus HTTP API"},
 		{"bad window", []string{"upgrade", "status", "--new", semconvNext, "--prometheus", "http://127.0.0.1:1", "--window", "10ms"}, "--window: 10ms is shorter than a second"},
 	}
 	for _, tt := range tests {
@@ -144,12 +149,20 @@ func TestUpgradeBadInput(t *testing.T) {
 }
 
 // TestUpgradeStatusCLI: against a real Prometheus scraping the collector's
-// :8888 text, status is "not yet" (1) while the old service sends
-// rpc.response.status_code and while a rule reads it; once the sender
-// stopped for a window and the consumers are rewritten with otelgov queries
-// --write, it exits 0. A Prometheus without the collectors' series is 2.
+// :8888 text, status is "not yet" (1) while the collector is not on the
+// transition (and plan does not say "sends no name the change touches"),
+// while the old service sends rpc.response.status_code and while a rule
+// reads it; once the sender stopped for a window and the consumers are
+// rewritten with otelgov queries --write, it exits 0. A Prometheus without
+// the collectors' series is 2.
 func TestUpgradeStatusCLI(t *testing.T) {
-	fc := &upgradetest.Collector{Names: true}
+	oldIx, err := registry.Load(registry.Sources{SemconvDir: semconvOld})
+	require.NoError(t, err)
+	newIx, err := registry.Load(registry.Sources{SemconvDir: semconvNext})
+	require.NoError(t, err)
+	// Not on the transition: the old registry, no deprecated_names. The
+	// old service sends, but nothing counts it.
+	fc := &upgradetest.Collector{Transition: &upgradetest.Transition{Digest: oldIx.Digest()}}
 	fc.Send(true)
 	srv := httptest.NewServer(fc)
 	t.Cleanup(srv.Close)
@@ -163,7 +176,21 @@ func TestUpgradeStatusCLI(t *testing.T) {
 	var stdout, stderr string
 	require.Eventually(t, func() bool {
 		code, stdout, stderr = status()
-		return code == exitFindings && bytes.Contains([]byte(stdout), []byte(`service "old" sent the old name rpc.response.status_code`))
+		return code == exitFindings && bytes.Contains([]byte(stdout), []byte("the transition configuration is not in force on 1 of 1 instance(s)"))
+	}, 40*time.Second, time.Second, "last: %d %s %s", code, stdout, stderr)
+	assert.Contains(t, stdout, "does not count rpc.response.status_code")
+	code, stdout, stderr = otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext, "--prometheus", prom, "--window", "4s")
+	assert.NotContains(t, stdout, "sends no name the change touches", stderr)
+	assert.Contains(t, stdout, "new: not known whether it sends a name the change touches")
+	assert.Contains(t, stdout, "not known: the transition configuration is not in force on 1 of 1 instance(s)")
+
+	// On the transition: the new registry counts the old name.
+	fc.SetTransition(&upgradetest.Transition{Digest: newIx.Digest(), Names: map[string]bool{"rpc.response.status_code": true}})
+	fc.SetNames(true)
+	require.Eventually(t, func() bool {
+		code, stdout, stderr = status()
+		return code == exitFindings && bytes.Contains([]byte(stdout), []byte(`service "old" sent the old name rpc.response.status_code`)) &&
+			!bytes.Contains([]byte(stdout), []byte("not in force"))
 	}, 40*time.Second, time.Second, "last: %d %s %s", code, stdout, stderr)
 	assert.Contains(t, stdout, "not yet:")
 	assert.Contains(t, stdout, "rules.yaml:5: promql reads the old name rpc_response_status_code")
@@ -180,7 +207,7 @@ func TestUpgradeStatusCLI(t *testing.T) {
 	require.Equal(t, exitClean, code, stderr)
 	code, stdout, stderr = status()
 	assert.Equal(t, exitClean, code, "%s %s", stdout, stderr)
-	assert.Contains(t, stdout, "done: over the last 4s no service of 2 sent an old name")
+	assert.Contains(t, stdout, "done: over the last 4s, with the transition in force on 1 instance(s), no service of 2 sent an old name")
 
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "# TYPE up_other gauge\nup_other 1")

@@ -58,6 +58,13 @@ type governor struct {
 	// shadow evaluates the registry extension's candidate on a sample of
 	// the batches (shadow.go); nil without a candidate. Set in start.
 	shadow *shadow
+	// candidate is shadow, for the telemetry callbacks (which may run
+	// while start sets it).
+	candidate atomic.Pointer[shadow]
+
+	// transition is the transition state observed on :8888
+	// (transition.go); nil before start.
+	transition atomic.Pointer[transitionState]
 }
 
 // snapshot is one registry in force.
@@ -102,6 +109,10 @@ func newGovernor(set component.TelemetrySettings, id component.ID, cfg *config, 
 		}
 		pols.use(pol)
 	}
+	if err := g.registerTransition(); err != nil {
+		tel.shutdown()
+		return nil, fmt.Errorf("register transition telemetry: %w", err)
+	}
 	if ix != nil {
 		g.snap.Store(&snapshot{ix: ix, generation: staticGeneration})
 	}
@@ -128,6 +139,9 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 	s := g.current(ctx)
 	if g.ext == nil {
 		g.tel.recordRegistry(ctx, s.ix, s.generation, 1)
+	}
+	if err := g.startTransition(s.ix); err != nil {
+		return err
 	}
 	// The collector's logger already names the component, pipeline and signal.
 	g.logger.Info("Governance processor started",
@@ -218,6 +232,7 @@ func (g *governor) swap(ctx context.Context, src *registryapi.Snapshot) *snapsho
 		g.logger.Info("Governance processor switched registry",
 			zap.Int64("registry_generation", s.generation),
 			zap.String("registry_digest", s.ix.Digest()))
+		g.reloadTransition(s.ix)
 	}
 	return s
 }

@@ -299,5 +299,6 @@ func (g *governor) startShadow() error {
 		return fmt.Errorf("register shadow telemetry: %w", err)
 	}
 	g.shadow = s
+	g.candidate.Store(s)
 	return nil
 }

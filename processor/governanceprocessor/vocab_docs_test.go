@@ -47,8 +47,14 @@ func vocabEnums() map[string][]string {
 		"location":    names(registry.LocationResource, registry.Location(engine.NumLocations)),
 		"target":      names(engine.SchemaLevel(0), engine.NumSchemaLevels),
 		"change_kind": changeKinds(),
+		// The deprecated modes: the global one and one listed name's.
+		"deprecated": deprecatedModes,
+		"mode":       deprecatedModes,
 	}
 }
+
+// deprecatedModes are the engine's deprecated modes.
+var deprecatedModes = []string{string(engine.DeprecatedRename), string(engine.DeprecatedCopy), string(engine.DeprecatedOff)}
 
 // changeKinds are registry/change's kinds, the shadow's change_kind.
 func changeKinds() []string {

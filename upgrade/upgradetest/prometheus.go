@@ -4,15 +4,22 @@
 package upgradetest // import "github.com/otelgov/otelcol-governance/upgrade/upgradetest"
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,16 +30,93 @@ import (
 // Collector serves :8888-shaped text: the governance processor's
 // per-service series, as the collector's Prometheus exporter writes them.
 // While sending, each scrape adds 10 to the old service's
-// deprecated_names counter.
+// deprecated_names counter (and its shadow's changes).
 type Collector struct {
 	mu      sync.Mutex
 	sending bool
 	count   int
+	scrapes int
 	// Names serves the deprecated_names series at all.
 	Names bool
+	// Transition is the transition the instance says it runs
+	// (transition_info, deprecated_names_in_force); nil: a collector built
+	// before those series, with registry_info only.
+	Transition *Transition
 	// Extra is served verbatim after the governance series: the services'
 	// own metrics, as a fleet Prometheus also holds them.
 	Extra string
+}
+
+// Transition is what a Collector's transition series say.
+type Transition struct {
+	// Digest is the registry in force's digest.
+	Digest string
+	// Deprecated is the deprecated mode; "" is rename.
+	Deprecated string
+	// Names are the deprecated_names (all copy): whether the registry in
+	// force deprecates each.
+	Names map[string]bool
+	// Candidate is the shadow's candidate digest; "" is none. With one,
+	// the shadow's batches grow every scrape, and its attribute_renamed
+	// changes of the old service while sending.
+	Candidate string
+}
+
+// SetNames starts or stops serving the deprecated_names series.
+func (f *Collector) SetNames(on bool) {
+	f.mu.Lock()
+	f.Names = on
+	f.mu.Unlock()
+}
+
+// SetTransition replaces the transition the instance says it runs.
+func (f *Collector) SetTransition(t *Transition) {
+	f.mu.Lock()
+	f.Transition = t
+	f.mu.Unlock()
+}
+
+func (f *Collector) writeTransition(w io.Writer, l string, t *Transition, n, scrapes int) {
+	dig := "sha256:test"
+	if t != nil && t.Digest != "" {
+		dig = t.Digest
+	}
+	fmt.Fprintf(w, "# TYPE otelcol_processor_governance_registry_info gauge\n")
+	fmt.Fprintf(w, "otelcol_processor_governance_registry_info{%s,schema_url=\"https://opentelemetry.io/schemas/test\",digest=%q,generation=\"1\"} 1\n", l, dig)
+	if t == nil {
+		return
+	}
+	mode, cand, names := cmp.Or(t.Deprecated, "rename"), cmp.Or(t.Candidate, "none"), "none"
+	counted := 0
+	keys := slices.Sorted(maps.Keys(t.Names))
+	if len(keys) > 0 {
+		names = fmt.Sprintf("%x", sha256.Sum256([]byte(strings.Join(keys, ","))))[:16]
+	}
+	for _, k := range keys {
+		if t.Names[k] {
+			counted++
+		}
+	}
+	fmt.Fprintf(w, "# TYPE otelcol_processor_governance_transition_info gauge\n")
+	fmt.Fprintf(w, "otelcol_processor_governance_transition_info{%s,schema_url=\"https://opentelemetry.io/schemas/test\",digest=%q,deprecated=%q,deprecated_names_digest=%q,candidate_digest=%q} %d\n", l, dig, mode, names, cand, counted)
+	if len(keys) > 0 {
+		fmt.Fprintf(w, "# TYPE otelcol_processor_governance_deprecated_names_in_force gauge\n")
+		for _, k := range keys {
+			v := 0
+			if t.Names[k] {
+				v = 1
+			}
+			fmt.Fprintf(w, "otelcol_processor_governance_deprecated_names_in_force{%s,deprecated_name=%q,mode=\"copy\"} %d\n", l, k, v)
+		}
+	}
+	if t.Candidate != "" {
+		fmt.Fprintf(w, "# TYPE otelcol_processor_governance_shadow_batches counter\n")
+		fmt.Fprintf(w, "otelcol_processor_governance_shadow_batches{%s} %d\n", l, scrapes)
+		if n > 0 {
+			fmt.Fprintf(w, "# TYPE otelcol_processor_governance_shadow_changes counter\n")
+			fmt.Fprintf(w, "otelcol_processor_governance_shadow_changes{%s,service_name=\"old\",change_kind=\"attribute_renamed\"} %d\n", l, n)
+		}
+	}
 }
 
 func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
@@ -40,8 +124,9 @@ func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	if f.sending {
 		f.count += 10
 	}
-	n := f.count
-	names, extra := f.Names, f.Extra
+	f.scrapes++
+	n, scrapes := f.count, f.scrapes
+	names, extra, tr := f.Names, f.Extra, f.Transition
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	l := `processor="governance",otel_signal="traces"`
@@ -54,6 +139,7 @@ func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "# TYPE otelcol_processor_governance_service_deprecated_names counter\n")
 		fmt.Fprintf(w, "otelcol_processor_governance_service_deprecated_names{%s,service_name=\"old\",deprecated_name=\"rpc.response.status_code\"} %d\n", l, n)
 	}
+	f.writeTransition(w, l, tr, n, scrapes)
 	fmt.Fprint(w, extra)
 }
 
@@ -76,16 +162,20 @@ func FreePort(t testing.TB) int {
 
 // StartPrometheus runs the real Prometheus (the Debian package's binary,
 // installed by make test-deps) on loopback with a temporary storage
-// directory, scraping target every second. It stops with the test, and
+// directory, scraping the targets every second. It stops with the test, and
 // in any case after two minutes. Without the binary the test is skipped.
-func StartPrometheus(t testing.TB, target string) string {
+func StartPrometheus(t testing.TB, targets ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
 		t.Skip("prometheus binary not found (make test-deps installs the Debian package prometheus): skipping the real-Prometheus test")
 	}
 	dir := t.TempDir()
-	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: collector\n    honor_labels: true\n    static_configs:\n      - targets: [%q]\n", target)
+	quoted := make([]string, len(targets))
+	for i, tg := range targets {
+		quoted[i] = strconv.Quote(tg)
+	}
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: collector\n    honor_labels: true\n    static_configs:\n      - targets: [%s]\n", strings.Join(quoted, ", "))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600))
 	addr := fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -30,6 +30,7 @@ type TelemetryBuilder struct {
 	registrations                                     []metric.Registration
 	ProcessorGovernanceAttributes                     metric.Int64ObservableCounter
 	ProcessorGovernanceAttributesDropped              metric.Int64ObservableCounter
+	ProcessorGovernanceDeprecatedNamesInForce         metric.Int64ObservableGauge
 	ProcessorGovernanceEntityAssociationsNotSatisfied metric.Int64ObservableCounter
 	ProcessorGovernanceFindings                       metric.Int64ObservableCounter
 	ProcessorGovernanceMemoBytes                      metric.Int64ObservableGauge
@@ -55,6 +56,7 @@ type TelemetryBuilder struct {
 	ProcessorGovernanceShadowCandidate                metric.Int64ObservableGauge
 	ProcessorGovernanceShadowChanges                  metric.Int64ObservableCounter
 	ProcessorGovernanceShadowItems                    metric.Int64ObservableCounter
+	ProcessorGovernanceTransitionInfo                 metric.Int64ObservableGauge
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -89,6 +91,21 @@ func (builder *TelemetryBuilder) RegisterProcessorGovernanceAttributesDroppedCal
 		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceAttributesDropped, obs: o})
 		return nil
 	}, builder.ProcessorGovernanceAttributesDropped)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorGovernanceDeprecatedNamesInForceCallback sets callback for observable ProcessorGovernanceDeprecatedNamesInForce metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceDeprecatedNamesInForceCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceDeprecatedNamesInForce, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceDeprecatedNamesInForce)
 	if err != nil {
 		return err
 	}
@@ -458,6 +475,21 @@ func (builder *TelemetryBuilder) RegisterProcessorGovernanceShadowItemsCallback(
 	return nil
 }
 
+// RegisterProcessorGovernanceTransitionInfoCallback sets callback for observable ProcessorGovernanceTransitionInfo metric.
+func (builder *TelemetryBuilder) RegisterProcessorGovernanceTransitionInfoCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorGovernanceTransitionInfo, obs: o})
+		return nil
+	}, builder.ProcessorGovernanceTransitionInfo)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
 type observerInt64 struct {
 	embedded.Int64Observer
 	inst metric.Int64Observable
@@ -496,6 +528,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_attributes_dropped",
 		metric.WithDescription("Attributes removed from telemetry, by signal and reason. [Alpha]"),
 		metric.WithUnit("{attribute}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceDeprecatedNamesInForce, err = builder.meter.Int64ObservableGauge(
+		"otelcol_processor_governance_deprecated_names_in_force",
+		metric.WithDescription("One series per name listed in deprecated_names, with its mode: 1 while the registry in force deprecates the name, so that the processor applies the mode and counts it in processor_governance_service_deprecated_names; 0 while it does not (a registry reload that stopped deprecating it): the name passes as sent and is counted nowhere. At most max_deprecated_names series; none without deprecated_names. [Alpha]"),
+		metric.WithUnit("{name}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorGovernanceEntityAssociationsNotSatisfied, err = builder.meter.Int64ObservableCounter(
@@ -646,6 +684,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_governance_shadow_items",
 		metric.WithDescription("Spans, metric data points or log records of the batches the candidate registry was evaluated on; none without a candidate. [Alpha]"),
 		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorGovernanceTransitionInfo, err = builder.meter.Int64ObservableGauge(
+		"otelcol_processor_governance_transition_info",
+		metric.WithDescription("The transition configuration in force, one series per processor instance from its start, whatever its configuration: the registry (schema_url, digest), the deprecated mode, the digest of deprecated_names and the registry extension's candidate (shadow). The value is how many names of deprecated_names the registry in force deprecates, that is, how many are counted per service. otelgov upgrade status reads it to tell, for every instance, whether the transition is in force. [Alpha]"),
+		metric.WithUnit("{name}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

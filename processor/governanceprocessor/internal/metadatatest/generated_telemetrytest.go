@@ -53,6 +53,20 @@ func AssertEqualProcessorGovernanceAttributesDropped(t *testing.T, tt *component
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorGovernanceDeprecatedNamesInForce(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_governance_deprecated_names_in_force",
+		Description: "One series per name listed in deprecated_names, with its mode: 1 while the registry in force deprecates the name, so that the processor applies the mode and counts it in processor_governance_service_deprecated_names; 0 while it does not (a registry reload that stopped deprecating it): the name passes as sent and is counted nowhere. At most max_deprecated_names series; none without deprecated_names. [Alpha]",
+		Unit:        "{name}",
+		Data: metricdata.Gauge[int64]{
+			DataPoints: dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_governance_deprecated_names_in_force")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorGovernanceEntityAssociationsNotSatisfied(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_governance_entity_associations_not_satisfied",
@@ -441,6 +455,20 @@ func AssertEqualProcessorGovernanceShadowItems(t *testing.T, tt *componenttest.T
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_governance_shadow_items")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorGovernanceTransitionInfo(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_governance_transition_info",
+		Description: "The transition configuration in force, one series per processor instance from its start, whatever its configuration: the registry (schema_url, digest), the deprecated mode, the digest of deprecated_names and the registry extension's candidate (shadow). The value is how many names of deprecated_names the registry in force deprecates, that is, how many are counted per service. otelgov upgrade status reads it to tell, for every instance, whether the transition is in force. [Alpha]",
+		Unit:        "{name}",
+		Data: metricdata.Gauge[int64]{
+			DataPoints: dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_governance_transition_info")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -1,6 +1,8 @@
 package upgrade
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/otelgov/otelcol-governance/conformance"
@@ -19,7 +21,10 @@ const AllServices = "(all services)"
 // configuration), and, over all services, the registry metrics it checked
 // (names current in its registry). Rates are over the report's span
 // (since .. generated_at). src names the report in the traffic's sources.
-func ConformanceTraffic(doc *conformance.Document, t *Touches, src string) *Traffic {
+// Only a collector on the new registry (its digest newDigest) counts every
+// name the change renames: from another, a service without a count is
+// Unknown, never "sends no name".
+func ConformanceTraffic(doc *conformance.Document, t *Touches, newDigest, src string) *Traffic {
 	out := &Traffic{Sent: []Sent{}, Sources: []string{src}}
 	span := doc.GeneratedAt.Sub(doc.Since)
 	sent := func(svc string, tc *Touch, n int64) {
@@ -48,6 +53,14 @@ func ConformanceTraffic(doc *conformance.Document, t *Touches, src string) *Traf
 		if tc := t.Metrics[m.Name]; tc != nil {
 			sent(AllServices, tc, m.Count)
 		}
+	}
+	if doc.Digest != newDigest {
+		for _, svc := range out.Services {
+			if !slices.ContainsFunc(out.Sent, func(s Sent) bool { return s.Service == svc }) {
+				out.Unknown = append(out.Unknown, svc)
+			}
+		}
+		out.Unproven = append(out.Unproven, fmt.Sprintf("%s: the collector runs the registry with digest %q, not the new registry (%s): it counts only the names its registry deprecates, not every name the change renames", src, doc.Digest, newDigest))
 	}
 	out.Add(&Traffic{})
 	return out

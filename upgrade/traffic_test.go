@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/registry/change"
 	"github.com/otelgov/otelcol-governance/vocab"
 )
@@ -138,7 +139,7 @@ func TestProducersToMove(t *testing.T) {
 		{Service: AllServices, Name: "rpc.server.duration"},
 		{Service: "checkout", Name: "rpc.response.status_code"},
 	}}
-	p, err := NewPlan(NewTouches(set), RegistrySection{SemconvDir: newDir}, nil, tr)
+	p, err := NewPlan(NewTouches(set), PlanInput{Registry: registry.Sources{SemconvDir: newDir}, Traffic: tr})
 	require.NoError(t, err)
 	var step string
 	for _, s := range p.Steps {

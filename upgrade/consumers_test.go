@@ -65,9 +65,9 @@ func TestScanConsumers(t *testing.T) {
 		case filepath.Base(r.File) == "dashboard.json":
 			// Only the grouping names the label: the selector is wrapped to
 			// fill the old label from the new one where a series lacks it.
-			assert.Equal(t, `sum by (rpc_response_status_code) (label_replace(label_replace(label_join(rate(rpc_server_call_duration_seconds_count[5m]), `+
+			assert.Equal(t, `sum by (rpc_response_status_code) (label_replace(label_replace(label_replace(label_join(rate(rpc_server_call_duration_seconds_count[5m]), `+
 				`"__otelgov_window", ";", "rpc_response_status_code", "rpc_status_code"), "rpc_response_status_code", "$1", "__otelgov_window", ";(.+)"), `+
-				`"__otelgov_window", "", "__otelgov_window", ".*"))`, r.Both)
+				`"__otelgov_window", "", "__otelgov_window", ".*"), "rpc_status_code", "", "rpc_status_code", ".*"))`, r.Both)
 		default:
 			assert.Contains(t, r.Both, `or label_replace(`, "the transition form reads old or new")
 			assert.Contains(t, r.Both, `rpc_status_code`)

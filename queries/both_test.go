@@ -203,3 +203,49 @@ tests:
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "promtool: %s\nrules as --both wrote them:\n%s", out, window)
 }
+
+// TestWindowOTTL: --both gives an OTTL condition (a filter's, a statement's
+// where clause) that reads the old key where the data carries it and the
+// new one elsewhere; a later --write gives what --write alone gives; a
+// statement whose editor reads the key in its arguments has no window form
+// and says why.
+func TestWindowOTTL(t *testing.T) {
+	cfg := `processors:
+  filter/errors:
+    traces:
+      span:
+        - 'attributes["http.method"] != "GET"'
+  transform/tag:
+    trace_statements:
+      - context: span
+        statements:
+          - set(attributes["slow"], true) where attributes["http.method"] == "POST" and end_time_unix_nano - start_time_unix_nano > 1000000
+          - set(attributes["verb"], attributes["http.method"])
+`
+	s := NewScanner(names(t))
+	s.Write, s.Both = true, true
+	res, window, err := s.ScanContent("collector.yaml", []byte(cfg))
+	require.NoError(t, err)
+	assert.Contains(t, string(window), `- '(attributes["http.method"] != nil and (attributes["http.method"] != "GET")) or (attributes["http.method"] == nil and (attributes["http.request.method"] != "GET"))'`)
+	assert.Contains(t, string(window), `set(attributes["slow"], true) where (attributes["http.method"] != nil and (attributes["http.method"] == "POST" and end_time_unix_nano - start_time_unix_nano > 1000000)) or `+
+		`(attributes["http.method"] == nil and (attributes["http.request.method"] == "POST" and end_time_unix_nano - start_time_unix_nano > 1000000))`)
+	assert.Contains(t, string(window), `set(attributes["verb"], attributes["http.method"])`, "no window form: left as it is")
+	byLine := map[int]Finding{}
+	for _, f := range res.Findings {
+		byLine[f.Line] = f
+	}
+	require.Len(t, byLine, 3)
+	assert.True(t, byLine[5].Rewritten)
+	assert.True(t, byLine[10].Rewritten)
+	assert.False(t, byLine[11].Rewritten)
+	assert.Contains(t, byLine[11].Window.Why, "editor reads or writes the name in its arguments")
+
+	w := NewScanner(names(t))
+	w.Write = true
+	_, direct, err := w.ScanContent("collector.yaml", []byte(cfg))
+	require.NoError(t, err)
+	_, later, err := w.ScanContent("collector.yaml", window)
+	require.NoError(t, err)
+	assert.Equal(t, string(direct), string(later), "--both then --write is --write")
+	assert.Contains(t, string(direct), `- 'attributes["http.request.method"] != "GET"'`)
+}

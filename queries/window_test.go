@@ -127,3 +127,28 @@ func TestWindowProperty(t *testing.T) {
 		})
 	}
 }
+
+// TestTemplateRefs: the label references of alert templates ($labels.x,
+// .Labels.x) and Grafana legends ({{x}}, spaces allowed), at their offsets.
+func TestTemplateRefs(t *testing.T) {
+	tests := []struct {
+		text string
+		kind queryfile.Kind
+		want []labelRef
+	}{
+		{`{{ $labels.http_method }} on {{ .Labels.instance }}: {{ humanize $value }}`, queryfile.KindTemplate, []labelRef{{"http_method", 11}, {"instance", 40}}},
+		{`{{http_method}} {{ http_route }} {{ $labels.x }}`, queryfile.KindLegend, []labelRef{{"http_method", 2}, {"http_route", 19}}}, // no $labels in Grafana
+		{`RPC server (status {{rpc_grpc_status_code}})`, queryfile.KindLegend, []labelRef{{"rpc_grpc_status_code", 21}}},
+		{`{{ humanize $value }} {{`, queryfile.KindLegend, nil},
+		{`{{http_method}}`, queryfile.KindTemplate, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := templateRefs(tt.text, tt.kind)
+			assert.Equal(t, tt.want, got)
+			for _, r := range got {
+				assert.Equal(t, r.name, tt.text[r.off:r.off+len(r.name)])
+			}
+		})
+	}
+}

@@ -105,6 +105,9 @@ type Result struct {
 	// Written: the scan ran with Write, and Rewrites are made (in the
 	// files with ScanPaths, in the content ScanContent returns).
 	Written bool `json:"written"`
+	// Window: the scan ran with Both: the rewrites write window forms, and
+	// a read left as it is may work in the window (Finding.Window.Works).
+	Window bool `json:"window"`
 	// Unreadable counts the unreadable notes.
 	Unreadable int `json:"unreadable"`
 }
@@ -195,7 +198,7 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": t
 // dangling symlink or an unreadable file is a note. A file reached twice
 // (through symlinks) is scanned once.
 func (s *Scanner) ScanPaths(paths []string) (Result, error) {
-	res := Result{Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write}
+	res := Result{Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write, Window: s.Both}
 	s.seen = map[string]bool{}
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -316,7 +319,7 @@ func (s *Scanner) scanFile(path string, res *Result) error {
 // and writes nothing, Write or not; Write only decides, as for ScanPaths,
 // whether findings are marked rewritten and --both transitions collapse.
 func (s *Scanner) ScanContent(name string, content []byte) (Result, []byte, error) {
-	res := Result{Files: 1, Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write}
+	res := Result{Files: 1, Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write, Window: s.Both}
 	out, err := s.scanContent(name, content, &res, true)
 	res.finish()
 	return res, out, err

@@ -73,9 +73,11 @@ func TestUpgradePlanCLI(t *testing.T) {
 	code, stdout, stderr := otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext,
 		"--recording", recording(t), "--output", out, dir)
 	require.Equal(t, exitClean, code, stderr)
-	assert.Contains(t, stdout, "3 read(s) that break, 3 of them rewritten by otelgov queries --write")
+	assert.Contains(t, stdout, "6 read(s) that break, 6 of them rewritten by otelgov queries --write")
 	assert.Contains(t, stdout, "rules.yaml:5: promql reads rpc_response_status_code (attribute_renamed; now rpc.status_code)")
-	assert.Contains(t, stdout, "window (--write --both): expr: sum by (rpc_response_status_code) ((rate(")
+	assert.Contains(t, stdout, "window (--write --both): sum by (rpc_response_status_code) ((rate(")
+	assert.Contains(t, stdout, "dashboard.json:8: legend reads rpc_response_status_code (attribute_renamed; now rpc.status_code) [--write rewrites it]\n"+
+		"    window: kept as it is: the expression's window form keeps the old label in its output")
 	assert.Contains(t, stdout, "old: attribute rpc.response.status_code -> rpc.status_code (attribute_renamed): 5, 1.25/s")
 	assert.Contains(t, stdout, "new: sends no name the change touches")
 	assert.Contains(t, stdout, "1. Before the collector changes: rewrite the consumers to read old or new names, `otelgov queries --write --both --semconv-dir "+semconvNext)

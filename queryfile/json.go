@@ -423,9 +423,18 @@ func mustMap(m Map, off int) int {
 	return o
 }
 
+var jsonPlain = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
 // jsonEscape encodes s as the content of a JSON string, as Grafana writes
 // it (no HTML escaping).
 func jsonEscape(s string) string {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] >= 0x20 && s[i] < 0x80
+	}
+	if plain { // only quotes and backslashes to escape
+		return jsonPlain.Replace(s)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -173,7 +173,7 @@ func transitionOf(expr string, hits []hit, sites []site, p *queryfile.PromQL, ch
 			}
 		}
 		old := expr[l.start:l.end]
-		form, ok := liftForm(old, l.sel.start-l.start, l.sel.end-l.start, inner, l.matched, relabel)
+		form, ok := liftForm(old, l.sel.start-l.start, l.sel.end-l.start, inner, l.matched, relabel, true)
 		if !ok {
 			return nil, "the rewritten selector does not apply"
 		}
@@ -198,14 +198,18 @@ func transitionOf(expr string, hits []hit, sites []site, p *queryfile.PromQL, ch
 // liftForm is the (old or new) form of a lifted part (a selector, or the
 // function over its range): inner are the rewrite's edits in it, the
 // selector lies at [selStart, selEnd), matched are the relabelled labels it
-// has matchers on. The branches split the series: the old one takes those
+// has matchers on. guarded (false only to recognise the previous release's
+// form) adds the guards. The branches split the series: the old one takes those
 // that carry the old labels it matches on, the new one those that carry no
 // old label (the collector copies a name to both during the window), so
 // that no series is read twice and none is lost; the new branch is
 // relabelled back to the old label names, its new labels dropped.
-func liftForm(old string, selStart, selEnd int, inner []edit, matched []string, relabel [][2]string) (string, bool) {
+func liftForm(old string, selStart, selEnd int, inner []edit, matched []string, relabel [][2]string, guarded bool) (string, bool) {
 	var guardsA, guardsB []string
 	for _, r := range relabel {
+		if !guarded {
+			break
+		}
 		if slices.Contains(matched, r[0]) {
 			guardsA = append(guardsA, matcherName(r[0])+`!=""`)
 		}
@@ -407,7 +411,11 @@ func lifted(a, form string, relabel [][2]string, n *Names) (string, map[string]s
 			matched = append(matched, st.written)
 		}
 	}
-	got, ok := liftForm(a, ss, se, inner, matched, relabel)
+	got, ok := liftForm(a, ss, se, inner, matched, relabel, true)
+	if ok && got != form {
+		// The previous release's form, without the guards: folded back too.
+		got, ok = liftForm(a, ss, se, inner, matched, relabel, false)
+	}
 	if !ok || got != form {
 		return "", nil, false
 	}

@@ -249,3 +249,17 @@ func TestWindowOTTL(t *testing.T) {
 	assert.Equal(t, string(direct), string(later), "--both then --write is --write")
 	assert.Contains(t, string(direct), `- 'attributes["http.request.method"] != "GET"'`)
 }
+
+// TestCollapseLegacy: a later --write folds back the window form the
+// previous release wrote (no guards) as well as the current one.
+func TestCollapseLegacy(t *testing.T) {
+	n := names(t)
+	legacy := `sum by (rpc_grpc_status_code) ((rate(rpc_server_calls_total{rpc_grpc_status_code!="0"}[5m]) or ` +
+		`label_replace(label_replace(rate(rpc_server_calls_total{rpc_response_status_code!="OK"}[5m]), "rpc_grpc_status_code", "$1", "rpc_response_status_code", "(.*)"), "rpc_response_status_code", "", "rpc_response_status_code", ".*")))`
+	edits, moved := collapse(legacy, n)
+	require.Len(t, edits, 1)
+	out, ok := applyEdits(legacy, edits)
+	require.True(t, ok)
+	assert.Equal(t, `sum by (rpc_grpc_status_code) (rate(rpc_server_calls_total{rpc_response_status_code!="OK"}[5m]))`, out)
+	assert.Equal(t, map[string]string{"rpc_grpc_status_code": "rpc_response_status_code"}, moved)
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,4 +77,26 @@ func TestScanConsumers(t *testing.T) {
 	after, err := os.ReadFile(filepath.Join(dir, "rules.yaml"))
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "the impact scan writes nothing")
+}
+
+// TestStatusSeesLegends: a panel folded by hand to rpc_status_code whose
+// legend still names rpc_response_status_code is a read of the old name:
+// status is "not yet" and names the legend's line.
+func TestStatusSeesLegends(t *testing.T) {
+	_, newIx, set := loadPair(t)
+	dir := t.TempDir()
+	const d = `{"panels": [{"title": "calls", "datasource": {"type": "prometheus"}, "targets": [
+  {"refId": "A", "expr": "sum by (rpc_status_code) (rate(rpc_server_call_duration_seconds_count[5m]))",
+   "legendFormat": "{{rpc_response_status_code}}"}]}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "d.json"), []byte(d), 0o600))
+	c, err := ScanConsumers(NewTouches(set), newIx, []string{dir})
+	require.NoError(t, err)
+	require.Len(t, c.Reads, 1)
+	r := c.Reads[0]
+	assert.True(t, r.Breaks)
+	assert.Equal(t, "legend", r.Where)
+	assert.False(t, r.Rewritable, "the expression does not read the label: rewrite both by hand")
+	st := Evaluate(&Fleet{Traffic: Traffic{Services: []string{"a"}}, Covered: true}, c, time.Hour)
+	assert.False(t, st.Done)
+	assert.Contains(t, st.Reasons, filepath.Join(dir, "d.json")+":3: legend reads the old name rpc_response_status_code")
 }

@@ -816,5 +816,6 @@ func configKey(key string, n *Names) []hit {
 	if h.why == "" {
 		h.why = "a processor key; change it when the data it sees carries " + r.New
 	}
+	h.window.Why = "a processor key names one key: --both leaves it; while the collector copies the name, a processor after it sees both"
 	return []hit{h}
 }

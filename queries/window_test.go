@@ -27,12 +27,13 @@ var nextNames = sync.OnceValues(func() (*Names, error) {
 	return NewNames(ix), nil
 })
 
-// windowFiles are the real-world files and the upgrade package's consumer
-// fixtures: name -> content.
+// windowFiles are the real-world files, this package's fixtures (a
+// collector config's processor keys among them) and the upgrade package's
+// consumer fixtures: name -> content.
 func windowFiles(t *testing.T) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, dir := range []string{"testdata/realworld", "../upgrade/testdata"} {
+	for _, dir := range []string{"testdata/realworld", "testdata", "../upgrade/testdata"} {
 		entries, err := os.ReadDir(dir)
 		require.NoError(t, err)
 		for _, e := range entries {
@@ -42,7 +43,7 @@ func windowFiles(t *testing.T) map[string][]byte {
 			}
 			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 			require.NoError(t, err)
-			out[filepath.Base(dir)+"-"+e.Name()] = b
+			out[strings.ReplaceAll(dir, "/", "-")+"-"+e.Name()] = b
 		}
 	}
 	require.GreaterOrEqual(t, len(out), 27)

@@ -688,8 +688,9 @@ type labelRef struct {
 // templatePrefixes introduce a label in an alert template.
 var templatePrefixes = []string{"$labels.", ".Labels."}
 
-// templateRefs are the labels a template reads: $labels.x and .Labels.x in
-// an alert template, {{x}} (spaces allowed) in a legend.
+// templateRefs are the labels a template reads: $labels.x, .Labels.x and
+// index $labels "x" in an alert template, {{x}} (spaces allowed) in a
+// legend.
 func templateRefs(v string, kind queryfile.Kind) []labelRef {
 	ident := func(start int) int {
 		end := start
@@ -718,6 +719,21 @@ func templateRefs(v string, kind queryfile.Kind) []labelRef {
 				refs = append(refs, labelRef{v[start:end], start})
 			}
 			i = max(end, start)
+		}
+	}
+	// {{ index $labels "http.method" }}: a label name that is no identifier.
+	for _, prefix := range []string{`index $labels "`, `index .Labels "`} {
+		for i := 0; ; {
+			j := strings.Index(v[i:], prefix)
+			if j < 0 {
+				break
+			}
+			start := i + j + len(prefix)
+			end := strings.IndexAny(v[start:], "\"\\")
+			if end > 0 && v[start+end] == '"' {
+				refs = append(refs, labelRef{v[start : start+end], start})
+			}
+			i = start
 		}
 	}
 	for _, prefix := range templatePrefixes {

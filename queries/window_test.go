@@ -142,6 +142,7 @@ func TestTemplateRefs(t *testing.T) {
 		{`RPC server (status {{rpc_grpc_status_code}})`, queryfile.KindLegend, []labelRef{{"rpc_grpc_status_code", 21}}},
 		{`{{ humanize $value }} {{`, queryfile.KindLegend, nil},
 		{`{{http_method}}`, queryfile.KindTemplate, nil},
+		{`{{ index $labels "http.method" }} {{ index .Labels "a\"b" }}`, queryfile.KindTemplate, []labelRef{{"http.method", 18}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -152,4 +153,26 @@ func TestTemplateRefs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTemplateIndexLabels: an alert on UTF-8 label names reads them with
+// index; --write renames them with the expression's label.
+func TestTemplateIndexLabels(t *testing.T) {
+	rule := `groups:
+- name: g
+  rules:
+  - alert: A
+    expr: sum by ("http.method") (rate({"http.server.request.duration_count", "http.method"="GET"}[5m])) > 0
+    annotations:
+      summary: '{{ index $labels "http.method" }} calls'
+`
+	s := NewScanner(names(t))
+	s.Write = true
+	res, out, err := s.ScanContent("r.yaml", []byte(rule))
+	require.NoError(t, err)
+	for _, f := range res.Findings {
+		assert.True(t, f.Rewritten, "%+v", f)
+	}
+	assert.Contains(t, string(out), `summary: '{{ index $labels "http.request.method" }} calls'`)
+	assert.Contains(t, string(out), `sum by ("http.request.method")`)
 }

@@ -1,13 +1,16 @@
 // Package queries finds deprecated attribute and metric names where telemetry
 // is read rather than written: PromQL in Prometheus rule files,
-// PrometheusRule manifests and Grafana dashboards, and OTTL statements and
-// attribute keys in collector configs; queryfile finds them in the files.
+// PrometheusRule manifests and Grafana dashboards, the alert templates and
+// legends that name labels, and OTTL statements and attribute keys in
+// collector configs; queryfile finds them in the files.
 // Names are matched in their OTel form (http.method) and in the forms
 // Prometheus stores them in after the OTLP translation
 // (github.com/prometheus/otlptranslator, with the strategies Prometheus 3 and
 // the collector's exporters use, and the older translators' forms). PromQL
 // is parsed with the Prometheus parser. Rewrites are applied in place, byte
-// for byte, only where they keep what the query selects.
+// for byte, only where they keep what the query selects; each read also gets
+// its form for an upgrade's transition window (both.go), which reads the old
+// or the new name.
 package queries // import "github.com/otelgov/otelcol-governance/queries"
 
 import (

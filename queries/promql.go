@@ -60,6 +60,7 @@ type hit struct {
 	rewritable  bool
 	edits       []edit // every occurrence (and migrated value), when rewritable
 	first       int    // offset of the first occurrence (-1: unknown)
+	window      Window // the query's window form
 }
 
 // matcher is a label matcher's operator and value as written.
@@ -280,6 +281,7 @@ func verify(expr string, hits []hit, sites []site, n *Names) {
 func applyEdits(s string, edits []edit) (string, bool) {
 	slices.SortFunc(edits, func(a, b edit) int { return a.off - b.off })
 	var b strings.Builder
+	b.Grow(len(s))
 	last := 0
 	for _, e := range edits {
 		if e.off < last || e.off+len(e.old) > len(s) || s[e.off:e.off+len(e.old)] != e.old {

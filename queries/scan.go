@@ -34,8 +34,29 @@ type Finding struct {
 	// Rewritable: --write replaces it; otherwise Why says why not.
 	Rewritable bool   `json:"rewritable"`
 	Why        string `json:"why,omitempty"`
-	// Rewritten is set once --write has replaced it.
+	// Rewritten is set once --write has replaced it: its bytes changed
+	// (with --both, into its Window form).
 	Rewritten bool `json:"rewritten"`
+	// Window is how the read sees data sent under either name during an
+	// upgrade's transition window: its --write --both form, or why it has
+	// none.
+	Window Window `json:"window"`
+}
+
+// Window is a read's form for an upgrade's transition window, when some
+// producers send the old name and some the new: what --write --both makes
+// of the query that holds it, so that it reads the old or the new name.
+type Window struct {
+	// Form is the query (PromQL expression, OTTL statement) as --write
+	// --both writes it; "" when --both leaves the query as it is.
+	Form string `json:"form,omitempty"`
+	// Works: during the window the read sees data under either name, in
+	// Form or as it is (a legend or alert template whose expression's
+	// window form keeps the old label).
+	Works bool `json:"works"`
+	// Why says why Form is empty: what keeps the read working, or why
+	// --both cannot write a form (rewrite it by hand).
+	Why string `json:"why,omitempty"`
 }
 
 // Note is something the scan could not read; not a finding.
@@ -84,6 +105,9 @@ type Result struct {
 	// Written: the scan ran with Write, and Rewrites are made (in the
 	// files with ScanPaths, in the content ScanContent returns).
 	Written bool `json:"written"`
+	// Window: the scan ran with Both: the rewrites write window forms, and
+	// a read left as it is may work in the window (Finding.Window.Works).
+	Window bool `json:"window"`
 	// Unreadable counts the unreadable notes.
 	Unreadable int `json:"unreadable"`
 }
@@ -121,23 +145,36 @@ type Scanner struct {
 }
 
 type parsedExpr struct {
-	hits []hit
-	err  error
+	hits  []hit
+	sites []site
+	p     *queryfile.PromQL
+	err   error
 }
 
 // maxCached bounds the expression cache.
 const maxCached = 1 << 16
 
 func (s *Scanner) scanPromQL(expr string) ([]hit, error) {
+	c := s.analyze(expr)
+	return slices.Clone(c.hits), c.err
+}
+
+// analyze is scanPromQL's analysis of an expression, kept for its window
+// form.
+func (s *Scanner) analyze(expr string) parsedExpr {
 	if c, ok := s.parsed[expr]; ok {
-		return slices.Clone(c.hits), c.err
+		return c
 	}
-	hits, err := scanPromQL(expr, s.names)
+	hits, sites, p, err := analyze(expr, s.names)
+	if err == nil && len(hits) > 0 {
+		verify(expr, hits, sites, s.names)
+	}
 	if s.parsed == nil || len(s.parsed) >= maxCached {
 		s.parsed = map[string]parsedExpr{}
 	}
-	s.parsed[expr] = parsedExpr{slices.Clone(hits), err}
-	return hits, err
+	c := parsedExpr{hits, sites, p, err}
+	s.parsed[expr] = c
+	return c
 }
 
 // Scan checks files and directories against a registry (ScanPaths with
@@ -161,7 +198,7 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": t
 // dangling symlink or an unreadable file is a note. A file reached twice
 // (through symlinks) is scanned once.
 func (s *Scanner) ScanPaths(paths []string) (Result, error) {
-	res := Result{Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write}
+	res := Result{Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write, Window: s.Both}
 	s.seen = map[string]bool{}
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -214,9 +251,9 @@ type file struct {
 	x       *queryfile.File
 	edits   []edit
 	res     *Result
-	// ruleLabels are the label rewrites of each rule's expressions, which
-	// its templates ($labels.x) follow.
-	ruleLabels map[int]map[string]string
+	// ruleLabels are the label rewrites of each rule's (or Grafana
+	// target's) expressions, which its templates ($labels.x, {{x}}) follow.
+	ruleLabels map[int]map[string]ruleLabel
 	// templated are the offsets of a Helm template's PromQL expressions
 	// that do not parse without their {{ }} blocks; templatedErr is the
 	// first one's error. One note lists them.
@@ -265,7 +302,7 @@ func (s *Scanner) scanFile(path string, res *Result) error {
 		return nil
 	}
 	res.Files++
-	out, err := s.scanContent(path, b, res)
+	out, err := s.scanContent(path, b, res, s.Write)
 	if err != nil || !s.Write || bytes.Equal(out, b) {
 		return err
 	}
@@ -282,44 +319,56 @@ func (s *Scanner) scanFile(path string, res *Result) error {
 // and writes nothing, Write or not; Write only decides, as for ScanPaths,
 // whether findings are marked rewritten and --both transitions collapse.
 func (s *Scanner) ScanContent(name string, content []byte) (Result, []byte, error) {
-	res := Result{Files: 1, Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write}
-	out, err := s.scanContent(name, content, &res)
+	res := Result{Files: 1, Findings: []Finding{}, Notes: []Note{}, Rewrites: []Rewrite{}, Written: s.Write, Window: s.Both}
+	out, err := s.scanContent(name, content, &res, true)
 	res.finish()
 	return res, out, err
 }
 
 // scanContent scans a file's content, adds its findings, notes and
-// rewrites to res and returns the content rewritten. With Write (not
+// rewrites to res and returns the content rewritten (when apply). With Write (not
 // Both), the --both transitions of the file are collapsed first (see
 // collapse) and the rewrites of the collapsed content are composed with
 // them, so that every rewrite is listed against the content as read.
-func (s *Scanner) scanContent(name string, orig []byte, res *Result) ([]byte, error) {
+func (s *Scanner) scanContent(name string, orig []byte, res *Result, apply bool) ([]byte, error) {
 	content := orig
 	var collapsed []edit
+	ruleLabels := map[int]map[string]ruleLabel{}
 	if s.Write && !s.Both {
 		// A query that --both rewrote reads (old or new): back to new only
-		// first, then the old names left around it are rewritten below.
-		collapsed = s.collapseEdits(name, orig)
+		// first, then the old names left around it are rewritten below. The
+		// labels a collapse moved to their new name are moved in the rule's
+		// templates too, as --write alone moves them.
+		collapsed = s.collapseEdits(name, orig, ruleLabels)
 		var err error
 		if content, err = applyFile(name, orig, collapsed); err != nil {
 			return orig, err
 		}
 	}
-	f := &file{name: name, content: content, res: res, x: queryfile.Extract(name, content), ruleLabels: map[int]map[string]string{}}
+	f := &file{name: name, content: content, res: res, x: queryfile.Extract(name, content), ruleLabels: ruleLabels}
 	for _, n := range f.x.Notes {
 		f.note(n.Off, n.Message, n.Unreadable)
 	}
-	for i := range f.x.Queries {
-		s.query(f, &f.x.Queries[i])
+	// Expressions first: the templates of a rule or target follow them,
+	// wherever they lie in the file.
+	for _, templates := range []bool{false, true} {
+		for i := range f.x.Queries {
+			q := &f.x.Queries[i]
+			if isTemplate(q.Kind) == templates {
+				s.query(f, q)
+			}
+		}
 	}
 	f.noteTemplated()
 	edits, err := compose(name, collapsed, sortEdits(f.edits))
 	if err != nil {
 		return orig, err
 	}
-	out, err := applyFile(name, orig, edits)
-	if err != nil {
-		return orig, err
+	out := orig
+	if apply { // a scan of files without --write discards the content
+		if out, err = applyFile(name, orig, edits); err != nil {
+			return orig, err
+		}
 	}
 	line, lineStart, pos := 1, 0, 0 // edits are in offset order
 	for _, e := range edits {
@@ -336,19 +385,41 @@ func (s *Scanner) scanContent(name string, orig []byte, res *Result) ([]byte, er
 	return out, nil
 }
 
+func isTemplate(k queryfile.Kind) bool {
+	return k == queryfile.KindTemplate || k == queryfile.KindLegend
+}
+
 // collapseEdits are the edits that write back to their new branch the
-// transition queries of a file (see collapse).
-func (s *Scanner) collapseEdits(name string, b []byte) []edit {
+// transition queries of a file (see collapse and collapseOTTL); labels
+// gets, per rule, the labels they moved to their new name.
+func (s *Scanner) collapseEdits(name string, b []byte, labels map[int]map[string]ruleLabel) []edit {
 	x := queryfile.Extract(name, b)
 	var edits []edit
 	for i := range x.Queries {
 		q := &x.Queries[i]
-		if q.Kind != queryfile.KindPromQL {
+		var es []edit
+		var moved map[string]string
+		switch q.Kind {
+		case queryfile.KindPromQL:
+			es, moved = collapse(q.Text, s.names)
+		case queryfile.KindOTTL:
+			es = collapseOTTL(q.Text, s.names)
+		default:
 			continue
 		}
-		for _, e := range collapse(q.Text, s.names) {
+		mapped := false
+		for _, e := range es {
 			if fe, ok := fileEdit(b, q, e); ok {
 				edits = append(edits, fe)
+				mapped = true
+			}
+		}
+		if mapped && q.Rule != 0 {
+			for old, repl := range moved {
+				if labels[q.Rule] == nil {
+					labels[q.Rule] = map[string]ruleLabel{}
+				}
+				labels[q.Rule][old] = ruleLabel{repl: repl}
 			}
 		}
 	}
@@ -399,18 +470,25 @@ func compose(name string, first, then []edit) ([]edit, error) {
 	return append(out, first[i:]...), nil
 }
 
+// ruleLabel is what a rule's (or Grafana target's) expression does with a
+// label its templates read.
+type ruleLabel struct {
+	repl   string // --write's new name; "" when it keeps the label
+	why    string // why it keeps it
+	window Window // the expression's window form
+}
+
 func (s *Scanner) query(f *file, q *queryfile.Query) {
 	switch q.Kind {
 	case queryfile.KindPromQL:
-		var hits []hit
-		var err error
-		if s.Both {
-			hits, err = s.transition(q.Text)
-		} else {
-			hits, err = s.scanPromQL(q.Text)
-		}
+		hits, err := s.scanPromQL(q.Text)
 		if err != nil && !q.Optional && !errors.Is(err, queryfile.ErrNotPromQL) {
+			w := Window{Why: "the expression does not parse; rewrite it by hand"}
+			for i := range hits {
+				hits[i].window = w
+			}
 			s.record(f, q, "promql", hits)
+			s.ruleLabels(f, q, hits, nil, w)
 		}
 		if err != nil {
 			switch {
@@ -425,32 +503,120 @@ func (s *Scanner) query(f *file, q *queryfile.Query) {
 			}
 			return
 		}
-		ok := s.record(f, q, "promql", hits)
-		if q.Rule != 0 {
-			rl := f.ruleLabels[q.Rule]
-			if rl == nil {
-				rl = map[string]string{}
-				f.ruleLabels[q.Rule] = rl
+		var w Window
+		var wEdits []edit
+		if len(hits) > 0 {
+			w, wEdits = s.promWindow(f, q, hits)
+		}
+		if s.Both {
+			hits = bothHits(hits, w, wEdits)
+		}
+		for i := range hits {
+			hits[i].window = w
+		}
+		s.ruleLabels(f, q, hits, s.record(f, q, "promql", hits), w)
+	case queryfile.KindTemplate, queryfile.KindLegend:
+		where := "alert template"
+		if q.Kind == queryfile.KindLegend {
+			where = "legend"
+		}
+		s.record(f, q, where, templateHits(q.Text, q.Kind, s.names, f.ruleLabels[q.Rule], s.Both))
+	case queryfile.KindOTTL:
+		hits := scanOTTL(q.Text, s.names)
+		if len(hits) > 0 {
+			w, wEdits := s.ottlWindow(f, q, hits)
+			if s.Both {
+				hits = bothHits(hits, w, wEdits)
 			}
-			for i, h := range hits {
-				if h.kind == KindAttribute {
-					rl[h.written] = ""
-					switch {
-					case s.Both && ok[i]:
-						rl[h.written] = keptByBoth
-					case ok[i]:
-						rl[h.written] = h.replacement
-					}
-				}
+			for i := range hits {
+				hits[i].window = w
 			}
 		}
-	case queryfile.KindTemplate:
-		s.record(f, q, "alert template", templateHits(q.Text, s.names, f.ruleLabels[q.Rule]))
-	case queryfile.KindOTTL:
-		s.record(f, q, "ottl", scanOTTL(q.Text, s.names))
+		s.record(f, q, "ottl", hits)
 	case queryfile.KindKey:
 		s.record(f, q, q.Component+" processor key", configKey(q.Text, s.names))
 	}
+}
+
+// ruleLabels notes what a rule's expression does with the labels it reads,
+// for the rule's templates; ok says which hits are rewritten (nil: none).
+func (s *Scanner) ruleLabels(f *file, q *queryfile.Query, hits []hit, ok []bool, w Window) {
+	if q.Rule == 0 {
+		return
+	}
+	rl := f.ruleLabels[q.Rule]
+	if rl == nil {
+		rl = map[string]ruleLabel{}
+		f.ruleLabels[q.Rule] = rl
+	}
+	for i, h := range hits {
+		if h.kind != KindAttribute {
+			continue
+		}
+		l := ruleLabel{why: h.why, window: w}
+		if ok != nil && ok[i] && !s.Both {
+			l.repl = h.replacement
+		}
+		rl[h.written] = l
+	}
+}
+
+// bothHits are --both's hits: rewritten, each, when the window form is
+// written (the first carries its edits), none otherwise.
+func bothHits(hits []hit, w Window, edits []edit) []hit {
+	for i := range hits {
+		hits[i].edits, hits[i].replacement = nil, ""
+		hits[i].rewritable = w.Form != ""
+		if !hits[i].rewritable {
+			hits[i].why = w.Why
+		}
+	}
+	if len(hits) > 0 && w.Form != "" {
+		hits[0].edits = edits
+	}
+	return hits
+}
+
+// windowForm checks a query's window edits against the file: they must map
+// onto it (see fileEdit). It returns the window and the edits.
+func windowForm(f *file, q *queryfile.Query, edits []edit, why string) (Window, []edit) {
+	switch {
+	case why != "":
+		return Window{Why: why}, nil
+	case len(edits) == 0:
+		return Window{Why: "no selector to rewrite: write the window form by hand"}, nil
+	}
+	for _, e := range edits {
+		if _, ok := fileEdit(f.content, q, e); !ok {
+			return Window{Why: "the names are written with escapes (JSON \\u, YAML quoting) or across folded lines in the file; write the window form by hand"}, nil
+		}
+	}
+	form, ok := applyEdits(q.Text, slices.Clone(edits))
+	if !ok {
+		return Window{Why: "the window form's edits overlap"}, nil
+	}
+	return Window{Form: form, Works: true}, edits
+}
+
+// promWindow is the window form of a PromQL query with hits.
+func (s *Scanner) promWindow(f *file, q *queryfile.Query, hits []hit) (Window, []edit) {
+	if strings.Contains(q.Text, "label_") {
+		if es, _ := collapse(q.Text, s.names); len(es) > 0 {
+			return Window{Works: true, Why: "already in its window form (--write --both wrote it)"}, nil
+		}
+	}
+	c := s.analyze(q.Text)
+	edits, why := transitionOf(q.Text, hits, c.sites, c.p, s.Both)
+	return windowForm(f, q, edits, why)
+}
+
+// ottlWindow is the window form of an OTTL statement or condition with hits.
+func (s *Scanner) ottlWindow(f *file, q *queryfile.Query, hits []hit) (Window, []edit) {
+	if strings.Contains(q.Text, " != nil and (") && len(collapseOTTL(q.Text, s.names)) > 0 {
+		return Window{Works: true, Why: "already in its window form (--write --both wrote it)"}, nil
+	}
+	edits, why := ottlTransition(q.Text, hits)
+	return windowForm(f, q, edits, why)
 }
 
 // record turns hits into findings and, when every edit maps onto the file
@@ -461,6 +627,7 @@ func (s *Scanner) record(f *file, q *queryfile.Query, where string, hits []hit) 
 		fd := Finding{
 			File: f.name, Where: where, Kind: h.kind, Name: h.written,
 			Deprecated: h.rename.Old, CurrentOTel: h.rename.Current, Why: h.why, Current: h.current,
+			Window: h.window,
 		}
 		off := q.Off
 		if h.first >= 0 {
@@ -492,25 +659,6 @@ func (s *Scanner) record(f *file, q *queryfile.Query, where string, hits []hit) 
 	return ok
 }
 
-// keptByBoth marks a label that --both keeps in a rule's output.
-const keptByBoth = "\x00both"
-
-// transition is --both's rewrite of one expression as hits: the first
-// carries the edits, all are rewritable, or none with the reason.
-func (s *Scanner) transition(expr string) ([]hit, error) {
-	hits, edits, why, err := transition(expr, s.names)
-	for i := range hits {
-		hits[i].edits = nil
-		if why != "" {
-			hits[i].rewritable, hits[i].why = false, why
-		}
-	}
-	if len(hits) > 0 && why == "" {
-		hits[0].edits = edits
-	}
-	return hits, err
-}
-
 // fileEdit maps an edit of a query's text onto the file: its old text must
 // lie there as the container writes it (verbatim, or escaped as a JSON or
 // YAML double-quoted string), from the mapped first byte to the mapped last.
@@ -531,31 +679,99 @@ func fileEdit(content []byte, q *queryfile.Query, e edit) (edit, bool) {
 	return edit{}, false
 }
 
-// templateHits are the label references ($labels.http_method) of an alert
-// template; one is rewritten only as its rule's expression rewrites the
-// label, so that the annotation does not render empty.
-func templateHits(v string, n *Names, rewritten map[string]string) []hit {
-	var hits []hit
-	byName := map[string]int{}
-	for i := 0; ; {
-		j := strings.Index(v[i:], "$labels.")
-		if j < 0 {
-			break
-		}
-		start := i + j + len("$labels.")
+// labelRef is a label a template reads: its name and offset.
+type labelRef struct {
+	name string
+	off  int
+}
+
+// templatePrefixes introduce a label in an alert template.
+var templatePrefixes = []string{"$labels.", ".Labels."}
+
+// templateRefs are the labels a template reads: $labels.x, .Labels.x and
+// index $labels "x" in an alert template, {{x}} (spaces allowed) in a
+// legend.
+func templateRefs(v string, kind queryfile.Kind) []labelRef {
+	ident := func(start int) int {
 		end := start
-		for end < len(v) && (v[end] == '_' || v[end] >= 'a' && v[end] <= 'z' || v[end] >= 'A' && v[end] <= 'Z' || v[end] >= '0' && v[end] <= '9') {
+		for end < len(v) && (v[end] == '_' || v[end] >= 'a' && v[end] <= 'z' || v[end] >= 'A' && v[end] <= 'Z' || (end > start && v[end] >= '0' && v[end] <= '9')) {
 			end++
 		}
-		i = end
-		name := v[start:end]
+		return end
+	}
+	var refs []labelRef
+	if kind == queryfile.KindLegend {
+		for i := 0; ; {
+			j := strings.Index(v[i:], "{{")
+			if j < 0 {
+				return refs
+			}
+			start := i + j + 2
+			for start < len(v) && v[start] == ' ' {
+				start++
+			}
+			end := ident(start)
+			k := end
+			for k < len(v) && v[k] == ' ' {
+				k++
+			}
+			if end > start && strings.HasPrefix(v[k:], "}}") {
+				refs = append(refs, labelRef{v[start:end], start})
+			}
+			i = max(end, start)
+		}
+	}
+	// {{ index $labels "http.method" }}: a label name that is no identifier.
+	for _, prefix := range []string{`index $labels "`, `index .Labels "`} {
+		for i := 0; ; {
+			j := strings.Index(v[i:], prefix)
+			if j < 0 {
+				break
+			}
+			start := i + j + len(prefix)
+			end := strings.IndexAny(v[start:], "\"\\")
+			if end > 0 && v[start+end] == '"' {
+				refs = append(refs, labelRef{v[start : start+end], start})
+			}
+			i = start
+		}
+	}
+	for _, prefix := range templatePrefixes {
+		for i := 0; ; {
+			j := strings.Index(v[i:], prefix)
+			if j < 0 {
+				break
+			}
+			start := i + j + len(prefix)
+			end := ident(start)
+			if end > start {
+				refs = append(refs, labelRef{v[start:end], start})
+			}
+			i = max(end, start)
+		}
+	}
+	slices.SortFunc(refs, func(a, b labelRef) int { return a.off - b.off })
+	return refs
+}
+
+// templateHits are the labels an alert template ($labels.http_method) or a
+// Grafana legend ({{http_method}}) reads; one is rewritten only as its
+// rule's (target's) expression rewrites the label, so that the template
+// does not render empty. In the window (both) it is kept: the expression's
+// window form keeps the old label in its output.
+func templateHits(v string, kind queryfile.Kind, n *Names, labels map[string]ruleLabel, both bool) []hit {
+	var hits []hit
+	byName := map[string]int{}
+	for _, ref := range templateRefs(v, kind) {
+		name, start := ref.name, ref.off
 		r, ok := n.Label(name, nil)
-		if repl, inExpr := rewritten[name]; !ok && !inExpr {
+		l, inExpr := labels[name]
+		if !ok && !inExpr {
 			continue
 		} else if r == nil {
 			r = &Rename{Old: name}
-			if repl != "" {
-				r.New = repl
+			if l.repl != "" {
+				r.New = l.repl
 			}
 		}
 		if k, seen := byName[name]; seen {
@@ -568,18 +784,27 @@ func templateHits(v string, n *Names, rewritten map[string]string) []hit {
 		if r.New != "" {
 			h.current = WrittenLabel(r.New, name)
 		}
-		repl, inExpr := rewritten[name]
 		switch {
-		case repl == keptByBoth:
-			h.why = "--both keeps the old label in the rule's output; a later --write moves both to the new name"
-		case inExpr && repl != "":
-			h.rewritable, h.replacement = true, repl
-			h.current = repl
-			h.edits = []edit{{off: start, old: name, repl: repl, what: RewriteLabel, name: name}}
-		case inExpr:
-			h.why = "the rule's expression keeps this label: " + whyOr(h.why, "not rewritable there")
+		case !inExpr:
+			h.why = "the expression does not read this label; rewrite both by hand"
+			h.window.Why = "the expression does not read this label, so its window form cannot keep it; rewrite both by hand"
+		case l.window.Works:
+			h.window = Window{Works: true, Why: "kept as it is: the expression's window form keeps the old label in its output"}
 		default:
-			h.why = "the rule's expression does not read this label; rewrite both by hand"
+			h.window.Why = "the expression has no window form: " + whyOr(l.window.Why, "its old names are not rewritable")
+		}
+		switch {
+		case !inExpr:
+		case both && l.window.Works:
+			h.why = "--both keeps the old label in the expression's output; a later --write moves both to the new name"
+		case both:
+			h.why = h.window.Why
+		case l.repl != "":
+			h.rewritable, h.replacement = true, l.repl
+			h.current = l.repl
+			h.edits = []edit{{off: start, old: name, repl: l.repl, what: RewriteLabel, name: name}}
+		default:
+			h.why = "the expression keeps this label: " + whyOr(l.why, "not rewritable there")
 		}
 		byName[name] = len(hits)
 		hits = append(hits, h)
@@ -607,5 +832,6 @@ func configKey(key string, n *Names) []hit {
 	if h.why == "" {
 		h.why = "a processor key; change it when the data it sees carries " + r.New
 	}
+	h.window.Why = "a processor key names one key: --both leaves it; while the collector copies the name, a processor after it sees both"
 	return []hit{h}
 }

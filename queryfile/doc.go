@@ -1,8 +1,9 @@
 // Package queryfile finds the queries that files hold and where their bytes
 // lie: PromQL in Prometheus rule files, PrometheusRule manifests, Grafana
 // dashboards (plain, in ConfigMaps, ConfigMapLists, GrafanaDashboard
-// resources and Helm values), Grafana alerting rules (data[].model.expr) and
-// promtool test files; OTTL and attribute keys in collector configurations
+// resources and Helm values) with their targets' legendFormat, Grafana
+// alerting rules (data[].model.expr) and promtool test files; alert rules'
+// label and annotation templates; OTTL and attribute keys in collector configurations
 // (plain, OpenTelemetryCollector resources, Helm values `config:`). Helm
 // templates are read as text outside their {{ }} blocks.
 //

@@ -19,8 +19,12 @@ const (
 	KindOTTL
 	// KindKey is an attribute key given as a collector component's setting.
 	KindKey
-	// KindTemplate is an alert's label or annotation template.
+	// KindTemplate is an alert's label or annotation template: it reads
+	// labels as $labels.x or .Labels.x.
 	KindTemplate
+	// KindLegend is a Grafana target's legendFormat: it reads labels as
+	// {{x}}.
+	KindLegend
 )
 
 var kindNames = [...]string{
@@ -28,6 +32,7 @@ var kindNames = [...]string{
 	KindOTTL:     "ottl",
 	KindKey:      "config key",
 	KindTemplate: "alert template",
+	KindLegend:   "legend",
 }
 
 // String returns the kind's name.
@@ -57,8 +62,9 @@ type Query struct {
 	// Optional: the PromQL came from a Grafana "query" or "definition" field,
 	// which may belong to another data source; a parse failure is no error.
 	Optional bool
-	// Rule numbers the alert or recording rule the query belongs to (its
-	// expression and its templates share it); 0 outside rules.
+	// Rule numbers the alert or recording rule, or the Grafana target, the
+	// query belongs to: its expression and its templates (annotations,
+	// labels, the target's legendFormat) share it; 0 elsewhere.
 	Rule int
 	// Name says where the query is: "group/alert", "panel title/refId".
 	Name string

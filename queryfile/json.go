@@ -318,6 +318,13 @@ func (f *File) jsonWalk(n *jnode, m Map, esc func(string) string, datasource, ti
 	// target (refId); elsewhere they are other settings.
 	typ, ref := n.get("type"), n.get("refId")
 	queryHolder := ref != nil || (typ != nil && typ.str && typ.s == "query") || strings.HasPrefix(title, "variable ")
+	// A target's expression and its legend share a rule number: the legend
+	// reads the labels the expression returns.
+	rule := 0
+	if lf := n.get("legendFormat"); ref != nil && lf != nil && lf.str && promql {
+		f.rules++
+		rule = f.rules
+	}
 	for i, k := range n.c.keys {
 		v := &n.c.kids[i]
 		if !v.str {
@@ -328,6 +335,20 @@ func (f *File) jsonWalk(n *jnode, m Map, esc func(string) string, datasource, ti
 			continue
 		}
 		switch k {
+		case "legendFormat":
+			if rule == 0 || !strings.Contains(v.s, "{{") {
+				continue // __auto, a fixed text
+			}
+			name := title
+			if r := n.get("refId"); r != nil && r.str {
+				name += "/" + r.s
+			}
+			f.Queries = append(f.Queries, Query{
+				Kind: KindLegend, Text: v.s, Rule: rule, Name: name + "/legend",
+				Map:    chain(jsonStringMap(f.doc[v.off:v.end], v.off), m),
+				Off:    mustMap(m, v.off),
+				Escape: func(s string) string { return esc(jsonEscape(s)) },
+			})
 		case "expr", "query", "definition":
 			if k != "expr" && !queryHolder {
 				continue // not a query
@@ -343,7 +364,7 @@ func (f *File) jsonWalk(n *jnode, m Map, esc func(string) string, datasource, ti
 				name += "/definition"
 			}
 			q := Query{
-				Kind: KindPromQL, Text: v.s, Optional: k != "expr", Name: name,
+				Kind: KindPromQL, Text: v.s, Optional: k != "expr", Name: name, Rule: rule,
 				Map:    chain(jsonStringMap(f.doc[v.off:v.end], v.off), m),
 				Off:    mustMap(m, v.off),
 				Escape: func(s string) string { return esc(jsonEscape(s)) },
@@ -402,9 +423,18 @@ func mustMap(m Map, off int) int {
 	return o
 }
 
+var jsonPlain = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
 // jsonEscape encodes s as the content of a JSON string, as Grafana writes
 // it (no HTML escaping).
 func jsonEscape(s string) string {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] >= 0x20 && s[i] < 0x80
+	}
+	if plain { // only quotes and backslashes to escape
+		return jsonPlain.Replace(s)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

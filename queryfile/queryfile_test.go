@@ -77,6 +77,39 @@ func TestExtractMapsEveryQueryToItsBytes(t *testing.T) {
 	assert.Zero(t, f.Notes[0].Off, "at the first block")
 }
 
+// TestExtractLegends: a target's legendFormat is read with its expression,
+// sharing its rule number (so that it follows the expression's rewrite);
+// __auto, a fixed text and a legend in another language's target are not.
+func TestExtractLegends(t *testing.T) {
+	d := `{"panels":[{"title":"p","datasource":{"type":"prometheus"},"targets":[` +
+		`{"legendFormat":"{{http_method}} {{ route }}","refId":"A","expr":"sum by (http_method) (x)"},` +
+		`{"refId":"B","expr":"sum(y)","legendFormat":"__auto"},` +
+		`{"refId":"C","expr":"sum(z)","legendFormat":"total"}]},` +
+		`{"title":"logs","datasource":{"type":"loki"},"targets":[{"refId":"A","expr":"{app=\"x\"}","legendFormat":"{{app}}"}]}]}`
+	f := Extract("d.json", []byte(d))
+	require.False(t, f.Unreadable, "%+v", f.Notes)
+	type q struct {
+		kind       Kind
+		text, name string
+		rule       int
+	}
+	var got []q
+	for _, x := range f.Queries {
+		got = append(got, q{x.Kind, x.Text, x.Name, x.Rule})
+		for i := range len(x.Text) {
+			if o, ok := x.Map(i); ok {
+				assert.Equal(t, x.Text[i], d[o], "%q byte %d", x.Text, i)
+			}
+		}
+	}
+	assert.Equal(t, []q{
+		{KindLegend, "{{http_method}} {{ route }}", "panel p/A/legend", 1},
+		{KindPromQL, "sum by (http_method) (x)", "panel p/A", 1},
+		{KindPromQL, "sum(y)", "panel p/B", 2},
+		{KindPromQL, "sum(z)", "panel p/C", 3},
+	}, got)
+}
+
 func TestExtractUnreadable(t *testing.T) {
 	for name, body := range map[string]string{
 		"a.json":  `{"a": [1, }`,

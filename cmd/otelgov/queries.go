@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,8 +32,12 @@ ConfigMaps, ConfigMapLists and GrafanaDashboards; a query variable's query
 and its definition), Grafana alerting rules, collector configs and the
 fragments of one split across --config files, OpenTelemetryCollector
 resources and Helm values (OTTL statements and conditions, attributes/
-resource/filter/groupbyattrs/k8s_attributes keys). Helm templates are read
-outside their {{ }} blocks (one note per file says how many).
+resource/filter/groupbyattrs/k8s_attributes keys). Every place a label
+name is written is a read: PromQL (selectors, by/without, on/ignoring,
+label_replace, label_values(metric, label) in variables), alert templates
+($labels.x, .Labels.x) and a target's legendFormat ({{x}}), which follow
+their expression's rewrite. Helm templates are read outside their {{ }}
+blocks (one note per file says how many).
 Directories are walked for .yaml, .yml and .json files; version-control
 directories are skipped, other hidden ones are scanned; a file reached
 through symlinks is scanned once.
@@ -54,16 +59,26 @@ not. No other byte changes: the text output lists every rewrite it made
 ("rewrites", planned when "written" is false), so that the listed rewrites
 applied to the files as they were give the written files byte for byte.
 
---write --both is for a migration under way: each selector reading old names
-becomes (old or new), the new branch reading the current names and migrated
-values and relabelled back to the old label names (label_replace), so that
+--write --both is for a migration under way, when some producers send the
+old names and some the new (and the collector copies a renamed name to
+both): each selector reading old names becomes (old or new), the old branch
+taking the series that carry the old label, the new branch those that carry
+none, reading the current names and migrated values and relabelled back to
+the old label names (label_replace), so that no series is read twice and
 groupings, legends and $labels templates work on data of either kind; a
 selector under a range is lifted with its function (rate(old[5m]) or
-rate(new[5m])). Alert templates keep the old labels.
+rate(new[5m])); a label only grouped by is filled from the new one where a
+series lacks it; an OTTL condition (or a statement's where clause) reads the
+old key where the data carries it and the new one elsewhere. Legends and
+alert templates keep the old labels. A later --write folds each window form
+back: the files are then what --write alone makes of them. Without --write,
+each finding shows its window form or why it has none.
 
 A deprecated name is a violation. Exit codes: 0 none left (or --fail-on
-none), 1 findings not rewritten, 2 bad input or usage: a file or an
-expression that cannot be read, unless --skip-unreadable.`,
+none; with --both: every read rewritten or working in the window as it
+is), 1 findings not rewritten (with --both: a read without a window form,
+to fix by hand), 2 bad input or usage: a file or an expression that cannot
+be read, unless --skip-unreadable.`,
 		Example: `  otelgov queries distribution/k8s dashboards/
   otelgov queries --write monitoring/rules.yaml && promtool check rules monitoring/rules.yaml`,
 		Args: cobra.MinimumNArgs(1),
@@ -75,8 +90,8 @@ expression that cannot be read, unless --skip-unreadable.`,
 	o.reg.bind(fs)
 	fs.StringVar(&o.format, "format", "text", "output: text or json")
 	fs.StringVar(&o.failOn, "fail-on", "violation", "exit 1 on findings at or above: violation, improvement, information or none")
-	fs.BoolVar(&o.write, "write", false, "rewrite PromQL, alert templates and OTTL names in place where the query keeps its meaning")
-	fs.BoolVar(&o.both, "both", false, "with --write: rewrite each query to read the old and the current names at once (old or new), for a migration under way")
+	fs.BoolVar(&o.write, "write", false, "rewrite PromQL, alert templates, legends and OTTL names in place where the query keeps its meaning")
+	fs.BoolVar(&o.both, "both", false, "with --write: rewrite each query to its window form, reading the old and the current names at once (old or new), for a migration under way")
 	fs.BoolVar(&o.skipUnreadable, "skip-unreadable", false, "do not exit 2 on files or expressions that cannot be read; count them in the summary")
 	return cmd
 }
@@ -116,10 +131,11 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 	if res.Unreadable > 0 && !o.skipUnreadable {
 		return badInput(fmt.Errorf("%d unreadable input(s) (see the notes); --skip-unreadable scans the rest", res.Unreadable))
 	}
-	// Every finding is a deprecated name: Weaver's deprecated finding.
+	// Every finding is a deprecated name: Weaver's deprecated finding. With
+	// --both, a read that works in the window as it is needs nobody.
 	if failOn.Fails(vocab.DefaultLevel(vocab.FindingDeprecated)) {
 		for _, f := range res.Findings {
-			if !f.Rewritten {
+			if !f.Rewritten && (!res.Window || !f.Window.Works) {
 				return findings()
 			}
 		}
@@ -127,9 +143,24 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 	return nil
 }
 
+// windowLine says how a read reads old or new names in the transition
+// window: the form --write --both writes, or why it has none.
+func windowLine(f *queries.Finding) string {
+	switch w := f.Window; {
+	case w.Form != "":
+		return "window (--write --both): " + strings.ReplaceAll(w.Form, "\n", "\n    ")
+	case w.Works:
+		return "window: " + w.Why
+	case w.Why != "":
+		return "window: none: " + w.Why
+	}
+	return ""
+}
+
 func writeQueries(w io.Writer, res *queries.Result) {
-	left, rewritten := 0, 0
-	for _, f := range res.Findings {
+	left, rewritten, works := 0, 0, 0
+	for i := range res.Findings {
+		f := &res.Findings[i]
 		cur := f.Current
 		if cur == "" {
 			cur = "(none)"
@@ -143,6 +174,9 @@ func writeQueries(w io.Writer, res *queries.Result) {
 		case f.Rewritten:
 			fmt.Fprint(w, " [rewritten]")
 			rewritten++
+		case res.Window && f.Window.Works:
+			fmt.Fprintf(w, " [works in the window: %s]", f.Window.Why)
+			works++
 		case f.Rewritable:
 			fmt.Fprint(w, " [--write rewrites it]")
 			left++
@@ -151,6 +185,9 @@ func writeQueries(w io.Writer, res *queries.Result) {
 			left++
 		}
 		fmt.Fprintln(w)
+		if l := windowLine(f); l != "" && !res.Window {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
 	}
 	if res.Written {
 		for _, r := range res.Rewrites {
@@ -162,8 +199,14 @@ func writeQueries(w io.Writer, res *queries.Result) {
 		}
 	}
 	fmt.Fprintf(w, "%d file(s) scanned: %d deprecated name(s) left, %d rewritten", res.Files, left, rewritten)
+	if res.Window {
+		fmt.Fprint(w, " to their window form")
+	}
 	if res.Written {
 		fmt.Fprintf(w, " in %d rewrite(s)", len(res.Rewrites))
+	}
+	if res.Window {
+		fmt.Fprintf(w, "; %d working in the window as they are", works)
 	}
 	if res.Unreadable > 0 {
 		fmt.Fprintf(w, "; %d unreadable input(s) not checked", res.Unreadable)

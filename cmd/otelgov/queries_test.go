@@ -57,3 +57,54 @@ func lines(out, sub string) []string {
 	}
 	return got
 }
+
+// TestQueriesWindow is issue 43's consumers on v1.44.0 -> next-384d661: a
+// panel grouping by rpc_response_status_code with a legend naming it, and an
+// alert whose expression drops the label its annotation names. The plain
+// scan shows each read's window form or why it has none; --both marks
+// [rewritten] only what it wrote, exits 0 as every read then works in the
+// window, and a later --write gives what one --write gives.
+func TestQueriesWindow(t *testing.T) {
+	const dashboard = `{"panels": [{"title": "calls", "datasource": {"type": "prometheus"}, "targets": [
+  {"refId": "A", "expr": "sum by (rpc_response_status_code) (rate(rpc_server_call_duration_seconds_count[5m]))",
+   "legendFormat": "{{rpc_response_status_code}}"}]}]}
+`
+	const rule = `groups:
+- name: rpc
+  rules:
+  - alert: Errors
+    expr: sum(rate(rpc_server_call_duration_seconds_count{rpc_response_status_code!="OK"}[5m])) > 0
+    annotations:
+      summary: "{{ $labels.rpc_response_status_code }} errors"
+`
+	dir, direct := t.TempDir(), t.TempDir()
+	for _, d := range []string{dir, direct} {
+		require.NoError(t, os.WriteFile(filepath.Join(d, "d.json"), []byte(dashboard), 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "r.yaml"), []byte(rule), 0o600))
+	}
+	reg := []string{"queries", "--semconv-dir", semconvNext}
+	code, out, _ := otelgov(t, "", append(reg, dir)...)
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, `d.json:3: legend: deprecated attribute "rpc_response_status_code" (OTel rpc.response.status_code); current: rpc_status_code [--write rewrites it]`)
+	assert.Contains(t, out, "    window (--write --both): sum by (rpc_response_status_code) (label_replace(")
+	assert.Contains(t, out, "    window: kept as it is: the expression's window form keeps the old label in its output")
+
+	code, out, _ = otelgov(t, "", append(reg, "--write", "--both", dir)...)
+	assert.Equal(t, 0, code, "every read rewritten or working in the window: %s", out)
+	assert.Len(t, lines(out, "[rewritten]"), 2, out)
+	assert.Len(t, lines(out, "[works in the window: "), 2, out)
+	assert.Contains(t, out, "2 file(s) scanned: 0 deprecated name(s) left, 2 rewritten to their window form in 2 rewrite(s); 2 working in the window as they are")
+
+	code, out, _ = otelgov(t, "", append(reg, "--write", dir)...)
+	assert.Equal(t, 0, code, out)
+	code, out, _ = otelgov(t, "", append(reg, "--write", direct)...)
+	assert.Equal(t, 0, code, out)
+	for _, f := range []string{"d.json", "r.yaml"} {
+		a, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(direct, f))
+		require.NoError(t, err)
+		assert.Equal(t, string(b), string(a), "%s: --both then --write is --write", f)
+		assert.NotContains(t, string(a), "rpc_response_status_code", f)
+	}
+}

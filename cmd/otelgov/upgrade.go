@@ -278,8 +278,8 @@ func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
 			} else {
 				fmt.Fprintf(w, " [not rewritable: %s]\n", r.Why)
 			}
-			if r.Both != "" {
-				fmt.Fprintf(w, "    window (--write --both): %s\n", r.Both)
+			if l := windowLine(&r.Finding); l != "" {
+				fmt.Fprintf(w, "    %s\n", l)
 			}
 		}
 		if n := len(c.Kept); n > 0 {

@@ -3,29 +3,24 @@ package admissionextension // import "github.com/otelgov/otelcol-governance/exte
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/tap"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // GetGRPCServerOptions returns the tap that admits a new stream before any
-// of its messages is read, and the stats handler that frees its slot when
-// the RPC ends.
+// of its messages is read.
 //
 // grpc-go takes one tap per server: a second grpc.InTapHandle makes
-// grpc.NewServer panic ("The tap handle was already set"). No other
-// middleware of this distribution sets one; README.md says so.
+// grpc.NewServer panic ("The tap handle was already set"), so the
+// receiver fails to start. No other middleware of this distribution sets
+// one; README.md says so.
 func (a *admission) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, error) {
-	return []grpc.ServerOption{
-		grpc.InTapHandle(a.tap),
-		grpc.StatsHandler(slotReleaser{}),
-	}, nil
+	return []grpc.ServerOption{grpc.InTapHandle(a.tap)}, nil
 }
 
 // newGRPCRefusals builds, once, the status a refused stream gets for each
@@ -49,59 +44,25 @@ func newGRPCRefusals(cfg *Config) [numReasons]error {
 	return out
 }
 
-// slotKey keys the admitted stream's slot in its context.
-type slotKey struct{}
-
-// slot is one admitted gRPC stream. It is released exactly once, by
-// whichever comes first: the stats handler's End, or the stream's context
-// ending. grpc-go calls no stats handler for some streams it admitted
-// through the tap (an unknown service or method, a malformed method name,
-// a deadline already past when the tap returns), but it always cancels the
-// stream's context when the stream is done.
-type slot struct {
-	a        *admission
-	released atomic.Bool
-	stop     func() bool // stops the context.AfterFunc
-}
-
-func (s *slot) release() {
-	if s.released.CompareAndSwap(false, true) {
-		s.a.release(0)
-	}
-}
-
 // tap runs on the transport's reader goroutine when a stream's headers
-// arrive, before its message is read: it must be quick and must not block.
+// arrive, before its message is read: it is quick and never blocks.
+//
+// The tap has no end hook. The admitted stream's slot is released when
+// the stream's context ends, which grpc-go does on every path once the tap
+// has returned: the RPC's status written (success or error), the client's
+// cancellation or deadline, the connection closing, and the streams it
+// ends without calling a handler, an interceptor or a stats handler's End
+// (an unknown service or method, a malformed method name, a deadline
+// already past when the tap returns). context.AfterFunc runs its function
+// once, so each slot is released exactly once.
 func (a *admission) tap(ctx context.Context, _ *tap.Info) (context.Context, error) {
 	if r, ok := a.acquire(0); !ok {
 		a.refused(ctx, protoGRPC, r)
 		return ctx, a.grpcRefusals[r]
 	}
 	a.admitted(ctx, protoGRPC)
-	s := &slot{a: a}
-	ctx = context.WithValue(ctx, slotKey{}, s)
-	s.stop = context.AfterFunc(ctx, s.release)
+	context.AfterFunc(ctx, a.releaseStream)
 	return ctx, nil
 }
 
-// slotReleaser is the stats handler that releases a stream's slot when
-// its RPC ends, on the RPC's own goroutine.
-type slotReleaser struct{}
-
-var _ stats.Handler = slotReleaser{}
-
-func (slotReleaser) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
-
-func (slotReleaser) HandleRPC(ctx context.Context, rs stats.RPCStats) {
-	if _, ok := rs.(*stats.End); !ok {
-		return
-	}
-	if s, ok := ctx.Value(slotKey{}).(*slot); ok {
-		s.stop()
-		s.release()
-	}
-}
-
-func (slotReleaser) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-
-func (slotReleaser) HandleConn(context.Context, stats.ConnStats) {}
+func (a *admission) releaseStream() { a.release(0) }

@@ -11,11 +11,13 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/zap"
 
 	"github.com/otelgov/otelcol-governance/extension/admissionextension/internal/metadata"
 )
@@ -105,4 +107,10 @@ func (f *fixture) sum(t *testing.T, name string, attrs ...string) int64 {
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	require.Eventually(t, cond, 10*time.Second, 5*time.Millisecond, what)
+}
+
+func settingsWithLogger(l *zap.Logger) extension.Settings {
+	set := extensiontest.NewNopSettings(metadata.Type)
+	set.Logger = l
+	return set
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,12 +61,19 @@ func TestSlotsNeverLeak(t *testing.T) {
 	httpClient := &http.Client{Transport: &http.Transport{}}
 	defer httpClient.CloseIdleConnections()
 
-	// cancelWhenHeld cancels once the bound's worth of requests is held
-	// (so the cancelled ones were admitted first), or after 5 s.
+	// cancelWhenHeld cancels once the bound's worth of requests has been
+	// held since it was called (seen by it or by another canceller), so the
+	// cancelled requests were admitted first; or after 5 s.
+	var peaks atomic.Int64
 	cancelWhenHeld := func(cancel func()) {
+		start := peaks.Load()
 		go func() {
-			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 				if r, _ := f.ext.inFlight(); r >= int64(f.ext.cfg.MaxRequestsInFlight) {
+					peaks.Add(1)
+					break
+				}
+				if peaks.Load() > start {
 					break
 				}
 			}
@@ -124,8 +132,12 @@ func TestSlotsNeverLeak(t *testing.T) {
 	}
 	okBody, errBody, holdBody := proto("ok"), proto("error"), proto("hold")
 	httpCalls := map[string]func() error{
-		"ok":    func() error { return post(context.Background(), "/v1/traces", bytes.NewReader(okBody), int64(len(okBody))) },
-		"error": func() error { return post(context.Background(), "/v1/traces", bytes.NewReader(errBody), int64(len(errBody))) },
+		"ok": func() error {
+			return post(context.Background(), "/v1/traces", bytes.NewReader(okBody), int64(len(okBody)))
+		},
+		"error": func() error {
+			return post(context.Background(), "/v1/traces", bytes.NewReader(errBody), int64(len(errBody)))
+		},
 		"cancel": func() error {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancelWhenHeld(cancel)

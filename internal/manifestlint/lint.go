@@ -318,6 +318,7 @@ func (l *linter) checkCollector(o Object) {
 	l.checkMetricsReader(o, cfg)
 	l.checkMemoryPacing(o, cfg)
 	l.checkRegistryVolumes(o, cfg)
+	l.checkAdmission(o, cfg)
 }
 
 // checkHealthCheck: the Operator derives the probes from health_check on

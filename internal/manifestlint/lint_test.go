@@ -64,6 +64,11 @@ func TestBrokenInputs(t *testing.T) {
 			"spec.env GOGC=off without GOMEMLIMIT or limits.memory",
 			"spec.env GOMEMLIMIT 350 MiB is above processors.memory_limiter's soft limit (307 MiB",
 		}, RuleMemoryPacing},
+		{"collector-admission.yaml", []string{
+			"extensions.admission admits 16 requests of up to 4 MiB (receivers.otlp.protocols.grpc.max_recv_msg_size_mib), 250 MiB with their decoded copies (x3.9), more than processors.memory_limiter's spike allowance (102 MiB): lower max_requests_in_flight to 6",
+			"receivers.otlp.protocols.grpc.max_recv_msg_size_mib is not set (the default, 4 MiB, applies)",
+			"receivers.otlp.protocols.http lists no admission middleware (the CR runs [admission])",
+		}, RuleAdmission},
 		{"service-selector-cr-name.yaml", []string{
 			`"gateway" is the CR name; the Operator sets app.kubernetes.io/instance: observability.gateway`,
 			"matches no pod in namespace observability",

@@ -89,8 +89,8 @@ func ReadCRSettings(path string) (CRSettings, error) {
 }
 
 // GatewayConfig is the gateway CR's traces pipeline as a testbench Config:
-// its processors (memory_limiter, governance, batch) as the CR configures
-// them and its extensions besides health_check, the registry extension's
+// its processors (memory_limiter, governance) as the CR configures
+// them and its extensions besides health_check and file_storage, the registry extension's
 // HTTP server off (variants run side by side: a fixed port would collide).
 // The receiver, the listeners and the exporter are the testbench's.
 func GatewayConfig(name, path string) (Config, error) {
@@ -121,7 +121,10 @@ func GatewayConfig(name, path string) (Config, error) {
 	}
 	c := Config{Name: name, Distribution: "governance", Processors: procs, Pipeline: traces.Processors}
 	for _, id := range cfg.Service.Extensions {
-		if id == "health_check" {
+		// file_storage holds the CR's exporters' queues, and the
+		// testbench's exporter is its own: FaultGatewayConfig runs the
+		// whole CR, queues included.
+		if id == "health_check" || componentTypeOf(id) == "file_storage" {
 			continue
 		}
 		node := cfg.Extensions[id]

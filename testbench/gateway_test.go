@@ -35,7 +35,7 @@ func TestGatewayCRSettings(t *testing.T) {
 
 	c, err := GatewayConfig("g", path)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"memory_limiter", "governance", "batch"}, c.Pipeline)
+	assert.Equal(t, []string{"memory_limiter", "governance"}, c.Pipeline)
 	assert.Equal(t, []string{"governance_registry"}, c.ExtensionIDs)
 	assert.Contains(t, c.Extensions, "  governance_registry:\n    http:\n      enabled: false\n")
 	assert.Contains(t, c.Processors, "  memory_limiter:\n")

@@ -316,6 +316,7 @@ func (l *linter) checkCollector(o Object) {
 	l.checkHealthCheck(o, cfg)
 	l.checkMetricsReader(o, cfg)
 	l.checkMemoryPacing(o, cfg)
+	l.checkPersistentQueues(o, cfg)
 }
 
 // checkHealthCheck: the Operator derives the probes from health_check on

@@ -3,13 +3,19 @@
 package testbench
 
 import (
+	"context"
 	"fmt"
-	"time"
-
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelgov/otelcol-governance/internal/e2e"
 )
 
 // The fault scenarios that also run, short, in make test
@@ -85,4 +91,63 @@ func TestFaultBurst(t *testing.T) {
 	rec := r.recovery(st.Sent, time.Now(), drain)
 	r.finish(gen, fmt.Sprintf("burst of %d requests in flight", inflight),
 		loadString(fmt.Sprintf("%d × %s (%d spans) = %s offered at once", inflight, mibOf(reqBytes), batch, mibOf(inflight*reqBytes)), d.String()), rec, drain)
+}
+
+// TestGatewayQueueBadConfig: a queue that cannot work stops the gateway at
+// start, naming the key and the reason: the CR's emptyDir not mounted (the
+// directory is missing: `validate` already says so), or mounted but not
+// writable by the image's user 10001 (the collector, run as 10001, fails
+// to start).
+func TestGatewayQueueBadConfig(t *testing.T) {
+	path := filepath.Join(e2e.RepoRoot(t), GatewayCR)
+	write := func(t *testing.T, dir, queueDir string) string {
+		t.Helper()
+		y, err := FaultGatewayConfig(path, FaultOptions{Ports: FreePorts(t), Backend: "127.0.0.1:9", QueueDir: queueDir})
+		require.NoError(t, err)
+		f := filepath.Join(dir, "config.yaml")
+		require.NoError(t, os.WriteFile(f, []byte(y), 0o644)) //nolint:gosec // read by the unprivileged collector
+		return f
+	}
+	t.Run("missing directory", func(t *testing.T) {
+		f := write(t, t.TempDir(), filepath.Join(t.TempDir(), "not-mounted"))
+		out, err := e2e.Run(t, "validate", "--config", f)
+		require.Error(t, err, out)
+		assert.Contains(t, out, "file_storage/queue")
+		assert.Contains(t, out, "directory must exist")
+	})
+	t.Run("directory not writable", func(t *testing.T) {
+		if _, err := exec.LookPath("setpriv"); err != nil {
+			t.Skip("setpriv (util-linux) is needed to run the collector as user 10001")
+		}
+		// Everything user 10001 must read lives in a world-readable
+		// directory: the binary (the build directory is 0750), the config.
+		dir, err := os.MkdirTemp("", "otelgov-queue-perm-")
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = os.RemoveAll(dir) })
+		require.NoError(t, os.Chmod(dir, 0o755)) //nolint:gosec // the unprivileged collector reads it
+		bin := filepath.Join(dir, "otelcol-governance")
+		copyFile(t, e2e.Binary(t), bin, 0o755)
+		queue := filepath.Join(dir, "queue")
+		require.NoError(t, os.Mkdir(queue, 0o755)) //nolint:gosec // root's, not writable by 10001: the mistake under test
+		f := write(t, dir, queue)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "setpriv", "--reuid=10001", "--regid=10001", "--clear-groups", bin, "--config", f).CombinedOutput()
+		require.Error(t, err, "the collector started with a queue directory it cannot write:\n%s", out)
+		require.NoError(t, ctx.Err(), "the collector did not stop within a minute:\n%s", out)
+		assert.Contains(t, string(out), "otlp_grpc/tempo")
+		assert.Contains(t, string(out), "permission denied")
+	})
+}
+
+func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
+	t.Helper()
+	in, err := os.Open(src) //nolint:gosec // the binary under test
+	require.NoError(t, err)
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode) //nolint:gosec // a test directory
+	require.NoError(t, err)
+	_, err = io.Copy(out, in)
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
 }

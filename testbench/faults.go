@@ -138,7 +138,8 @@ func FaultGatewayConfig(path string, o FaultOptions) (string, error) {
 
 // SenderConfig is a sender in front of the gateway: the OTLP receiver on
 // p and, as its only component, the sidecar CR's exporter to the gateway
-// (its retry_on_failure, timeout and compression as shipped) pointed at
+// (its retry_on_failure, timeout and compression as shipped;
+// FAULT_SENDER_TIMEOUT overrides the timeout) pointed at
 // gateway, with its sending queue off: the exporter retries inside the
 // receiver's call, so a request the test's client sees accepted is one
 // the gateway accepted, and every retry is the real exporter's. retry,

@@ -37,7 +37,7 @@ import (
 //
 // TestFaultBurst:
 //
-//	FAULT_BURST_INFLIGHT  requests in flight (512; short 32)
+//	FAULT_BURST_INFLIGHT  requests in flight (512; short 16)
 //	FAULT_REQUEST_BYTES   OTLP protobuf bytes per request, at least (1 MiB)
 //	FAULT_BURST           burst length (60s; short 3s)
 //	FAULT_DRAIN           as above
@@ -80,7 +80,7 @@ func TestFaultKill(t *testing.T) {
 // retried by the sender's exporter when refused: no OOM kill, the cgroup's
 // peak under limits.memory, every span delivered once retries are done.
 func TestFaultBurst(t *testing.T) {
-	inflight := FaultInt(t, "FAULT_BURST_INFLIGHT", 512, 32)
+	inflight := FaultInt(t, "FAULT_BURST_INFLIGHT", 512, 16)
 	reqBytes := FaultInt(t, "FAULT_REQUEST_BYTES", 1<<20, 1<<20)
 	d := FaultDuration(t, "FAULT_BURST", time.Minute, 3*time.Second)
 	drain := FaultDuration(t, "FAULT_DRAIN", 3*time.Minute, time.Minute)

@@ -100,19 +100,25 @@ func TestFaultSidecarGatewayGone(t *testing.T) {
 	s, err := ReadCRSettings(filepath.Join(root, SidecarCR))
 	require.NoError(t, err)
 	gone := FaultDuration(t, "FAULT_GONE", 2*time.Minute, 5*time.Second)
-	drain := FaultDuration(t, "FAULT_DRAIN", 5*time.Minute, time.Minute)
+	drain := FaultDuration(t, "FAULT_DRAIN", 5*time.Minute, 3*time.Minute)
 	cg := NewMemoryCgroup(t, "otelgov-fault-sidecar", s.MemoryLimit)
 	w := testWorkload(t, Mix{Services: 20, AttrsPerItem: 20, Profiles: 1000, DeprecatedPool: 24})
 	gatewayAddr := fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t))
 	sp := FreePorts(t)
-	sidecar := Governance(t).Start(t, SidecarConfig(t, sp, gatewayAddr), sp, e2e.Options{Env: append([]string{"GOMAXPROCS=1"}, s.Env...), Cgroup: cg.Dir})
+	sidecar := e2e.StartCollectorFile(t, SidecarConfig(t, sp, gatewayAddr), sp.Health, sp.Metrics, e2e.Options{Env: append([]string{"GOMAXPROCS=1"}, s.Env...), Cgroup: cg.Dir})
 	require.NoError(t, Pin(sidecar.PID(), "0"))
 	mon, err := StartMonitor(sidecar.PID(), 100*time.Millisecond)
 	require.NoError(t, err)
 	defer mon.Stop()
 
 	ap := FreePorts(t)
-	ac, err := SenderConfig(root, ap, sp.GRPCEndpoint(), map[string]any{"enabled": true, "max_elapsed_time": FaultDuration(t, "FAULT_APP_RETRY", time.Minute, 10*time.Second).String()})
+	// The Go SDK's OTLP exporter's retry: 5s, growing to 30s, for 1m.
+	appRetry := FaultDuration(t, "FAULT_APP_RETRY", time.Minute, 10*time.Second)
+	maxInterval := min(30*time.Second, appRetry)
+	ac, err := SenderConfig(root, ap, sp.GRPCEndpoint(), map[string]any{
+		"enabled": true, "initial_interval": min(5*time.Second, maxInterval).String(),
+		"max_interval": maxInterval.String(), "max_elapsed_time": appRetry.String(),
+	})
 	require.NoError(t, err)
 	app := Governance(t).Start(t, ac, ap, e2e.Options{})
 	pinClient(t, "1")
@@ -121,7 +127,7 @@ func TestFaultSidecarGatewayGone(t *testing.T) {
 	require.NoError(t, err)
 	defer client.Close()
 
-	rate := FaultInt(t, "FAULT_RATE", 1000, 500)
+	rate := FaultInt(t, "FAULT_RATE", 1000, 4000)
 	gen := NewGenerator(w, client, LoadOptions{Signal: Traces, BatchSize: 100, Workers: 4, Rate: rate, RequestTimeout: time.Hour, GiveUpAfter: time.Nanosecond})
 	gen.Run(t.Context(), gone)
 	fam := e2e.MustScrape(t, sidecar.MetricsPort)

@@ -26,7 +26,7 @@ var wantComponents = map[string][]string{
 	// names (otlp, otlphttp, prometheusremotewrite) stay accepted as aliases,
 	// which the platform pipeline in TestValidate relies on.
 	"exporters":  {"debug", "nop", "otlp_grpc", "otlp_http", "prometheus_remote_write"},
-	"extensions": {"file_storage", "governance_registry", "health_check", "pprof", "zpages"},
+	"extensions": {"admission", "file_storage", "governance_registry", "health_check", "pprof", "zpages"},
 	"providers":  {"env", "file", "http", "https", "yaml"},
 }
 
@@ -67,13 +67,21 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateRejectsBadConfig(t *testing.T) {
-	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	cfg := strings.Replace(mustRead(t, filepath.Join(e2e.RepoRoot(t), "distribution/config.yaml")),
-		"verbosity: basic", "verbosity: loud", 1)
-	writeFile(t, bad, cfg)
-	out, err := e2e.Run(t, "validate", "--config", bad)
-	require.Error(t, err)
-	assert.Contains(t, out, "verbosity")
+	for _, tt := range []struct{ old, new, want string }{
+		{"verbosity: basic", "verbosity: loud", "verbosity"},
+		// An admission bound that cannot work fails at start, naming the key.
+		{"admission: {}", "admission:\n    max_requests_in_flight: 0", "extensions::admission: max_requests_in_flight: must be positive, got 0"},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "bad.yaml")
+			def := mustRead(t, filepath.Join(e2e.RepoRoot(t), "distribution/config.yaml"))
+			require.Contains(t, def, tt.old)
+			writeFile(t, bad, strings.Replace(def, tt.old, tt.new, 1))
+			out, err := e2e.Run(t, "validate", "--config", bad)
+			require.Error(t, err)
+			assert.Contains(t, out, tt.want)
+		})
+	}
 }
 
 // TestDefaultConfigRuns runs the embedded default on its fixed localhost ports.
@@ -105,6 +113,15 @@ func TestDefaultConfigRuns(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, client.SendTraces(ctx, e2e.HTTP, e2e.Traces("default", 0, 1, nil)))
 	require.NoError(t, client.SendTraces(ctx, e2e.GRPC, e2e.Traces("default", 1, 1, nil)))
+
+	// Both went through the admission middleware, which counts on :8888.
+	fams = e2e.MustScrape(t, col.MetricsPort)
+	for _, proto := range []string{"grpc", "http"} {
+		n, found := fams.Sum("otelcol_extension_admission_requests_admitted", map[string]string{"protocol": proto})
+		assert.True(t, found && n >= 1, "%s requests admitted: %v", proto, n)
+	}
+	_, found := fams.Sum("otelcol_extension_admission_requests_in_flight", nil)
+	assert.True(t, found, "the in-flight gauge is exported")
 }
 
 // TestPipelineDeliversEverything sends N spans, N data points and N log

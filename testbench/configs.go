@@ -115,6 +115,12 @@ type Config struct {
 	// service::extensions.
 	Extensions   string
 	ExtensionIDs []string
+	// GRPC and HTTP are the YAML lines (indented eight spaces) of the otlp
+	// receiver's grpc and http sections besides the endpoint, which is the
+	// testbench's: the gateway CR's message bounds and middlewares
+	// (admission). Empty: max_recv_msg_size_mib 64 for gRPC, the defaults
+	// for HTTP.
+	GRPC, HTTP string
 }
 
 // withBatch appends the batch processor that every configuration ends with.
@@ -378,6 +384,10 @@ func (c Config) YAML(p Ports, exp Exporter, signals ...Signal) string {
 		processors = "  {}\n"
 	}
 	exts := strings.Join(append([]string{"health_check"}, c.ExtensionIDs...), ", ")
+	grpcSettings := c.GRPC
+	if grpcSettings == "" {
+		grpcSettings = "        max_recv_msg_size_mib: 64\n"
+	}
 	return fmt.Sprintf(`# testbench config %q (%s distribution)
 extensions:
   health_check:
@@ -387,10 +397,9 @@ extensions:
     protocols:
       grpc:
         endpoint: 127.0.0.1:%d
-        max_recv_msg_size_mib: 64
-      http:
+%s      http:
         endpoint: 127.0.0.1:%d
-processors:
+%sprocessors:
 %sexporters:
 %sservice:
   extensions: [%s]
@@ -406,7 +415,7 @@ processors:
                 host: 127.0.0.1
                 port: %d
   pipelines:
-%s`, c.Name, c.Distribution, p.Health, c.Extensions, p.GRPC, p.HTTP, processors, exp.YAML, exts, p.Metrics, pipes.String())
+%s`, c.Name, c.Distribution, p.Health, c.Extensions, p.GRPC, grpcSettings, p.HTTP, c.HTTP, processors, exp.YAML, exts, p.Metrics, pipes.String())
 }
 
 // NopExporter discards what arrives: the line-rate harness measures the

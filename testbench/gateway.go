@@ -90,9 +90,12 @@ func ReadCRSettings(path string) (CRSettings, error) {
 
 // GatewayConfig is the gateway CR's traces pipeline as a testbench Config:
 // its processors (memory_limiter, governance) as the CR configures
-// them and its extensions besides health_check and file_storage, the registry extension's
-// HTTP server off (variants run side by side: a fixed port would collide).
-// The receiver, the listeners and the exporter are the testbench's.
+// them, its extensions besides health_check and file_storage (the registry
+// extension's HTTP server off: variants run side by side, a fixed port
+// would collide; the CR's queues belong to its exporters, and the
+// testbench's exporter is its own: FaultGatewayConfig runs the whole CR),
+// and its otlp receiver's gRPC and HTTP settings (message bounds,
+// admission middlewares). The listeners and the exporter are the testbench's.
 func GatewayConfig(name, path string) (Config, error) {
 	raw, err := crConfig(path)
 	if err != nil {
@@ -101,6 +104,11 @@ func GatewayConfig(name, path string) (Config, error) {
 	var cfg struct {
 		Extensions map[string]yaml.Node `yaml:"extensions"`
 		Processors yaml.Node            `yaml:"processors"`
+		Receivers  struct {
+			OTLP struct {
+				Protocols map[string]map[string]any `yaml:"protocols"`
+			} `yaml:"otlp"`
+		} `yaml:"receivers"`
 		Service    struct {
 			Extensions []string `yaml:"extensions"`
 			Pipelines  map[string]struct {
@@ -120,6 +128,16 @@ func GatewayConfig(name, path string) (Config, error) {
 		return Config{}, fmt.Errorf("%s: processors: %w", path, err)
 	}
 	c := Config{Name: name, Distribution: "governance", Processors: procs, Pipeline: traces.Processors}
+	for proto, dst := range map[string]*string{"grpc": &c.GRPC, "http": &c.HTTP} {
+		settings := cfg.Receivers.OTLP.Protocols[proto]
+		delete(settings, "endpoint")
+		if len(settings) == 0 {
+			continue
+		}
+		if *dst, err = indentedBy(settings, "        "); err != nil {
+			return Config{}, fmt.Errorf("%s: receivers.otlp.protocols.%s: %w", path, proto, err)
+		}
+	}
 	for _, id := range cfg.Service.Extensions {
 		// file_storage holds the CR's exporters' queues, and the
 		// testbench's exporter is its own: FaultGatewayConfig runs the
@@ -147,7 +165,10 @@ func GatewayConfig(name, path string) (Config, error) {
 
 // indented marshals v as YAML indented two spaces, the body of a
 // top-level section.
-func indented(v any) (string, error) {
+func indented(v any) (string, error) { return indentedBy(v, "  ") }
+
+// indentedBy marshals v as YAML, each line prefixed with indent.
+func indentedBy(v any, indent string) (string, error) {
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -159,7 +180,7 @@ func indented(v any) (string, error) {
 	}
 	var out strings.Builder
 	for line := range strings.Lines(b.String()) {
-		out.WriteString("  " + line)
+		out.WriteString(indent + line)
 	}
 	return out.String(), nil
 }

@@ -36,7 +36,15 @@ func TestGatewayCRSettings(t *testing.T) {
 	c, err := GatewayConfig("g", path)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"memory_limiter", "governance"}, c.Pipeline)
-	assert.Equal(t, []string{"governance_registry"}, c.ExtensionIDs)
+	assert.Equal(t, []string{"governance_registry", "admission"}, c.ExtensionIDs)
+	assert.Contains(t, c.Extensions, "  admission:\n")
+	// The CR's receiver settings, not the testbench's: admission before
+	// decode is what the burst measures.
+	assert.Contains(t, c.GRPC, "        max_recv_msg_size_mib: 4\n")
+	assert.Contains(t, c.GRPC, "        middlewares:\n          - id: admission\n")
+	assert.NotContains(t, c.GRPC, "endpoint")
+	assert.Contains(t, c.HTTP, "        max_request_body_size: 4194304\n")
+	assert.Contains(t, c.HTTP, "        middlewares:\n          - id: admission\n")
 	assert.Contains(t, c.Extensions, "  governance_registry:\n    http:\n      enabled: false\n")
 	assert.Contains(t, c.Processors, "  memory_limiter:\n")
 	assert.Contains(t, c.Processors, "limit_percentage: 80")

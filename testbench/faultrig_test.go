@@ -151,6 +151,7 @@ type faultResult struct {
 	OOMKills     uint64        `json:"oom_kills"`
 	Recovery     time.Duration `json:"recovery_ns"`
 	Refused      float64       `json:"gateway_refused_spans"`
+	Admission    float64       `json:"admission_refused_requests"`
 	Reloads      int64         `json:"registry_swaps"`
 	RegistryGood float64       `json:"registry_reloads_ok"`
 	Env          []string      `json:"env"`
@@ -180,10 +181,10 @@ func (r *faultRig) finish(gen *Generator, fault, load string, recovery time.Dura
 	res := faultResult{
 		Fault: fault, Load: load, Short: testing.Short(), Sent: rep.Sent, Received: rep.Received, Lost: rep.Lost, Duplicated: rep.Duplicates,
 		PeakCgroup: u.Peak, PeakRSS: r.peakRSS, Limit: r.s.MemoryLimit, OOMKills: u.OOMKills, Recovery: recovery,
-		Refused: r.gatewaySum("otelcol_receiver_refused_spans"), Reloads: swaps, RegistryGood: goodReloads, Env: r.s.Env, Machine: DescribeMachine(),
+		Refused: r.gatewaySum("otelcol_receiver_refused_spans"), Admission: r.gatewaySum("otelcol_extension_admission_requests_refused"), Reloads: swaps, RegistryGood: goodReloads, Env: r.s.Env, Machine: DescribeMachine(),
 	}
-	t.Logf("| %s | %s | %d | %d | %d | %d | %d / %d MiB (RSS %d MiB) | %s | refused %.0f | swaps %d |",
-		fault, load, res.Sent, res.Received, res.Lost, res.Duplicated, u.Peak>>20, r.s.MemoryLimit>>20, r.peakRSS>>20, recovery.Round(100*time.Millisecond), res.Refused, swaps)
+	t.Logf("| %s | %s | %d | %d | %d | %d | %d / %d MiB (RSS %d MiB) | %s | receiver refused %.0f spans, admission refused %.0f requests | %d swaps, %.0f reloads |",
+		fault, load, res.Sent, res.Received, res.Lost, res.Duplicated, u.Peak>>20, r.s.MemoryLimit>>20, r.peakRSS>>20, recovery.Round(100*time.Millisecond), res.Refused, res.Admission, swaps, goodReloads)
 	assert.True(t, drained, "backend holds %d distinct of %d sent after %s", r.backend.distinct(Traces), st.Sent, drain)
 	assert.Zero(t, rep.Lost, rep.String())
 	assert.Zero(t, rep.Unexpected, rep.String())

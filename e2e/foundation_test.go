@@ -26,7 +26,7 @@ var wantComponents = map[string][]string{
 	// names (otlp, otlphttp, prometheusremotewrite) stay accepted as aliases,
 	// which the platform pipeline in TestValidate relies on.
 	"exporters":  {"debug", "file", "nop", "otlp_grpc", "otlp_http", "prometheus_remote_write"},
-	"extensions": {"admission", "governance_registry", "health_check", "pprof", "zpages"},
+	"extensions": {"admission", "file_storage", "governance_registry", "health_check", "pprof", "zpages"},
 	"providers":  {"env", "file", "http", "https", "yaml"},
 }
 

@@ -92,8 +92,18 @@ func collectorConfigs(t *testing.T, objs []manifestlint.Object) map[string]strin
 		require.NoError(t, err)
 		data, err := yaml.Marshal(cfg)
 		require.NoError(t, err)
+		// The kubelet mounts the CR's volumes (the gateway's queue
+		// emptyDir) before the collector starts: here, a directory each.
+		text := string(data)
+		spec, _ := o.Doc["spec"].(map[string]any)
+		mounts, _ := spec["volumeMounts"].([]any)
+		for _, m := range mounts {
+			mount, _ := m.(map[string]any)["mountPath"].(string)
+			require.NotEmpty(t, mount, "%s: a volumeMount without mountPath", o.Ref())
+			text = strings.ReplaceAll(text, mount, t.TempDir())
+		}
 		path := filepath.Join(dir, o.Namespace()+"."+o.Name()+".yaml")
-		writeFile(t, path, string(data))
+		writeFile(t, path, text)
 		out[o.Namespace()+"/"+o.Name()] = path
 	}
 	return out

@@ -49,12 +49,22 @@ type Backend struct {
 	refuse atomic.Bool
 	// Refused counts the requests answered Unavailable.
 	refused atomic.Uint64
+	// delay is how long every export takes before it is answered: a slow
+	// backend.
+	delay atomic.Int64
 }
 
 // StartBackend listens on a free loopback port; it is stopped in tb.Cleanup.
 func StartBackend(tb testing.TB, w *Workload, want Expectation) *Backend {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	return StartBackendAt(tb, w, want, "127.0.0.1:0")
+}
+
+// StartBackendAt is StartBackend on addr: a backend that comes up where a
+// collector has been exporting to nothing.
+func StartBackendAt(tb testing.TB, w *Workload, want Expectation, addr string) *Backend {
+	tb.Helper()
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		tb.Fatalf("backend listen: %v", err)
 	}
@@ -76,6 +86,9 @@ func StartBackend(tb testing.TB, w *Workload, want Expectation) *Backend {
 
 // SetRefusing makes the backend refuse (true) or accept (false) every export.
 func (b *Backend) SetRefusing(on bool) { b.refuse.Store(on) }
+
+// SetDelay makes every export take d before it is answered (0: none).
+func (b *Backend) SetDelay(d time.Duration) { b.delay.Store(int64(d)) }
 
 // Refused is the number of requests refused so far.
 func (b *Backend) Refused() uint64 { return b.refused.Load() }
@@ -338,6 +351,9 @@ func (b *Backend) logs(ld plog.Logs) {
 }
 
 func (b *Backend) refusing() error {
+	if d := time.Duration(b.delay.Load()); d > 0 {
+		time.Sleep(d)
+	}
 	if b.refuse.Load() {
 		b.refused.Add(1)
 		return status.Error(codes.Unavailable, "testbench backend refusing")

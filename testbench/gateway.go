@@ -89,11 +89,13 @@ func ReadCRSettings(path string) (CRSettings, error) {
 }
 
 // GatewayConfig is the gateway CR's traces pipeline as a testbench Config:
-// its processors (memory_limiter, governance, batch) as the CR configures
-// them, its extensions besides health_check (the registry extension's HTTP
-// server off: variants run side by side, a fixed port would collide), and
-// its otlp receiver's gRPC and HTTP settings (message bounds, admission
-// middlewares). The listeners and the exporter are the testbench's.
+// its processors (memory_limiter, governance) as the CR configures
+// them, its extensions besides health_check and file_storage (the registry
+// extension's HTTP server off: variants run side by side, a fixed port
+// would collide; the CR's queues belong to its exporters, and the
+// testbench's exporter is its own: FaultGatewayConfig runs the whole CR),
+// and its otlp receiver's gRPC and HTTP settings (message bounds,
+// admission middlewares). The listeners and the exporter are the testbench's.
 func GatewayConfig(name, path string) (Config, error) {
 	raw, err := crConfig(path)
 	if err != nil {
@@ -137,7 +139,10 @@ func GatewayConfig(name, path string) (Config, error) {
 		}
 	}
 	for _, id := range cfg.Service.Extensions {
-		if id == "health_check" {
+		// file_storage holds the CR's exporters' queues, and the
+		// testbench's exporter is its own: FaultGatewayConfig runs the
+		// whole CR, queues included.
+		if id == "health_check" || componentTypeOf(id) == "file_storage" {
 			continue
 		}
 		node := cfg.Extensions[id]

@@ -35,7 +35,7 @@ func TestGatewayCRSettings(t *testing.T) {
 
 	c, err := GatewayConfig("g", path)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"memory_limiter", "governance", "batch"}, c.Pipeline)
+	assert.Equal(t, []string{"memory_limiter", "governance"}, c.Pipeline)
 	assert.Equal(t, []string{"governance_registry", "admission"}, c.ExtensionIDs)
 	assert.Contains(t, c.Extensions, "  admission:\n")
 	// The CR's receiver settings, not the testbench's: admission before

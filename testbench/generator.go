@@ -33,6 +33,8 @@ type LoadOptions struct {
 	// GiveUpAfter bounds how long one request is retried; it then counts as
 	// failed, never as sent. Default 2 minutes.
 	GiveUpAfter time.Duration
+	// RequestTimeout bounds one attempt. Default 30s.
+	RequestTimeout time.Duration
 }
 
 func (o LoadOptions) withDefaults() LoadOptions {
@@ -53,6 +55,9 @@ func (o LoadOptions) withDefaults() LoadOptions {
 	}
 	if o.GiveUpAfter == 0 {
 		o.GiveUpAfter = 2 * time.Minute
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = 30 * time.Second
 	}
 	return o
 }
@@ -216,7 +221,7 @@ func (g *Generator) send(proto e2e.Protocol, first uint64) error {
 	giveUp := time.Now().Add(o.GiveUpAfter)
 	for {
 		g.requests.Add(1)
-		rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		rctx, cancel := context.WithTimeout(context.Background(), o.RequestTimeout)
 		err := export(rctx)
 		cancel()
 		if err == nil {

@@ -319,6 +319,7 @@ func (l *linter) checkCollector(o Object) {
 	l.checkMemoryPacing(o, cfg)
 	l.checkRegistryVolumes(o, cfg)
 	l.checkAdmission(o, cfg)
+	l.checkPersistentQueues(o, cfg)
 }
 
 // checkHealthCheck: the Operator derives the probes from health_check on

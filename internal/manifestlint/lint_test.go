@@ -69,6 +69,17 @@ func TestBrokenInputs(t *testing.T) {
 			"receivers.otlp.protocols.grpc.max_recv_msg_size_mib is not set (the default, 4 MiB, applies)",
 			"receivers.otlp.protocols.http lists no admission middleware (the CR runs [admission])",
 		}, RuleAdmission},
+		{"collector-persistent-queue.yaml", []string{
+			"exporters.otlp_grpc/tempo.retry_on_failure.max_elapsed_time is not 0",
+			"exporters.otlp_grpc/tempo.sending_queue.storage is not set: the queue is in memory",
+			"exporters.otlp_http/loki.retry_on_failure.max_elapsed_time is not 0",
+			"exporters.otlp_http/loki.sending_queue.sizer is requests (the default): size the queue in bytes",
+			"queue_size 384 MiB is more than half of extensions.file_storage.max_size 512 MiB",
+			"volume queue (sizeLimit 1024 MiB) is too small: it must hold 2 queue file(s) (otlp_grpc/tempo/logs, otlp_grpc/tempo/traces) at their max_size, 1024 MiB, compaction's copy 512 MiB, 512 MiB of room for the write-ahead log of prometheus_remote_write = 2048 MiB",
+			"exporters.prometheus_remote_write.wal.directory is not set",
+			`extensions.file_storage.directory "/tmp/queue" is on no volume the CR mounts`,
+			"spec.volumes queue is an emptyDir with medium: Memory",
+		}, RulePersistentQueue},
 		{"service-selector-cr-name.yaml", []string{
 			`"gateway" is the CR name; the Operator sets app.kubernetes.io/instance: observability.gateway`,
 			"matches no pod in namespace observability",

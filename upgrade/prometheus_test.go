@@ -132,10 +132,11 @@ func waitCovered(t *testing.T, p *Prometheus, touches *Touches, digest string, w
 		f   *Fleet
 		err error
 	)
-	require.Eventually(t, func() bool {
+	done := assert.Eventually(t, func() bool {
 		f, err = p.Fleet(context.Background(), touches, digest, window, time.Now())
 		return err == nil && f.Covered && ok(f)
-	}, 40*time.Second, 500*time.Millisecond, "last: %+v %v", f, err)
+	}, 40*time.Second, 500*time.Millisecond)
+	require.True(t, done, "last: %+v %v", f, err) // the last answer, not the first
 	return f
 }
 

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -115,8 +116,8 @@ func TestPrometheusErrors(t *testing.T) {
 			_, err = p.Fleet(context.Background(), NewTouches(set), "", time.Minute, time.Now())
 			require.ErrorIs(t, err, tt.want)
 			for _, other := range []error{ErrUnreachable, ErrNotPrometheus, ErrQueryRejected, ErrNoSeries} {
-				if other != tt.want {
-					assert.NotErrorIs(t, err, other)
+				if !errors.Is(other, tt.want) {
+					require.NotErrorIs(t, err, other)
 				}
 			}
 			assert.Contains(t, err.Error(), tt.msg)

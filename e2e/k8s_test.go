@@ -206,7 +206,7 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 	slow := filepath.Join(e2e.RepoRoot(t), "e2e/testdata/policies/slow")
 	p.Processors = "  memory_limiter:\n    check_interval: 1s\n    limit_mib: 256\n" +
 		"  governance:\n    deprecated: rename\n    unknown: drop\n    service_limit: 1\n" +
-			"    deprecated_names:\n      http.method: copy\n" +
+		"    deprecated_names:\n      http.method: copy\n" +
 		"    findings:\n      policies: [" + slow + "]\n      policy_budget_per_second: 1\n"
 	p.ProcessorNames = []string{"memory_limiter", "governance"}
 	p.Extensions = fmt.Sprintf("  governance_registry:\n    poll_interval: 1s\n    http:\n      endpoint: 127.0.0.1:%d\n", e2e.FreePort(t))

@@ -178,6 +178,16 @@ func TestFleetTransitionNotInForce(t *testing.T) {
 		assert.Contains(t, strings.Join(f.Why, "\n"), "does not say which transition it runs")
 	})
 
+	t.Run("no instance says anything", func(t *testing.T) {
+		p := start(&upgradetest.Collector{Bare: true})
+		f := waitCovered(t, p, touches, newIx.Digest(), window, func(*Fleet) bool { return true })
+		assert.False(t, f.InForce)
+		assert.Empty(t, f.Instances)
+		require.Len(t, f.Why, 1)
+		assert.Contains(t, f.Why[0], "no collector says which transition it runs")
+		assert.False(t, Evaluate(f, nil, window).Done)
+	})
+
 	t.Run("listed but not deprecated by its registry", func(t *testing.T) {
 		p := start(&upgradetest.Collector{Transition: &upgradetest.Transition{Digest: oldIx.Digest(), Names: map[string]bool{"rpc.response.status_code": false}}})
 		f := waitCovered(t, p, touches, newIx.Digest(), window, func(*Fleet) bool { return true })

@@ -171,7 +171,7 @@ func TestK8sPromtoolRules(t *testing.T) {
 	rules := promtoolRules(t, filepath.Join(k8sDir(t), "monitoring/governance-rules.yaml"), dir)
 	out, err := runPromtool(t, dir, "check", "rules", rules)
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "SUCCESS: 11 rules found")
+	assert.Contains(t, out, "SUCCESS: 12 rules found")
 
 	writeFile(t, filepath.Join(dir, "governance-rules_test.yaml"), mustRead(t, filepath.Join(k8sDir(t), "monitoring/governance-rules_test.yaml")))
 	out, err = runPromtool(t, dir, "test", "rules", "governance-rules_test.yaml")
@@ -216,6 +216,7 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 	slow := filepath.Join(e2e.RepoRoot(t), "e2e/testdata/policies/slow")
 	p.Processors = "  memory_limiter:\n    check_interval: 1s\n    limit_mib: 256\n" +
 		"  governance:\n    deprecated: rename\n    unknown: drop\n    service_limit: 1\n" +
+		"    deprecated_names:\n      http.method: copy\n" +
 		"    findings:\n      policies: [" + slow + "]\n      policy_budget_per_second: 1\n"
 	p.ProcessorNames = []string{"memory_limiter", "governance"}
 	p.Extensions = fmt.Sprintf("  governance_registry:\n    poll_interval: 1s\n    http:\n      endpoint: 127.0.0.1:%d\n", e2e.FreePort(t))
@@ -239,6 +240,8 @@ func scrapeGovernance(t *testing.T) manifestlint.Exported {
 		"otelcol_processor_governance_attributes_dropped",
 		"otelcol_processor_governance_metric_names",
 		"otelcol_processor_governance_registry_info",
+		"otelcol_processor_governance_transition_info",
+		"otelcol_processor_governance_deprecated_names_in_force",
 		"otelcol_processor_governance_service_attributes",
 		"otelcol_processor_governance_service_overflow",
 		"otelcol_processor_governance_memo_hits",

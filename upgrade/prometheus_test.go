@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -115,8 +116,8 @@ func TestPrometheusErrors(t *testing.T) {
 			_, err = p.Fleet(context.Background(), NewTouches(set), "", time.Minute, time.Now())
 			require.ErrorIs(t, err, tt.want)
 			for _, other := range []error{ErrUnreachable, ErrNotPrometheus, ErrQueryRejected, ErrNoSeries} {
-				if other != tt.want {
-					assert.NotErrorIs(t, err, other)
+				if !errors.Is(other, tt.want) {
+					require.NotErrorIs(t, err, other)
 				}
 			}
 			assert.Contains(t, err.Error(), tt.msg)
@@ -132,10 +133,11 @@ func waitCovered(t *testing.T, p *Prometheus, touches *Touches, digest string, w
 		f   *Fleet
 		err error
 	)
-	require.Eventually(t, func() bool {
+	done := assert.Eventually(t, func() bool {
 		f, err = p.Fleet(context.Background(), touches, digest, window, time.Now())
 		return err == nil && f.Covered && ok(f)
-	}, 40*time.Second, 500*time.Millisecond, "last: %+v %v", f, err)
+	}, 40*time.Second, 500*time.Millisecond)
+	require.True(t, done, "last: %+v %v", f, err) // the last answer, not the first
 	return f
 }
 
@@ -174,6 +176,16 @@ func TestFleetTransitionNotInForce(t *testing.T) {
 		f := waitCovered(t, p, touches, newIx.Digest(), window, func(*Fleet) bool { return true })
 		assert.False(t, f.InForce)
 		assert.Contains(t, strings.Join(f.Why, "\n"), "does not say which transition it runs")
+	})
+
+	t.Run("no instance says anything", func(t *testing.T) {
+		p := start(&upgradetest.Collector{Bare: true})
+		f := waitCovered(t, p, touches, newIx.Digest(), window, func(*Fleet) bool { return true })
+		assert.False(t, f.InForce)
+		assert.Empty(t, f.Instances)
+		require.Len(t, f.Why, 1)
+		assert.Contains(t, f.Why[0], "no collector says which transition it runs")
+		assert.False(t, Evaluate(f, nil, window).Done)
 	})
 
 	t.Run("listed but not deprecated by its registry", func(t *testing.T) {

@@ -42,7 +42,7 @@ func shippedExprs(t *testing.T) (map[string]string, Exported) {
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	exprs, recorded := RuleExprs(objs[0].Doc)
-	require.Len(t, exprs, 11, "the alerting and recording rules")
+	require.Len(t, exprs, 12, "the alerting and recording rules")
 	data, err := os.ReadFile("../../distribution/k8s/monitoring/governance-dashboard.json")
 	require.NoError(t, err)
 	dash, err := DashboardExprs(data)

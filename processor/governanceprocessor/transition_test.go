@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelgov/otelcol-governance/engine"
+	"github.com/otelgov/otelcol-governance/extension/registryextension"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
 	"github.com/otelgov/otelcol-governance/processor/governanceprocessor/internal/metadatatest"
 	"github.com/otelgov/otelcol-governance/registry"
@@ -182,4 +183,22 @@ func TestDeprecatedNamesReload(t *testing.T) {
 	warned := logs.FilterMessageSnippet("no longer deprecates").All()
 	require.Len(t, warned, 1)
 	assert.Contains(t, warned[0].ContextMap()["error"], "rpc.response.status_code")
+}
+
+// TestTransitionNamesCandidate: with the extension's candidate loaded (the
+// new registry), transition_info names it by its digest beside the registry
+// in force, so that otelgov upgrade status can take the shadow's counts as
+// (sampled) evidence.
+func TestTransitionNamesCandidate(t *testing.T) {
+	next := nextSemconv(t)
+	ext := startRegistryExtension(t, &registryextension.CandidateConfig{SemconvDir: next})
+	r := startShadowProcessor(t, ext, nil)
+	cand, err := registry.Load(registry.Sources{SemconvDir: next})
+	require.NoError(t, err)
+	def, err := registry.Default()
+	require.NoError(t, err)
+	require.NotEqual(t, def.Digest(), cand.Digest())
+	metadatatest.AssertEqualProcessorGovernanceTransitionInfo(t, r.tel, []metricdata.DataPoint[int64]{
+		transitionInfo(def, "rename", "none", cand.Digest(), 0),
+	}, metricdatatest.IgnoreTimestamp())
 }

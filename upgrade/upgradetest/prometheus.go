@@ -38,6 +38,9 @@ type Collector struct {
 	scrapes int
 	// Names serves the deprecated_names series at all.
 	Names bool
+	// Bare serves neither registry_info nor the transition series: only
+	// the per-service counters.
+	Bare bool
 	// Transition is the transition the instance says it runs
 	// (transition_info, deprecated_names_in_force); nil: a collector built
 	// before those series, with registry_info only.
@@ -126,7 +129,7 @@ func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	}
 	f.scrapes++
 	n, scrapes := f.count, f.scrapes
-	names, extra, tr := f.Names, f.Extra, f.Transition
+	names, extra, tr, bare := f.Names, f.Extra, f.Transition, f.Bare
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	l := `processor="governance",otel_signal="traces"`
@@ -139,7 +142,9 @@ func (f *Collector) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "# TYPE otelcol_processor_governance_service_deprecated_names counter\n")
 		fmt.Fprintf(w, "otelcol_processor_governance_service_deprecated_names{%s,service_name=\"old\",deprecated_name=\"rpc.response.status_code\"} %d\n", l, n)
 	}
-	f.writeTransition(w, l, tr, n, scrapes)
+	if !bare {
+		f.writeTransition(w, l, tr, n, scrapes)
+	}
 	fmt.Fprint(w, extra)
 }
 

@@ -1,0 +1,253 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/otelgov/otelcol-governance/internal/e2e"
+	"github.com/otelgov/otelcol-governance/internal/manifestlint"
+)
+
+// semconvMount is where the hops test mounts the new registry in the pods.
+const semconvMount = "/conf/semconv-next"
+
+// TestUpgradePlanFitsShippedConfigs: the transition for v1.44.0 (embedded,
+// as the shipped collectors run it) -> next-384d661 fits every hop of the
+// deployment we ship, read as it is when the test runs: otelgov upgrade
+// plan writes the gateway form (the governance_registry extension's
+// registry source with the processor's deprecated_names) and the sidecar
+// form (the registry the sidecar keeps); otelgov registry configmaps ships
+// the release as ConfigMaps, materialized here as the kubelet would mount
+// them, and the plan's collector path is remapped to them. Merged into
+// distribution/config.yaml and the gateway CR's spec.config (gateway form)
+// and the sidecar CR's spec.config (sidecar form), each passes the built
+// binary's validate; the gateway CR with the generated volume passes
+// manifestlint. The processor's own-registry form beside the extension is
+// refused, as it was before the plan wrote per-hop forms.
+func TestUpgradePlanFitsShippedConfigs(t *testing.T) {
+	root := e2e.RepoRoot(t)
+	newDir, err := filepath.Abs(filepath.Join(root, "..", "shared", "semconv", "next-384d661"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+
+	// The plan, with the registry where the pods mount it.
+	plan := filepath.Join(dir, "transition")
+	code, out, errOut := otelgov(t, nil, "upgrade", "plan", "--new", newDir, "--output", plan, "--collector-path", newDir+"="+semconvMount)
+	require.Equal(t, 1, code, "1: the five error.type changes need a person; %s%s", out, errOut)
+	forms := map[string]map[string]any{}
+	for _, hop := range []string{"gateway", "sidecar", "collector"} {
+		forms[hop] = readYAMLFile(t, filepath.Join(plan, hop+".yaml"))
+	}
+	assert.Equal(t, semconvMount, hopDig(forms["gateway"], "extensions", "governance_registry", "semconv_dir"))
+	assert.Equal(t, "copy", hopDig(forms["gateway"], "processors", "governance", "deprecated_names", "rpc.response.status_code"))
+	assert.Nil(t, hopDig(forms["sidecar"], "processors", "governance", "deprecated_names"), "the sidecar renames no name the gateway counts")
+	assert.Equal(t, true, hopDig(forms["sidecar"], "processors", "governance", "registry", "embedded"))
+
+	// The registry as the pods see it: the ConfigMaps through the
+	// projected volume.
+	ship := filepath.Join(dir, "ship")
+	code, out, errOut = otelgov(t, nil, "registry", "configmaps", newDir, "--name", "semconv-next", "--namespace", "observability", "--mount", semconvMount, "--output", ship)
+	require.Equal(t, 0, code, "%s%s", out, errOut)
+	cms := readYAMLDocs(t, filepath.Join(ship, "configmaps.yaml"))
+	require.GreaterOrEqual(t, len(cms), 2, "next-384d661 is over one ConfigMap")
+	volume := readYAMLFile(t, filepath.Join(ship, "volume.yaml"))
+	mounted := filepath.Join(dir, "pod", "conf", "semconv-next")
+	materializeVolume(t, cms, volume, mounted)
+
+	// The shipped configurations, as they are.
+	crs := map[string]map[string]any{}
+	objs, err := manifestlint.LoadPaths(nil, filepath.Join(root, "distribution/k8s/collector/gateway.yaml"), filepath.Join(root, "distribution/k8s/collector/sidecar.yaml"))
+	require.NoError(t, err)
+	var gatewayCR manifestlint.Object
+	for _, o := range objs {
+		cfg, err := manifestlint.CollectorConfig(o)
+		require.NoError(t, err)
+		crs[hopStr(o.Doc["spec"].(map[string]any)["mode"])] = cfg
+		if o.Name() == "gateway" {
+			gatewayCR = o
+		}
+	}
+	require.Contains(t, crs, "deployment")
+	require.Contains(t, crs, "sidecar")
+	for _, tt := range []struct {
+		name string
+		base map[string]any
+		hop  string
+	}{
+		{"distribution/config.yaml", readYAMLFile(t, filepath.Join(root, "distribution/config.yaml")), "gateway"},
+		{"gateway CR", crs["deployment"], "gateway"},
+		{"sidecar CR", crs["sidecar"], "sidecar"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			merged := remapPaths(mergeConfig(tt.base, forms[tt.hop]), semconvMount, mounted).(map[string]any)
+			out, err := e2e.Run(t, "validate", "--config", writeConfig(t, merged))
+			assert.NoError(t, err, out)
+		})
+	}
+
+	// The processor's own registry beside the extension: what the plan
+	// wrote before, which the gateway refuses.
+	own := remapPaths(mergeConfig(crs["deployment"], forms["collector"]), semconvMount, mounted).(map[string]any)
+	out, err = e2e.Run(t, "validate", "--config", writeConfig(t, own))
+	require.Error(t, err, out)
+	assert.Contains(t, out, "cannot be combined with semconv_dir")
+
+	// The gateway CR with the volume and the merged configuration passes
+	// manifestlint's registry-volume rule, and fails it without the volume.
+	lint := func(withVolume bool) []string {
+		spec := mergeConfig(gatewayCR.Doc["spec"].(map[string]any), map[string]any{"config": mergeConfig(crs["deployment"], forms["gateway"])})
+		if withVolume {
+			spec["volumes"] = volume["volumes"]
+			spec["volumeMounts"] = volume["volumeMounts"]
+		}
+		doc := mergeConfig(gatewayCR.Doc, map[string]any{"spec": spec})
+		in := append([]manifestlint.Object{{Source: "gateway", Doc: doc}}, lintObjects(cms)...)
+		var msgs []string
+		for _, f := range manifestlint.Lint(in, manifestlint.Options{}) {
+			if f.Rule == manifestlint.RuleRegistryVolume {
+				msgs = append(msgs, f.String())
+			}
+		}
+		return msgs
+	}
+	assert.Empty(t, lint(true))
+	assert.Contains(t, strings.Join(lint(false), "\n"), "extensions::governance_registry::semconv_dir: "+semconvMount+" is under no spec.volumeMounts mountPath")
+}
+
+func hopStr(v any) string { s, _ := v.(string); return s }
+
+// hopDig walks nested maps.
+func hopDig(m map[string]any, keys ...string) any {
+	var cur any = m
+	for _, k := range keys {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[k]
+	}
+	return cur
+}
+
+// mergeConfig returns base with over merged in, as the collector merges several
+// --config files: maps key by key, anything else replaced.
+func mergeConfig(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		if bm, ok := out[k].(map[string]any); ok {
+			if om, ok := v.(map[string]any); ok {
+				out[k] = mergeConfig(bm, om)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// remapPaths replaces the path prefix from with to in every string of v.
+func remapPaths(v any, from, to string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = remapPaths(e, from, to)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = remapPaths(e, from, to)
+		}
+		return out
+	case string:
+		if x == from || strings.HasPrefix(x, from+"/") {
+			return to + strings.TrimPrefix(x, from)
+		}
+	}
+	return v
+}
+
+// materializeVolume writes the files the projected volume puts in the pod below
+// root, as the kubelet does: each item's key of its ConfigMap at its path.
+func materializeVolume(t *testing.T, cms []map[string]any, volume map[string]any, root string) {
+	t.Helper()
+	data := map[string]map[string]any{}
+	for _, cm := range cms {
+		data[hopStr(hopDig(cm, "metadata", "name"))] = cm["data"].(map[string]any)
+	}
+	vols := volume["volumes"].([]any)
+	require.Len(t, vols, 1)
+	n := 0
+	for _, src := range hopDig(vols[0].(map[string]any), "projected", "sources").([]any) {
+		cm := src.(map[string]any)["configMap"].(map[string]any)
+		d, ok := data[hopStr(cm["name"])]
+		require.True(t, ok, "ConfigMap %s", cm["name"])
+		for _, it := range cm["items"].([]any) {
+			item := it.(map[string]any)
+			content, ok := d[hopStr(item["key"])].(string)
+			require.True(t, ok, "key %s", item["key"])
+			p := filepath.Join(root, filepath.FromSlash(hopStr(item["path"])))
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o750))
+			require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+			n++
+		}
+	}
+	require.Greater(t, n, 200)
+}
+
+func lintObjects(docs []map[string]any) []manifestlint.Object {
+	out := make([]manifestlint.Object, len(docs))
+	for i, d := range docs {
+		out[i] = manifestlint.Object{Source: "configmaps", Doc: d}
+	}
+	return out
+}
+
+func readYAMLFile(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path) //nolint:gosec // the test's own files
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, yaml.Unmarshal(b, &m), path)
+	return m
+}
+
+func readYAMLDocs(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path) //nolint:gosec // the test's own files
+	require.NoError(t, err)
+	var out []map[string]any
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			break
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func writeConfig(t *testing.T, m map[string]any) string {
+	t.Helper()
+	b, err := yaml.Marshal(m)
+	require.NoError(t, err)
+	f, err := os.CreateTemp(t.TempDir(), "config-*.yaml")
+	require.NoError(t, err)
+	_, err = f.Write(b)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	return f.Name()
+}

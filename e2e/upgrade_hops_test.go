@@ -14,6 +14,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/internal/e2e"
 	"github.com/otelgov/otelcol-governance/internal/manifestlint"
+	"github.com/otelgov/otelcol-governance/internal/registrycm"
 )
 
 // semconvMount is where the hops test mounts the new registry in the pods.
@@ -60,7 +61,12 @@ func TestUpgradePlanFitsShippedConfigs(t *testing.T) {
 	require.GreaterOrEqual(t, len(cms), 2, "next-384d661 is over one ConfigMap")
 	volume := readYAMLFile(t, filepath.Join(ship, "volume.yaml"))
 	mounted := filepath.Join(dir, "pod", "conf", "semconv-next")
-	materializeVolume(t, cms, volume, mounted)
+	vols, ok := volume["volumes"].([]any)
+	require.True(t, ok)
+	require.Len(t, vols, 1)
+	n, err := registrycm.Materialize(cms, vols[0].(map[string]any), mounted)
+	require.NoError(t, err)
+	require.Greater(t, n, 200)
 
 	// The shipped configurations, as they are.
 	crs := map[string]map[string]any{}
@@ -177,34 +183,6 @@ func remapPaths(v any, from, to string) any {
 		}
 	}
 	return v
-}
-
-// materializeVolume writes the files the projected volume puts in the pod below
-// root, as the kubelet does: each item's key of its ConfigMap at its path.
-func materializeVolume(t *testing.T, cms []map[string]any, volume map[string]any, root string) {
-	t.Helper()
-	data := map[string]map[string]any{}
-	for _, cm := range cms {
-		data[hopStr(hopDig(cm, "metadata", "name"))] = cm["data"].(map[string]any)
-	}
-	vols := volume["volumes"].([]any)
-	require.Len(t, vols, 1)
-	n := 0
-	for _, src := range hopDig(vols[0].(map[string]any), "projected", "sources").([]any) {
-		cm := src.(map[string]any)["configMap"].(map[string]any)
-		d, ok := data[hopStr(cm["name"])]
-		require.True(t, ok, "ConfigMap %s", cm["name"])
-		for _, it := range cm["items"].([]any) {
-			item := it.(map[string]any)
-			content, ok := d[hopStr(item["key"])].(string)
-			require.True(t, ok, "key %s", item["key"])
-			p := filepath.Join(root, filepath.FromSlash(hopStr(item["path"])))
-			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o750))
-			require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
-			n++
-		}
-	}
-	require.Greater(t, n, 200)
 }
 
 func lintObjects(docs []map[string]any) []manifestlint.Object {

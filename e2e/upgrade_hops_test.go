@@ -13,8 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/otelgov/otelcol-governance/internal/e2e"
+	"github.com/otelgov/otelcol-governance/internal/k8sregistry"
 	"github.com/otelgov/otelcol-governance/internal/manifestlint"
-	"github.com/otelgov/otelcol-governance/internal/registrycm"
 )
 
 // semconvMount is where the hops test mounts the new registry in the pods.
@@ -64,7 +64,7 @@ func TestUpgradePlanFitsShippedConfigs(t *testing.T) {
 	vols, ok := volume["volumes"].([]any)
 	require.True(t, ok)
 	require.Len(t, vols, 1)
-	n, err := registrycm.Materialize(cms, vols[0].(map[string]any), mounted)
+	n, err := k8sregistry.Materialize(cms, vols[0].(map[string]any), mounted)
 	require.NoError(t, err)
 	require.Greater(t, n, 200)
 

@@ -24,8 +24,11 @@ func TestRegistrySourceFlags(t *testing.T) {
 		args []string
 		want registry.Sources
 	}{
-		{"dir", []string{"--new", "/srv/semconv next", "--new-org-registry", "acme", "--new-org-registry", "it's", "--new-rules", "r.yaml"},
-			registry.Sources{SemconvDir: "/srv/semconv next", OrgRegistries: []string{"acme", "it's"}, RulesFiles: []string{"r.yaml"}}},
+		{
+			"dir",
+			[]string{"--new", "/srv/semconv next", "--new-org-registry", "acme", "--new-org-registry", "it's", "--new-rules", "r.yaml"},
+			registry.Sources{SemconvDir: "/srv/semconv next", OrgRegistries: []string{"acme", "it's"}, RulesFiles: []string{"r.yaml"}},
+		},
 		{"embedded", []string{"--new", "embedded", "--new-rules", "r.yaml"}, registry.Sources{Embedded: true, OrgRegistries: []string{}, RulesFiles: []string{"r.yaml"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

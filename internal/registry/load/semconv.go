@@ -33,7 +33,7 @@ func LoadSemconv(root string) (*def.Defs, error) {
 		return nil, err
 	}
 	if err := semconvModel(d); err != nil {
-		return nil, fmt.Errorf("%w: semconv_dir %s: %s (%d model file(s) read, e.g. %s)", ErrNotRegistry, root, err, len(files), files[0])
+		return nil, fmt.Errorf("%w: semconv_dir %s: %w (%d model file(s) read, e.g. %s)", ErrNotRegistry, root, err, len(files), files[0])
 	}
 	for i := range d.Warnings {
 		d.Warnings[i] = "model/" + d.Warnings[i]

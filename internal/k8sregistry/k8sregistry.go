@@ -1,4 +1,4 @@
-// Package registrycm ships a semantic-conventions checkout to collector pods
+// Package k8sregistry ships a semantic-conventions checkout to collector pods
 // as Kubernetes ConfigMaps. A release's model is larger than one ConfigMap
 // holds (1 MiB) and its files sit in nested directories, which a
 // ConfigMap's keys cannot name ('/' is not allowed in a key): the files are
@@ -6,7 +6,7 @@
 // volume mounts them all, each key at its path (items[].path), so that the
 // pod sees the checkout's tree as registry.Load reads it. otelgov registry
 // configmaps writes them; manifestlint checks them.
-package registrycm // import "github.com/otelgov/otelcol-governance/internal/registrycm"
+package k8sregistry // import "github.com/otelgov/otelcol-governance/internal/k8sregistry"
 
 import (
 	"errors"

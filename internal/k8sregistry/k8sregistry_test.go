@@ -1,4 +1,4 @@
-package registrycm
+package k8sregistry
 
 import (
 	"testing"

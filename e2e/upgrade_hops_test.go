@@ -3,10 +3,13 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,6 +19,45 @@ import (
 	"github.com/otelgov/otelcol-governance/internal/k8sregistry"
 	"github.com/otelgov/otelcol-governance/internal/manifestlint"
 )
+
+// planAndShip writes the plan's forms for the embedded v1.44.0 ->
+// next-384d661 with the registry at semconvMount, ships the release with
+// otelgov registry configmaps and materializes the volume as the pods
+// would see it, returning the forms with semconvMount, the volume file,
+// the ConfigMaps and the local directory standing for semconvMount.
+func planAndShip(t *testing.T) (forms map[string]map[string]any, volume map[string]any, cms []map[string]any, mounted string) {
+	t.Helper()
+	root := e2e.RepoRoot(t)
+	newDir, err := filepath.Abs(filepath.Join(root, "..", "shared", "semconv", "next-384d661"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+
+	// The plan, with the registry where the pods mount it.
+	plan := filepath.Join(dir, "transition")
+	code, out, errOut := otelgov(t, nil, "upgrade", "plan", "--new", newDir, "--output", plan, "--collector-path", newDir+"="+semconvMount)
+	require.Equal(t, 1, code, "1: the five error.type changes need a person; %s%s", out, errOut)
+	forms = map[string]map[string]any{}
+	for _, hop := range []string{"gateway", "sidecar", "collector"} {
+		forms[hop] = readYAMLFile(t, filepath.Join(plan, hop+".yaml"))
+	}
+
+	// The registry as the pods see it: the ConfigMaps through the
+	// projected volume.
+	ship := filepath.Join(dir, "ship")
+	code, out, errOut = otelgov(t, nil, "registry", "configmaps", newDir, "--name", "semconv-next", "--namespace", "observability", "--mount", semconvMount, "--output", ship)
+	require.Equal(t, 0, code, "%s%s", out, errOut)
+	cms = readYAMLDocs(t, filepath.Join(ship, "configmaps.yaml"))
+	require.GreaterOrEqual(t, len(cms), 2, "next-384d661 is over one ConfigMap")
+	volume = readYAMLFile(t, filepath.Join(ship, "volume.yaml"))
+	mounted = filepath.Join(dir, "pod", "conf", "semconv-next")
+	vols, ok := volume["volumes"].([]any)
+	require.True(t, ok)
+	require.Len(t, vols, 1)
+	n, err := k8sregistry.Materialize(cms, vols[0].(map[string]any), mounted)
+	require.NoError(t, err)
+	require.Greater(t, n, 200)
+	return forms, volume, cms, mounted
+}
 
 // semconvMount is where the hops test mounts the new registry in the pods.
 const semconvMount = "/conf/semconv-next"
@@ -35,38 +77,11 @@ const semconvMount = "/conf/semconv-next"
 // refused, as it was before the plan wrote per-hop forms.
 func TestUpgradePlanFitsShippedConfigs(t *testing.T) {
 	root := e2e.RepoRoot(t)
-	newDir, err := filepath.Abs(filepath.Join(root, "..", "shared", "semconv", "next-384d661"))
-	require.NoError(t, err)
-	dir := t.TempDir()
-
-	// The plan, with the registry where the pods mount it.
-	plan := filepath.Join(dir, "transition")
-	code, out, errOut := otelgov(t, nil, "upgrade", "plan", "--new", newDir, "--output", plan, "--collector-path", newDir+"="+semconvMount)
-	require.Equal(t, 1, code, "1: the five error.type changes need a person; %s%s", out, errOut)
-	forms := map[string]map[string]any{}
-	for _, hop := range []string{"gateway", "sidecar", "collector"} {
-		forms[hop] = readYAMLFile(t, filepath.Join(plan, hop+".yaml"))
-	}
+	forms, volume, cms, mounted := planAndShip(t)
 	assert.Equal(t, semconvMount, hopDig(forms["gateway"], "extensions", "governance_registry", "semconv_dir"))
 	assert.Equal(t, "copy", hopDig(forms["gateway"], "processors", "governance", "deprecated_names", "rpc.response.status_code"))
 	assert.Nil(t, hopDig(forms["sidecar"], "processors", "governance", "deprecated_names"), "the sidecar renames no name the gateway counts")
 	assert.Equal(t, true, hopDig(forms["sidecar"], "processors", "governance", "registry", "embedded"))
-
-	// The registry as the pods see it: the ConfigMaps through the
-	// projected volume.
-	ship := filepath.Join(dir, "ship")
-	code, out, errOut = otelgov(t, nil, "registry", "configmaps", newDir, "--name", "semconv-next", "--namespace", "observability", "--mount", semconvMount, "--output", ship)
-	require.Equal(t, 0, code, "%s%s", out, errOut)
-	cms := readYAMLDocs(t, filepath.Join(ship, "configmaps.yaml"))
-	require.GreaterOrEqual(t, len(cms), 2, "next-384d661 is over one ConfigMap")
-	volume := readYAMLFile(t, filepath.Join(ship, "volume.yaml"))
-	mounted := filepath.Join(dir, "pod", "conf", "semconv-next")
-	vols, ok := volume["volumes"].([]any)
-	require.True(t, ok)
-	require.Len(t, vols, 1)
-	n, err := k8sregistry.Materialize(cms, vols[0].(map[string]any), mounted)
-	require.NoError(t, err)
-	require.Greater(t, n, 200)
 
 	// The shipped configurations, as they are.
 	crs := map[string]map[string]any{}
@@ -102,7 +117,7 @@ func TestUpgradePlanFitsShippedConfigs(t *testing.T) {
 	// The processor's own registry beside the extension: what the plan
 	// wrote before, which the gateway refuses.
 	own := remapPaths(mergeConfig(crs["deployment"], forms["collector"]), semconvMount, mounted).(map[string]any)
-	out, err = e2e.Run(t, "validate", "--config", writeConfig(t, own))
+	out, err := e2e.Run(t, "validate", "--config", writeConfig(t, own))
 	require.Error(t, err, out)
 	assert.Contains(t, out, "cannot be combined with semconv_dir")
 
@@ -228,4 +243,67 @@ func writeConfig(t *testing.T, m map[string]any) string {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	return f.Name()
+}
+
+// TestUpgradeHopsRun runs the two hops we ship on the plan's forms: an
+// application sends rpc.response.status_code (current in v1.44.0, renamed
+// by next-384d661) to a sidecar on its form (the embedded registry it
+// keeps), which forwards to a gateway on its form (the governance_registry
+// extension on the release as the ConfigMaps mount it, with
+// deprecated_names). The sidecar renames nothing the gateway counts: the
+// gateway receives the old name, copies it beside rpc.status_code, and
+// counts checkout per service on :8888; the sidecar counts nothing.
+func TestUpgradeHopsRun(t *testing.T) {
+	forms, _, _, mounted := planAndShip(t)
+	section := func(form map[string]any, keys ...string) string {
+		m := remapPaths(hopDig(form, keys...), semconvMount, mounted)
+		b, err := yaml.Marshal(map[string]any{keys[len(keys)-1]: m})
+		require.NoError(t, err)
+		return indent(string(b))
+	}
+	sink := e2e.StartSink(t)
+	gw := e2e.NewPipeline(t, sink)
+	gw.Processors = section(forms["gateway"], "processors", "governance")
+	gw.ProcessorNames = []string{"governance"}
+	ext := hopDig(forms["gateway"], "extensions", "governance_registry").(map[string]any)
+	ext["http"] = map[string]any{"endpoint": "127.0.0.1:" + strconv.Itoa(e2e.FreePort(t))}
+	gw.Extensions = section(forms["gateway"], "extensions", "governance_registry")
+	gw.ExtensionNames = []string{"governance_registry"}
+	e2e.StartCollector(t, gw.YAML(), gw.HealthPort, gw.MetricsPort, e2e.Options{})
+
+	sc := e2e.NewPipeline(t, sink)
+	sc.SinkEndpoint = gw.GRPCEndpoint()
+	sc.Processors = section(forms["sidecar"], "processors", "governance")
+	sc.ProcessorNames = []string{"governance"}
+	e2e.StartCollector(t, sc.YAML(), sc.HealthPort, sc.MetricsPort, e2e.Options{})
+
+	client, err := e2e.NewClient(sc.GRPCEndpoint(), sc.HTTPEndpoint())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+	require.NoError(t, client.SendTraces(context.Background(), e2e.GRPC, e2e.Traces("checkout", 0, 3, map[string]any{"rpc.response.status_code": "OK"})))
+
+	require.Eventually(t, func() bool { return len(sink.Traces()) > 0 }, 30*time.Second, 200*time.Millisecond)
+	attrs := sink.Traces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+	assert.Equal(t, "OK", attrs["rpc.response.status_code"], "the old name reaches the gateway and is kept: %v", attrs)
+	assert.Equal(t, "OK", attrs["rpc.status_code"], "the gateway copies it to the new name: %v", attrs)
+
+	series := map[string]string{"service_name": "checkout", "deprecated_name": "rpc.response.status_code"}
+	require.Eventually(t, func() bool {
+		n, ok := e2e.MustScrape(t, gw.MetricsPort).Sum("otelcol_processor_governance_service_deprecated_names", series)
+		return ok && n >= 3
+	}, 30*time.Second, 500*time.Millisecond, "the gateway counts checkout's old name")
+	_, ok := e2e.MustScrape(t, sc.MetricsPort).Sum("otelcol_processor_governance_service_deprecated_names", series)
+	assert.False(t, ok, "the sidecar has no deprecated_names: it neither counts nor renames")
+}
+
+// indent indents YAML by two spaces, as a Pipeline section.
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			b.WriteString("  ")
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }

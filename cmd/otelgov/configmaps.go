@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/otelgov/otelcol-governance/internal/registrycm"
+	"github.com/otelgov/otelcol-governance/internal/k8sregistry"
 )
 
 type configMapsOptions struct {
-	o      registrycm.Options
+	o      k8sregistry.Options
 	output string
 }
 
@@ -54,7 +54,7 @@ Exit codes: 0 written; 2 bad input: DIR is not a registry, a file over
 	fs.StringVar(&o.o.Name, "name", "", "the volume's name and the ConfigMaps' prefix (NAME-0, NAME-1, ...; required)")
 	fs.StringVar(&o.o.Namespace, "namespace", "", "the ConfigMaps' namespace: the collector CR's (required)")
 	fs.StringVar(&o.o.MountPath, "mount", "", "where the pods see the checkout: the semconv_dir of the collector's configuration (required)")
-	fs.IntVar(&o.o.Budget, "budget", registrycm.DefaultBudget, "the data, keys included, packed into one ConfigMap, in bytes (at most 1 MiB)")
+	fs.IntVar(&o.o.Budget, "budget", k8sregistry.DefaultBudget, "the data, keys included, packed into one ConfigMap, in bytes (at most 1 MiB)")
 	fs.StringVar(&o.output, "output", "", "the directory to write configmaps.yaml and volume.yaml to (required; created when missing)")
 	return cmd
 }
@@ -63,10 +63,10 @@ func runConfigMaps(cmd *cobra.Command, o *configMapsOptions, dir string) error {
 	if o.output == "" {
 		return badInput(fmt.Errorf("--output: required: the directory to write configmaps.yaml and volume.yaml to"))
 	}
-	if o.o.Budget > registrycm.MaxConfigMapBytes {
-		return badInput(fmt.Errorf("--budget: %d is over the %d bytes a ConfigMap holds", o.o.Budget, registrycm.MaxConfigMapBytes))
+	if o.o.Budget > k8sregistry.MaxConfigMapBytes {
+		return badInput(fmt.Errorf("--budget: %d is over the %d bytes a ConfigMap holds", o.o.Budget, k8sregistry.MaxConfigMapBytes))
 	}
-	s, err := registrycm.Build(dir, o.o)
+	s, err := k8sregistry.Build(dir, o.o)
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", dir, err))
 	}

@@ -87,15 +87,6 @@ func (r *registrySource) label() string {
 	return r.side + " registry " + r.dir
 }
 
-// name names the source in report headers: its directory or "embedded".
-func (r *registrySource) name() string {
-	s := r.sources()
-	if s.SemconvDir != "" {
-		return s.SemconvDir
-	}
-	return embeddedSide
-}
-
 // load builds the registry exactly as the processor does; a source that
 // does not load (or is not a registry: registry.ErrNotRegistry) is bad
 // input, named. What loading accepted with leniency (registry.Index

@@ -24,8 +24,11 @@ func TestRegistrySourceFlags(t *testing.T) {
 		args []string
 		want registry.Sources
 	}{
-		{"dir", []string{"--new", "/srv/semconv next", "--new-org-registry", "acme", "--new-org-registry", "it's", "--new-rules", "r.yaml"},
-			registry.Sources{SemconvDir: "/srv/semconv next", OrgRegistries: []string{"acme", "it's"}, RulesFiles: []string{"r.yaml"}}},
+		{
+			"dir",
+			[]string{"--new", "/srv/semconv next", "--new-org-registry", "acme", "--new-org-registry", "it's", "--new-rules", "r.yaml"},
+			registry.Sources{SemconvDir: "/srv/semconv next", OrgRegistries: []string{"acme", "it's"}, RulesFiles: []string{"r.yaml"}},
+		},
 		{"embedded", []string{"--new", "embedded", "--new-rules", "r.yaml"}, registry.Sources{Embedded: true, OrgRegistries: []string{}, RulesFiles: []string{"r.yaml"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,4 +109,20 @@ func TestRemoteDependencyCLI(t *testing.T) {
 	assert.Contains(t, stderr, "otelgov: warning: new registry embedded: ")
 	assert.Contains(t, stderr, want)
 	assert.Equal(t, 1, strings.Count(stderr, want), "written once")
+}
+
+// TestInferOutputNotRegistry: registry infer --output reads an existing
+// directory by the same rule as upgrade's sides (registry.ErrNotRegistry):
+// a directory holding YAML of another shape is refused, exit 2, naming the
+// file, and nothing is written.
+func TestInferOutputNotRegistry(t *testing.T) {
+	dir := t.TempDir()
+	foo := filepath.Join(dir, "unrelated.yaml")
+	require.NoError(t, os.WriteFile(foo, []byte("foo: bar\n"), 0o600))
+	code, _, stderr := otelgov(t, "", "registry", "infer", "--output", dir, recording(t))
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, foo+":1: not a registry: no groups: key")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "nothing written")
 }

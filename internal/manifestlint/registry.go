@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/otelgov/otelcol-governance/internal/registrycm"
+	"github.com/otelgov/otelcol-governance/internal/k8sregistry"
 )
 
 // RuleRegistryVolume: a registry path of a collector's configuration (the
@@ -165,8 +165,8 @@ func (l *linter) volumeFiles(o Object, v map[string]any, report bool) (files []s
 			for k, val := range mapAt(obj.Doc, "binaryData") {
 				size += len(k) + len(fmt.Sprint(val))
 			}
-			if size > registrycm.MaxConfigMapBytes {
-				l.report(o, RuleRegistryVolume, "volume %q: ConfigMap %s holds %d bytes, over the %d a ConfigMap may (split it: otelgov registry configmaps)", str(v, "name"), name, size, registrycm.MaxConfigMapBytes)
+			if size > k8sregistry.MaxConfigMapBytes {
+				l.report(o, RuleRegistryVolume, "volume %q: ConfigMap %s holds %d bytes, over the %d a ConfigMap may (split it: otelgov registry configmaps)", str(v, "name"), name, size, k8sregistry.MaxConfigMapBytes)
 			}
 		}
 		items := listAt(cm, "items")

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/otelgov/otelcol-governance/internal/registrycm"
+	"github.com/otelgov/otelcol-governance/internal/k8sregistry"
 )
 
 // registryObjects is a gateway CR whose extension loads semconv_dir (and
@@ -18,8 +18,8 @@ import (
 // edit changes the objects (as YAML-decoded maps) before they are linted.
 func registryObjects(t *testing.T, semconvDir string, edit func(cr map[string]any, cms []map[string]any) []map[string]any) []Finding {
 	t.Helper()
-	s, err := registrycm.Build(filepath.Join("..", "..", "..", "shared", "semconv", "next-384d661"),
-		registrycm.Options{Name: "semconv-next", Namespace: "observability", MountPath: "/conf/semconv-next"})
+	s, err := k8sregistry.Build(filepath.Join("..", "..", "..", "shared", "semconv", "next-384d661"),
+		k8sregistry.Options{Name: "semconv-next", Namespace: "observability", MountPath: "/conf/semconv-next"})
 	require.NoError(t, err)
 	cr := map[string]any{
 		"apiVersion": "opentelemetry.io/v1beta1", "kind": "OpenTelemetryCollector",
@@ -83,7 +83,7 @@ func TestRegistryVolume(t *testing.T) {
 		}, "ConfigMap semconv-next-0 holds"},
 		{"a key missing", "/conf/semconv-next", func(cr map[string]any, cms []map[string]any) []map[string]any {
 			for _, cm := range cms {
-				delete(cm["data"].(map[string]any), registrycm.Key("model/manifest.yaml"))
+				delete(cm["data"].(map[string]any), k8sregistry.Key("model/manifest.yaml"))
 			}
 			return []map[string]any{cr, cms[0], cms[1]}
 		}, "has no key model__manifest.yaml"},

@@ -1,4 +1,4 @@
-// Package registrycm ships a semantic-conventions checkout to collector pods
+// Package k8sregistry ships a semantic-conventions checkout to collector pods
 // as Kubernetes ConfigMaps. A release's model is larger than one ConfigMap
 // holds (1 MiB) and its files sit in nested directories, which a
 // ConfigMap's keys cannot name ('/' is not allowed in a key): the files are
@@ -6,7 +6,7 @@
 // volume mounts them all, each key at its path (items[].path), so that the
 // pod sees the checkout's tree as registry.Load reads it. otelgov registry
 // configmaps writes them; manifestlint checks them.
-package registrycm // import "github.com/otelgov/otelcol-governance/internal/registrycm"
+package k8sregistry // import "github.com/otelgov/otelcol-governance/internal/k8sregistry"
 
 import (
 	"errors"
@@ -142,4 +142,56 @@ func Build(dir string, o Options) (*Shipment, error) {
 	s.Volume = map[string]any{"name": o.Name, "projected": map[string]any{"sources": sources}}
 	s.Mount = map[string]any{"name": o.Name, "mountPath": o.MountPath, "readOnly": true}
 	return s, nil
+}
+
+// Materialize writes below root the files a projected volume of
+// ConfigMaps puts in a pod, as the kubelet does: each item's key of its
+// ConfigMap at its path. configMaps and volume are Kubernetes objects as
+// YAML decodes them (or as Build returns them); it returns the number of
+// files written. Tests use it to load what the pods would see.
+func Materialize(configMaps []map[string]any, volume map[string]any, root string) (int, error) {
+	data := map[string]map[string]any{}
+	for _, cm := range configMaps {
+		md, _ := cm["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		d, _ := cm["data"].(map[string]any)
+		data[name] = d
+	}
+	projected, _ := volume["projected"].(map[string]any)
+	sources, _ := projected["sources"].([]any)
+	if len(sources) == 0 {
+		return 0, errors.New("the volume projects no ConfigMap")
+	}
+	n := 0
+	for _, src := range sources {
+		sm, _ := src.(map[string]any)
+		cm, _ := sm["configMap"].(map[string]any)
+		name, _ := cm["name"].(string)
+		d, ok := data[name]
+		if !ok {
+			return n, fmt.Errorf("ConfigMap %s is not given", name)
+		}
+		items, _ := cm["items"].([]any)
+		for _, it := range items {
+			item, _ := it.(map[string]any)
+			key, _ := item["key"].(string)
+			p, _ := item["path"].(string)
+			content, ok := d[key].(string)
+			if !ok {
+				return n, fmt.Errorf("ConfigMap %s has no key %s", name, key)
+			}
+			if path.IsAbs(p) || strings.HasPrefix(path.Clean(p), "..") {
+				return n, fmt.Errorf("ConfigMap %s: item %s: path %q leaves the volume", name, key, p)
+			}
+			dst := filepath.Join(root, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+				return n, err
+			}
+			if err := os.WriteFile(dst, []byte(content), 0o600); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
 }

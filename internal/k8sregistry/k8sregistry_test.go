@@ -1,8 +1,6 @@
-package registrycm
+package k8sregistry
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,26 +10,6 @@ import (
 )
 
 const next = "../../../shared/semconv/next-384d661"
-
-// Materialize writes the files a shipment's projected volume puts in the
-// pod below root, as the kubelet does: each item's key at its path.
-func Materialize(t *testing.T, s *Shipment, root string) {
-	t.Helper()
-	data := map[string]string{}
-	for _, cm := range s.ConfigMaps {
-		for k, v := range cm["data"].(map[string]any) {
-			data[k] = v.(string)
-		}
-	}
-	for _, src := range s.Volume["projected"].(map[string]any)["sources"].([]any) {
-		for _, it := range src.(map[string]any)["configMap"].(map[string]any)["items"].([]any) {
-			item := it.(map[string]any)
-			p := filepath.Join(root, filepath.FromSlash(item["path"].(string)))
-			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o750))
-			require.NoError(t, os.WriteFile(p, []byte(data[item["key"].(string)]), 0o600))
-		}
-	}
-}
 
 // TestBuildRoundTrip: next-384d661 (over 1 MiB, files in nested
 // directories) ships in several ConfigMaps, each within the budget, and
@@ -50,7 +28,9 @@ func TestBuildRoundTrip(t *testing.T) {
 		assert.LessOrEqual(t, size, DefaultBudget)
 	}
 	root := t.TempDir()
-	Materialize(t, s, root)
+	n, err := Materialize(s.ConfigMaps, s.Volume, root)
+	require.NoError(t, err)
+	assert.Equal(t, s.Files, n)
 	want, err := registry.Load(registry.Sources{SemconvDir: next})
 	require.NoError(t, err)
 	got, err := registry.Load(registry.Sources{SemconvDir: root})

@@ -114,7 +114,7 @@ func TestWindowProperty(t *testing.T) {
 						assert.True(t, written[f.Window.Form], "%s:%d: %s: the window form is in the written file", name, f.Line, f.Name)
 						if f.Where == "promql" {
 							_, err := queryfile.ParsePromQL(f.Window.Form)
-							assert.NoError(t, err, "%s: %s", name, f.Window.Form)
+							require.NoError(t, err, "%s: %s", name, f.Window.Form)
 						}
 					}
 				}

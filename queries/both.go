@@ -215,22 +215,32 @@ func liftForm(old string, selStart, selEnd int, inner []edit, matched []string, 
 		}
 		guardsB = append(guardsB, matcherName(r[0])+`=""`)
 	}
-	a, okA := guard(old, selStart, selEnd, guardsA)
-	gB, okB := guardEdit(old, selStart, selEnd, guardsB)
-	if !okA || !okB {
-		return "", false
-	}
-	if gB.repl != "" {
-		inner = append(slices.Clone(inner), gB)
+	a := old
+	if len(guardsB) > 0 {
+		g, ok := guardPlace(old, selStart, selEnd)
+		if !ok {
+			return "", false
+		}
+		if e, any := g.edit(guardsA); any {
+			a = old[:e.off] + e.repl + old[e.off:]
+		}
+		e, _ := g.edit(guardsB)
+		inner = append(slices.Clone(inner), e)
 	}
 	newer, ok := applyEdits(old, inner)
 	if !ok {
 		return "", false
 	}
+	// label_replace(label_replace(newer, old, "$1", new, "(.*)"), new, "", new, ".*") per label.
+	var b strings.Builder
+	b.WriteString("(" + a + " or ")
+	b.WriteString(strings.Repeat("label_replace(label_replace(", len(relabel)))
+	b.WriteString(newer)
 	for _, r := range relabel {
-		newer = `label_replace(label_replace(` + newer + `, "` + r[0] + `", "$1", "` + r[1] + `", "(.*)"), "` + r[1] + `", "", "` + r[1] + `", ".*")`
+		b.WriteString(`, "` + r[0] + `", "$1", "` + r[1] + `", "(.*)"), "` + r[1] + `", "", "` + r[1] + `", ".*")`)
 	}
-	return "(" + a + " or " + newer + ")", true
+	b.WriteString(")")
+	return b.String(), true
 }
 
 // matcherName is a label as a matcher writes it: quoted unless it is a
@@ -244,14 +254,15 @@ func matcherName(l string) string {
 	return l
 }
 
-// guardEdit is the edit that adds matchers to the selector at
-// text[start:end]: before its closing brace, or in new braces after its
-// metric name; none when there are no matchers to add.
-func guardEdit(text string, start, end int, matchers []string) (edit, bool) {
-	if len(matchers) == 0 {
-		return edit{}, true
-	}
-	add := strings.Join(matchers, ", ")
+// guardAt is where guardEdit adds matchers to the selector at
+// text[start:end]: the offset, and whether a separating ", " or new braces
+// are needed; ok is false when the selector has no place for them.
+type guardAt struct {
+	off           int
+	comma, braces bool
+}
+
+func guardPlace(text string, start, end int) (guardAt, bool) {
 	toks := lex(text, start, end)
 	open := -1
 	for i, t := range toks {
@@ -259,25 +270,28 @@ func guardEdit(text string, start, end int, matchers []string) (edit, bool) {
 		case t.punct && t.text == "{":
 			open = i
 		case t.punct && t.text == "}" && open >= 0:
-			if i == open+1 || (toks[i-1].punct && toks[i-1].text == ",") {
-				return edit{off: t.off, old: "", repl: add}, true
-			}
-			return edit{off: t.off, old: "", repl: ", " + add}, true
+			return guardAt{off: t.off, comma: i != open+1 && !(toks[i-1].punct && toks[i-1].text == ",")}, true
 		}
 	}
 	if open >= 0 || len(toks) == 0 || toks[0].punct || toks[0].quote != 0 {
-		return edit{}, false
+		return guardAt{}, false
 	}
-	return edit{off: toks[0].off + len(toks[0].text), old: "", repl: "{" + add + "}"}, true
+	return guardAt{off: toks[0].off + len(toks[0].text), braces: true}, true
 }
 
-// guard is text with matchers added to its selector (guardEdit).
-func guard(text string, start, end int, matchers []string) (string, bool) {
-	e, ok := guardEdit(text, start, end, matchers)
-	if !ok || (e.old == "" && e.repl == "") {
-		return text, ok
+// edit is the edit that adds matchers at g; none when there are none.
+func (g guardAt) edit(matchers []string) (edit, bool) {
+	if len(matchers) == 0 {
+		return edit{}, false
 	}
-	return applyEdits(text, []edit{e})
+	add := strings.Join(matchers, ", ")
+	switch {
+	case g.braces:
+		add = "{" + add + "}"
+	case g.comma:
+		add = ", " + add
+	}
+	return edit{off: g.off, repl: add}, true
 }
 
 // windowLabel is the temporary label of coalesce's form.

@@ -544,14 +544,14 @@ func (s *Scanner) ruleLabels(f *file, q *queryfile.Query, hits []hit, ok []bool,
 	if q.Rule == 0 {
 		return
 	}
-	rl := f.ruleLabels[q.Rule]
-	if rl == nil {
-		rl = map[string]ruleLabel{}
-		f.ruleLabels[q.Rule] = rl
-	}
 	for i, h := range hits {
 		if h.kind != KindAttribute {
 			continue
+		}
+		rl := f.ruleLabels[q.Rule]
+		if rl == nil {
+			rl = map[string]ruleLabel{}
+			f.ruleLabels[q.Rule] = rl
 		}
 		l := ruleLabel{why: h.why, window: w}
 		if ok != nil && ok[i] && !s.Both {

@@ -606,6 +606,9 @@ func (s *Scanner) promWindow(f *file, q *queryfile.Query, hits []hit) (Window, [
 		}
 	}
 	c := s.analyze(q.Text)
+	if c.p != nil && c.p.LabelValues != "" {
+		return Window{Why: "Grafana's label_values() takes a series selector, not the (old or new) expression: it lists the values of the names as written until --write renames them; until then a producer moved to the new name is missing from the variable"}, nil
+	}
 	edits, why := transitionOf(q.Text, hits, c.sites, c.p, s.Both)
 	return windowForm(f, q, edits, why)
 }

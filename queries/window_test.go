@@ -176,3 +176,21 @@ func TestTemplateIndexLabels(t *testing.T) {
 	assert.Contains(t, string(out), `summary: '{{ index $labels "http.request.method" }} calls'`)
 	assert.Contains(t, string(out), `sum by ("http.request.method")`)
 }
+
+// TestWindowLabelValues: a Grafana variable's label_values() takes a
+// series selector, so --both writes no (old or new) expression into it and
+// says why.
+func TestWindowLabelValues(t *testing.T) {
+	d := `{"templating": {"list": [{"name": "m", "type": "query", "datasource": {"type": "prometheus"},
+  "query": "label_values(http_server_request_duration_seconds_count{http_method=\"GET\"}, http_method)"}]}}`
+	s := NewScanner(names(t))
+	s.Write, s.Both = true, true
+	res, out, err := s.ScanContent("d.json", []byte(d))
+	require.NoError(t, err)
+	assert.Equal(t, d, string(out))
+	require.NotEmpty(t, res.Findings)
+	for _, f := range res.Findings {
+		assert.False(t, f.Rewritten)
+		assert.Contains(t, f.Window.Why, "label_values() takes a series selector")
+	}
+}

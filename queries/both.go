@@ -203,7 +203,7 @@ func transitionOf(expr string, hits []hit, sites []site, p *queryfile.PromQL, ch
 // that carry the old labels it matches on, the new one those that carry no
 // old label (the collector copies a name to both during the window), so
 // that no series is read twice and none is lost; the new branch is
-// relabelled back to the old label names, its new labels dropped.
+// relabelled back to the old label names; both drop the new labels.
 func liftForm(old string, selStart, selEnd int, inner []edit, matched []string, relabel [][2]string, guarded bool) (string, bool) {
 	var guardsA, guardsB []string
 	for _, r := range relabel {
@@ -226,6 +226,11 @@ func liftForm(old string, selStart, selEnd int, inner []edit, matched []string, 
 		}
 		e, _ := g.edit(guardsB)
 		inner = append(slices.Clone(inner), e)
+		// The copied series keep the shape they had before the upgrade:
+		// without the new labels (a `without` or `on` sees no extra label).
+		for _, r := range relabel {
+			a = `label_replace(` + a + `, "` + r[1] + `", "", "` + r[1] + `", ".*")`
+		}
 	}
 	newer, ok := applyEdits(old, inner)
 	if !ok {
@@ -510,8 +515,22 @@ func collapse(expr string, n *Names) ([]edit, map[string]string) {
 		}
 		slices.SortFunc(relabel, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 		relabel = slices.Compact(relabel)
+		lhs := be.LHS
+		for { // label_replace(A, new, "", new, ".*"): the new labels dropped
+			c, isCall := lhs.(*parser.Call)
+			if !isCall || c.Func.Name != "label_replace" || len(c.Args) != 5 {
+				break
+			}
+			d, ok1 := c.Args[1].(*parser.StringLiteral)
+			e, ok2 := c.Args[2].(*parser.StringLiteral)
+			sl, ok3 := c.Args[3].(*parser.StringLiteral)
+			if !ok1 || !ok2 || !ok3 || e.Val != "" || d.Val != sl.Val {
+				break
+			}
+			lhs = c.Args[0]
+		}
 		ps, pe2, ok1 := p.Span(pe)
-		as, ae, ok2 := p.Span(be.LHS)
+		as, ae, ok2 := p.Span(lhs)
 		if !ok1 || !ok2 || overlaps(ps, pe2) {
 			return nil
 		}

@@ -275,7 +275,7 @@ func guardPlace(text string, start, end int) (guardAt, bool) {
 		case t.punct && t.text == "{":
 			open = i
 		case t.punct && t.text == "}" && open >= 0:
-			return guardAt{off: t.off, comma: i != open+1 && !(toks[i-1].punct && toks[i-1].text == ",")}, true
+			return guardAt{off: t.off, comma: i != open+1 && (!toks[i-1].punct || toks[i-1].text != ",")}, true
 		}
 	}
 	if open >= 0 || len(toks) == 0 || toks[0].punct || toks[0].quote != 0 {

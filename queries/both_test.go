@@ -273,3 +273,26 @@ func TestCollapseLegacy(t *testing.T) {
 	assert.Equal(t, `sum by (rpc_grpc_status_code) (rate(rpc_server_calls_total{rpc_response_status_code!="OK"}[5m]))`, out)
 	assert.Equal(t, map[string]string{"rpc_grpc_status_code": "rpc_response_status_code"}, moved)
 }
+
+// TestGuardPlace: where the window form's guard matchers go in a selector.
+func TestGuardPlace(t *testing.T) {
+	for _, tt := range []struct {
+		sel, want string
+	}{
+		{`x`, `x{g=""}`},
+		{`x{}`, `x{g=""}`},
+		{`x{a="b"}`, `x{a="b", g=""}`},
+		{`x{a="b",}`, `x{a="b",g=""}`},
+		{`{__name__="x"} offset 5m`, `{__name__="x", g=""} offset 5m`},
+		{`x{a="}"}`, `x{a="}", g=""}`},
+	} {
+		g, ok := guardPlace(tt.sel, 0, len(tt.sel))
+		require.True(t, ok, tt.sel)
+		e, _ := g.edit([]string{`g=""`})
+		got, ok := applyEdits(tt.sel, []edit{e})
+		require.True(t, ok)
+		assert.Equal(t, tt.want, got)
+		_, err := queryfile.ParsePromQL(got)
+		require.NoError(t, err, got)
+	}
+}

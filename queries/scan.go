@@ -517,7 +517,10 @@ func (s *Scanner) query(f *file, q *queryfile.Query) {
 		s.ruleLabels(f, q, hits, s.record(f, q, "promql", hits), w)
 	case queryfile.KindTemplate, queryfile.KindLegend:
 		where := "alert template"
-		if q.Kind == queryfile.KindLegend {
+		switch {
+		case q.Kind == queryfile.KindLegend && strings.HasSuffix(q.Name, "/field"):
+			where = "field template"
+		case q.Kind == queryfile.KindLegend:
 			where = "legend"
 		}
 		s.record(f, q, where, templateHits(q.Text, q.Kind, s.names, f.ruleLabels[q.Rule], s.Both))
@@ -693,7 +696,7 @@ var templatePrefixes = []string{"$labels.", ".Labels."}
 
 // templateRefs are the labels a template reads: $labels.x, .Labels.x and
 // index $labels "x" in an alert template, {{x}} (spaces allowed) in a
-// legend.
+// legend, ${__field.labels.x} in a panel's field display name or data link.
 func templateRefs(v string, kind queryfile.Kind) []labelRef {
 	ident := func(start int) int {
 		end := start
@@ -704,10 +707,23 @@ func templateRefs(v string, kind queryfile.Kind) []labelRef {
 	}
 	var refs []labelRef
 	if kind == queryfile.KindLegend {
+		// ${__field.labels.x}: a field display name or data link.
+		for i := 0; ; {
+			j := strings.Index(v[i:], "${__field.labels.")
+			if j < 0 {
+				break
+			}
+			start := i + j + len("${__field.labels.")
+			end := ident(start)
+			if end > start && end < len(v) && v[end] == '}' {
+				refs = append(refs, labelRef{v[start:end], start})
+			}
+			i = max(end, start)
+		}
 		for i := 0; ; {
 			j := strings.Index(v[i:], "{{")
 			if j < 0 {
-				return refs
+				break
 			}
 			start := i + j + 2
 			for start < len(v) && v[start] == ' ' {
@@ -723,6 +739,8 @@ func templateRefs(v string, kind queryfile.Kind) []labelRef {
 			}
 			i = max(end, start)
 		}
+		slices.SortFunc(refs, func(a, b labelRef) int { return a.off - b.off })
+		return refs
 	}
 	// {{ index $labels "http.method" }}: a label name that is no identifier.
 	for _, prefix := range []string{`index $labels "`, `index .Labels "`} {

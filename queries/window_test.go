@@ -194,3 +194,37 @@ func TestWindowLabelValues(t *testing.T) {
 		assert.Contains(t, f.Window.Why, "label_values() takes a series selector")
 	}
 }
+
+// TestFieldTemplates: ${__field.labels.x} in a panel's display name or
+// data link reads the label of the panel's one target, and is renamed with
+// it; in a panel of two targets it is found but left to a person.
+func TestFieldTemplates(t *testing.T) {
+	d := `{"panels": [
+ {"title": "one", "datasource": {"type": "prometheus"},
+  "fieldConfig": {"defaults": {"displayName": "${__field.labels.http_method}",
+   "links": [{"title": "calls", "url": "/d/x?var-m=${__field.labels.http_method}"}]}},
+  "targets": [{"refId": "A", "expr": "sum by (http_method) (rate(http_server_request_duration_seconds_count[5m]))"}]},
+ {"title": "two", "datasource": {"type": "prometheus"},
+  "fieldConfig": {"defaults": {"displayName": "${__field.labels.http_method}"}},
+  "targets": [{"refId": "A", "expr": "sum by (http_method) (rate(http_server_request_duration_seconds_count[5m]))"},
+              {"refId": "B", "expr": "sum by (http_method) (rate(http_client_request_duration_seconds_count[5m]))"}]}]}`
+	s := NewScanner(names(t))
+	s.Write = true
+	res, out, err := s.ScanContent("d.json", []byte(d))
+	require.NoError(t, err)
+	type read struct {
+		where     string
+		line      int
+		rewritten bool
+	}
+	var got []read
+	for _, f := range res.Findings {
+		got = append(got, read{f.Where, f.Line, f.Rewritten})
+	}
+	assert.ElementsMatch(t, []read{
+		{"field template", 3, true}, {"field template", 4, true}, {"promql", 5, true},
+		{"field template", 7, false}, {"promql", 8, true}, {"promql", 9, true},
+	}, got)
+	assert.Contains(t, string(out), `"displayName": "${__field.labels.http_request_method}",`)
+	assert.Contains(t, string(out), `var-m=${__field.labels.http_request_method}`)
+}

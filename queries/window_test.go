@@ -222,8 +222,12 @@ func TestFieldTemplates(t *testing.T) {
 		got = append(got, read{f.Where, f.Line, f.Rewritten})
 	}
 	assert.ElementsMatch(t, []read{
-		{"field template", 3, true}, {"field template", 4, true}, {"promql", 5, true},
-		{"field template", 7, false}, {"promql", 8, true}, {"promql", 9, true},
+		{"field template", 3, true},
+		{"field template", 4, true},
+		{"promql", 5, true},
+		{"field template", 7, false},
+		{"promql", 8, true},
+		{"promql", 9, true},
 	}, got)
 	assert.Contains(t, string(out), `"displayName": "${__field.labels.http_request_method}",`)
 	assert.Contains(t, string(out), `var-m=${__field.labels.http_request_method}`)

@@ -203,7 +203,7 @@ func transitionOf(expr string, hits []hit, sites []site, p *queryfile.PromQL, ch
 // that carry the old labels it matches on, the new one those that carry no
 // old label (the collector copies a name to both during the window), so
 // that no series is read twice and none is lost; the new branch is
-// relabelled back to the old label names, its new labels dropped.
+// relabelled back to the old label names; both drop the new labels.
 func liftForm(old string, selStart, selEnd int, inner []edit, matched []string, relabel [][2]string, guarded bool) (string, bool) {
 	var guardsA, guardsB []string
 	for _, r := range relabel {
@@ -215,22 +215,37 @@ func liftForm(old string, selStart, selEnd int, inner []edit, matched []string, 
 		}
 		guardsB = append(guardsB, matcherName(r[0])+`=""`)
 	}
-	a, okA := guard(old, selStart, selEnd, guardsA)
-	gB, okB := guardEdit(old, selStart, selEnd, guardsB)
-	if !okA || !okB {
-		return "", false
-	}
-	if gB.repl != "" {
-		inner = append(slices.Clone(inner), gB)
+	a := old
+	if len(guardsB) > 0 {
+		g, ok := guardPlace(old, selStart, selEnd)
+		if !ok {
+			return "", false
+		}
+		if e, any := g.edit(guardsA); any {
+			a = old[:e.off] + e.repl + old[e.off:]
+		}
+		e, _ := g.edit(guardsB)
+		inner = append(slices.Clone(inner), e)
+		// The copied series keep the shape they had before the upgrade:
+		// without the new labels (a `without` or `on` sees no extra label).
+		for _, r := range relabel {
+			a = `label_replace(` + a + `, "` + r[1] + `", "", "` + r[1] + `", ".*")`
+		}
 	}
 	newer, ok := applyEdits(old, inner)
 	if !ok {
 		return "", false
 	}
+	// label_replace(label_replace(newer, old, "$1", new, "(.*)"), new, "", new, ".*") per label.
+	var b strings.Builder
+	b.WriteString("(" + a + " or ")
+	b.WriteString(strings.Repeat("label_replace(label_replace(", len(relabel)))
+	b.WriteString(newer)
 	for _, r := range relabel {
-		newer = `label_replace(label_replace(` + newer + `, "` + r[0] + `", "$1", "` + r[1] + `", "(.*)"), "` + r[1] + `", "", "` + r[1] + `", ".*")`
+		b.WriteString(`, "` + r[0] + `", "$1", "` + r[1] + `", "(.*)"), "` + r[1] + `", "", "` + r[1] + `", ".*")`)
 	}
-	return "(" + a + " or " + newer + ")", true
+	b.WriteString(")")
+	return b.String(), true
 }
 
 // matcherName is a label as a matcher writes it: quoted unless it is a
@@ -244,14 +259,15 @@ func matcherName(l string) string {
 	return l
 }
 
-// guardEdit is the edit that adds matchers to the selector at
-// text[start:end]: before its closing brace, or in new braces after its
-// metric name; none when there are no matchers to add.
-func guardEdit(text string, start, end int, matchers []string) (edit, bool) {
-	if len(matchers) == 0 {
-		return edit{}, true
-	}
-	add := strings.Join(matchers, ", ")
+// guardAt is where guardEdit adds matchers to the selector at
+// text[start:end]: the offset, and whether a separating ", " or new braces
+// are needed; ok is false when the selector has no place for them.
+type guardAt struct {
+	off           int
+	comma, braces bool
+}
+
+func guardPlace(text string, start, end int) (guardAt, bool) {
 	toks := lex(text, start, end)
 	open := -1
 	for i, t := range toks {
@@ -259,25 +275,28 @@ func guardEdit(text string, start, end int, matchers []string) (edit, bool) {
 		case t.punct && t.text == "{":
 			open = i
 		case t.punct && t.text == "}" && open >= 0:
-			if i == open+1 || (toks[i-1].punct && toks[i-1].text == ",") {
-				return edit{off: t.off, old: "", repl: add}, true
-			}
-			return edit{off: t.off, old: "", repl: ", " + add}, true
+			return guardAt{off: t.off, comma: i != open+1 && (!toks[i-1].punct || toks[i-1].text != ",")}, true
 		}
 	}
 	if open >= 0 || len(toks) == 0 || toks[0].punct || toks[0].quote != 0 {
-		return edit{}, false
+		return guardAt{}, false
 	}
-	return edit{off: toks[0].off + len(toks[0].text), old: "", repl: "{" + add + "}"}, true
+	return guardAt{off: toks[0].off + len(toks[0].text), braces: true}, true
 }
 
-// guard is text with matchers added to its selector (guardEdit).
-func guard(text string, start, end int, matchers []string) (string, bool) {
-	e, ok := guardEdit(text, start, end, matchers)
-	if !ok || (e.old == "" && e.repl == "") {
-		return text, ok
+// edit is the edit that adds matchers at g; none when there are none.
+func (g guardAt) edit(matchers []string) (edit, bool) {
+	if len(matchers) == 0 {
+		return edit{}, false
 	}
-	return applyEdits(text, []edit{e})
+	add := strings.Join(matchers, ", ")
+	switch {
+	case g.braces:
+		add = "{" + add + "}"
+	case g.comma:
+		add = ", " + add
+	}
+	return edit{off: g.off, repl: add}, true
 }
 
 // windowLabel is the temporary label of coalesce's form.
@@ -496,8 +515,22 @@ func collapse(expr string, n *Names) ([]edit, map[string]string) {
 		}
 		slices.SortFunc(relabel, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 		relabel = slices.Compact(relabel)
+		lhs := be.LHS
+		for { // label_replace(A, new, "", new, ".*"): the new labels dropped
+			c, isCall := lhs.(*parser.Call)
+			if !isCall || c.Func.Name != "label_replace" || len(c.Args) != 5 {
+				break
+			}
+			d, ok1 := c.Args[1].(*parser.StringLiteral)
+			e, ok2 := c.Args[2].(*parser.StringLiteral)
+			sl, ok3 := c.Args[3].(*parser.StringLiteral)
+			if !ok1 || !ok2 || !ok3 || e.Val != "" || d.Val != sl.Val {
+				break
+			}
+			lhs = c.Args[0]
+		}
 		ps, pe2, ok1 := p.Span(pe)
-		as, ae, ok2 := p.Span(be.LHS)
+		as, ae, ok2 := p.Span(lhs)
 		if !ok1 || !ok2 || overlaps(ps, pe2) {
 			return nil
 		}

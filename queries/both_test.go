@@ -20,7 +20,7 @@ func TestTransition(t *testing.T) {
 		{
 			name: "label and value under a range",
 			expr: `sum by (rpc_grpc_status_code) (rate(rpc_server_calls_total{rpc_grpc_status_code!="0"}[5m]))`,
-			want: `sum by (rpc_grpc_status_code) ((rate(rpc_server_calls_total{rpc_grpc_status_code!="0", rpc_grpc_status_code!=""}[5m]) or ` +
+			want: `sum by (rpc_grpc_status_code) ((label_replace(rate(rpc_server_calls_total{rpc_grpc_status_code!="0", rpc_grpc_status_code!=""}[5m]), "rpc_response_status_code", "", "rpc_response_status_code", ".*") or ` +
 				`label_replace(label_replace(rate(rpc_server_calls_total{rpc_response_status_code!="OK", rpc_grpc_status_code=""}[5m]), "rpc_grpc_status_code", "$1", "rpc_response_status_code", "(.*)"), "rpc_response_status_code", "", "rpc_response_status_code", ".*")))`,
 		},
 		{
@@ -87,11 +87,12 @@ func TestTransitionRules(t *testing.T) {
 	assert.Equal(t, 4, rewritten, "%+v", res.Findings)
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
-	assert.Contains(t, string(b), `sum by (http_method) ((rate(http_server_request_duration_seconds_count{http_status_code=~"5..", http_status_code!=""}[5m]) or `+
+	assert.Contains(t, string(b), `sum by (http_method) ((label_replace(label_replace(rate(http_server_request_duration_seconds_count{http_status_code=~"5..", http_status_code!=""}[5m]), `+
+		`"http_request_method", "", "http_request_method", ".*"), "http_response_status_code", "", "http_response_status_code", ".*") or `+
 		`label_replace(label_replace(label_replace(label_replace(rate(http_server_request_duration_seconds_count{http_response_status_code=~"5..", http_method="", http_status_code=""}[5m]), `+
 		`"http_method", "$1", "http_request_method", "(.*)"), "http_request_method", "", "http_request_method", ".*"), `+
 		`"http_status_code", "$1", "http_response_status_code", "(.*)"), "http_response_status_code", "", "http_response_status_code", ".*"))) > 0`)
-	assert.Contains(t, string(b), `max((db_client_connections_usage{state="used", state!=""} or label_replace(label_replace(db_client_connection_count{db_client_connection_state="used", state=""}, "state", "$1", "db_client_connection_state", "(.*)"), "db_client_connection_state", "", "db_client_connection_state", ".*")))`)
+	assert.Contains(t, string(b), `max((label_replace(db_client_connections_usage{state="used", state!=""}, "db_client_connection_state", "", "db_client_connection_state", ".*") or label_replace(label_replace(db_client_connection_count{db_client_connection_state="used", state=""}, "state", "$1", "db_client_connection_state", "(.*)"), "db_client_connection_state", "", "db_client_connection_state", ".*")))`)
 	assert.Contains(t, string(b), `{{ $labels.http_method }} fails`, "the output keeps the old label")
 	out, err := exec.Command(promtool, "check", "rules", p).CombinedOutput()
 	require.NoError(t, err, "promtool: %s\n%s", out, b)
@@ -142,6 +143,8 @@ func TestWindowSemantics(t *testing.T) {
     expr: sum by (rpc_response_status_code) (rate(rpc_server_call_duration_seconds_count[5m]))
   - record: calls:by_code_and_job
     expr: sum by (job, rpc_response_status_code) (rate(rpc_server_call_duration_seconds_count{rpc_response_status_code=~"OK|ERROR"}[5m]))
+  - record: calls:by_job
+    expr: sum without (rpc_response_status_code) (rate(rpc_server_call_duration_seconds_count{rpc_response_status_code=~"OK|ERROR"}[5m]))
 `
 	s := NewScanner(next)
 	s.Write, s.Both = true, true
@@ -196,6 +199,13 @@ tests:
       value: 1
     - labels: 'calls:by_code_and_job{job="b", rpc_response_status_code="OK"}'
       value: 1
+  - expr: calls:by_job
+    eval_time: 10m
+    exp_samples:
+    - labels: 'calls:by_job{job="a"}'
+      value: 2
+    - labels: 'calls:by_job{job="b"}'
+      value: 2
 `
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "test.yaml"), []byte(test), 0o600))
 	cmd := exec.Command(promtool, "test", "rules", "test.yaml")
@@ -262,4 +272,27 @@ func TestCollapseLegacy(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, `sum by (rpc_grpc_status_code) (rate(rpc_server_calls_total{rpc_response_status_code!="OK"}[5m]))`, out)
 	assert.Equal(t, map[string]string{"rpc_grpc_status_code": "rpc_response_status_code"}, moved)
+}
+
+// TestGuardPlace: where the window form's guard matchers go in a selector.
+func TestGuardPlace(t *testing.T) {
+	for _, tt := range []struct {
+		sel, want string
+	}{
+		{`x`, `x{g=""}`},
+		{`x{}`, `x{g=""}`},
+		{`x{a="b"}`, `x{a="b", g=""}`},
+		{`x{a="b",}`, `x{a="b",g=""}`},
+		{`{__name__="x"} offset 5m`, `{__name__="x", g=""} offset 5m`},
+		{`x{a="}"}`, `x{a="}", g=""}`},
+	} {
+		g, ok := guardPlace(tt.sel, 0, len(tt.sel))
+		require.True(t, ok, tt.sel)
+		e, _ := g.edit([]string{`g=""`})
+		got, ok := applyEdits(tt.sel, []edit{e})
+		require.True(t, ok)
+		assert.Equal(t, tt.want, got)
+		_, err := queryfile.ParsePromQL(got)
+		require.NoError(t, err, got)
+	}
 }

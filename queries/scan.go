@@ -517,7 +517,10 @@ func (s *Scanner) query(f *file, q *queryfile.Query) {
 		s.ruleLabels(f, q, hits, s.record(f, q, "promql", hits), w)
 	case queryfile.KindTemplate, queryfile.KindLegend:
 		where := "alert template"
-		if q.Kind == queryfile.KindLegend {
+		switch {
+		case q.Kind == queryfile.KindLegend && strings.HasSuffix(q.Name, "/field"):
+			where = "field template"
+		case q.Kind == queryfile.KindLegend:
 			where = "legend"
 		}
 		s.record(f, q, where, templateHits(q.Text, q.Kind, s.names, f.ruleLabels[q.Rule], s.Both))
@@ -544,14 +547,14 @@ func (s *Scanner) ruleLabels(f *file, q *queryfile.Query, hits []hit, ok []bool,
 	if q.Rule == 0 {
 		return
 	}
-	rl := f.ruleLabels[q.Rule]
-	if rl == nil {
-		rl = map[string]ruleLabel{}
-		f.ruleLabels[q.Rule] = rl
-	}
 	for i, h := range hits {
 		if h.kind != KindAttribute {
 			continue
+		}
+		rl := f.ruleLabels[q.Rule]
+		if rl == nil {
+			rl = map[string]ruleLabel{}
+			f.ruleLabels[q.Rule] = rl
 		}
 		l := ruleLabel{why: h.why, window: w}
 		if ok != nil && ok[i] && !s.Both {
@@ -606,6 +609,9 @@ func (s *Scanner) promWindow(f *file, q *queryfile.Query, hits []hit) (Window, [
 		}
 	}
 	c := s.analyze(q.Text)
+	if c.p != nil && c.p.LabelValues != "" {
+		return Window{Why: "Grafana's label_values() takes a series selector, not the (old or new) expression: it lists the values of the names as written until --write renames them; until then a producer moved to the new name is missing from the variable"}, nil
+	}
 	edits, why := transitionOf(q.Text, hits, c.sites, c.p, s.Both)
 	return windowForm(f, q, edits, why)
 }
@@ -690,7 +696,7 @@ var templatePrefixes = []string{"$labels.", ".Labels."}
 
 // templateRefs are the labels a template reads: $labels.x, .Labels.x and
 // index $labels "x" in an alert template, {{x}} (spaces allowed) in a
-// legend.
+// legend, ${__field.labels.x} in a panel's field display name or data link.
 func templateRefs(v string, kind queryfile.Kind) []labelRef {
 	ident := func(start int) int {
 		end := start
@@ -701,10 +707,23 @@ func templateRefs(v string, kind queryfile.Kind) []labelRef {
 	}
 	var refs []labelRef
 	if kind == queryfile.KindLegend {
+		// ${__field.labels.x}: a field display name or data link.
+		for i := 0; ; {
+			j := strings.Index(v[i:], "${__field.labels.")
+			if j < 0 {
+				break
+			}
+			start := i + j + len("${__field.labels.")
+			end := ident(start)
+			if end > start && end < len(v) && v[end] == '}' {
+				refs = append(refs, labelRef{v[start:end], start})
+			}
+			i = max(end, start)
+		}
 		for i := 0; ; {
 			j := strings.Index(v[i:], "{{")
 			if j < 0 {
-				return refs
+				break
 			}
 			start := i + j + 2
 			for start < len(v) && v[start] == ' ' {
@@ -720,6 +739,8 @@ func templateRefs(v string, kind queryfile.Kind) []labelRef {
 			}
 			i = max(end, start)
 		}
+		slices.SortFunc(refs, func(a, b labelRef) int { return a.off - b.off })
+		return refs
 	}
 	// {{ index $labels "http.method" }}: a label name that is no identifier.
 	for _, prefix := range []string{`index $labels "`, `index .Labels "`} {

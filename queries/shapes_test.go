@@ -361,8 +361,11 @@ func TestLinearTime(t *testing.T) {
 	// CPU time, not wall time: the machine is shared. The issue's target
 	// is 5 s; the bound here leaves room for a loaded CI machine (the
 	// figure measured under a load average of 13 on 2 cores was 6.1 s of
-	// CPU, GC workers included).
-	assert.Less(t, used, 10*time.Second, "50 MB dashboard")
+	// CPU, GC workers included). Since legends are reads (issue 43) the
+	// dashboard has 123,456 findings instead of 82,304, each with its
+	// window form: 9.7-10.9 s under a load average of 16-20, where the
+	// scan without them took 8.3 s; hence 14 s.
+	assert.Less(t, used, 14*time.Second, "50 MB dashboard")
 	t.Logf("50 MB dashboard: %s wall, %s CPU, %d findings", took, used, len(res.Findings))
 }
 

@@ -114,7 +114,7 @@ func TestWindowProperty(t *testing.T) {
 						assert.True(t, written[f.Window.Form], "%s:%d: %s: the window form is in the written file", name, f.Line, f.Name)
 						if f.Where == "promql" {
 							_, err := queryfile.ParsePromQL(f.Window.Form)
-							assert.NoError(t, err, "%s: %s", name, f.Window.Form)
+							require.NoError(t, err, "%s: %s", name, f.Window.Form)
 						}
 					}
 				}
@@ -175,4 +175,60 @@ func TestTemplateIndexLabels(t *testing.T) {
 	}
 	assert.Contains(t, string(out), `summary: '{{ index $labels "http.request.method" }} calls'`)
 	assert.Contains(t, string(out), `sum by ("http.request.method")`)
+}
+
+// TestWindowLabelValues: a Grafana variable's label_values() takes a
+// series selector, so --both writes no (old or new) expression into it and
+// says why.
+func TestWindowLabelValues(t *testing.T) {
+	d := `{"templating": {"list": [{"name": "m", "type": "query", "datasource": {"type": "prometheus"},
+  "query": "label_values(http_server_request_duration_seconds_count{http_method=\"GET\"}, http_method)"}]}}`
+	s := NewScanner(names(t))
+	s.Write, s.Both = true, true
+	res, out, err := s.ScanContent("d.json", []byte(d))
+	require.NoError(t, err)
+	assert.Equal(t, d, string(out))
+	require.NotEmpty(t, res.Findings)
+	for _, f := range res.Findings {
+		assert.False(t, f.Rewritten)
+		assert.Contains(t, f.Window.Why, "label_values() takes a series selector")
+	}
+}
+
+// TestFieldTemplates: ${__field.labels.x} in a panel's display name or
+// data link reads the label of the panel's one target, and is renamed with
+// it; in a panel of two targets it is found but left to a person.
+func TestFieldTemplates(t *testing.T) {
+	d := `{"panels": [
+ {"title": "one", "datasource": {"type": "prometheus"},
+  "fieldConfig": {"defaults": {"displayName": "${__field.labels.http_method}",
+   "links": [{"title": "calls", "url": "/d/x?var-m=${__field.labels.http_method}"}]}},
+  "targets": [{"refId": "A", "expr": "sum by (http_method) (rate(http_server_request_duration_seconds_count[5m]))"}]},
+ {"title": "two", "datasource": {"type": "prometheus"},
+  "fieldConfig": {"defaults": {"displayName": "${__field.labels.http_method}"}},
+  "targets": [{"refId": "A", "expr": "sum by (http_method) (rate(http_server_request_duration_seconds_count[5m]))"},
+              {"refId": "B", "expr": "sum by (http_method) (rate(http_client_request_duration_seconds_count[5m]))"}]}]}`
+	s := NewScanner(names(t))
+	s.Write = true
+	res, out, err := s.ScanContent("d.json", []byte(d))
+	require.NoError(t, err)
+	type read struct {
+		where     string
+		line      int
+		rewritten bool
+	}
+	var got []read
+	for _, f := range res.Findings {
+		got = append(got, read{f.Where, f.Line, f.Rewritten})
+	}
+	assert.ElementsMatch(t, []read{
+		{"field template", 3, true},
+		{"field template", 4, true},
+		{"promql", 5, true},
+		{"field template", 7, false},
+		{"promql", 8, true},
+		{"promql", 9, true},
+	}, got)
+	assert.Contains(t, string(out), `"displayName": "${__field.labels.http_request_method}",`)
+	assert.Contains(t, string(out), `var-m=${__field.labels.http_request_method}`)
 }

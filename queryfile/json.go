@@ -321,9 +321,14 @@ func (f *File) jsonWalk(n *jnode, m Map, esc func(string) string, datasource, ti
 	// A target's expression and its legend share a rule number: the legend
 	// reads the labels the expression returns.
 	rule := 0
-	if lf := n.get("legendFormat"); ref != nil && lf != nil && lf.str && promql {
+	if e := n.get("expr"); ref != nil && e != nil && e.str && promql {
 		f.rules++
 		rule = f.rules
+	}
+	// A panel: its field display templates (${__field.labels.x} in a
+	// display name or a data link) read the labels of its one target.
+	if targets := n.get("targets"); targets != nil && targets.arr && promql {
+		defer f.fieldTemplates(n, f.rules, m, esc, title)
 	}
 	for i, k := range n.c.keys {
 		v := &n.c.kids[i]
@@ -372,6 +377,38 @@ func (f *File) jsonWalk(n *jnode, m Map, esc func(string) string, datasource, ti
 			f.Queries = append(f.Queries, q)
 		}
 	}
+}
+
+// fieldTemplates reads the field display templates of panel n (whose
+// targets were numbered after before): under fieldConfig and links, each
+// string holding ${__field.labels. is a KindLegend query, sharing the rule
+// of the panel's target when it has exactly one.
+func (f *File) fieldTemplates(n *jnode, before int, m Map, esc func(string) string, title string) {
+	rule := 0
+	if f.rules == before+1 {
+		rule = f.rules
+	}
+	var walk func(v *jnode)
+	walk = func(v *jnode) {
+		switch {
+		case v == nil:
+		case v.str:
+			if strings.Contains(v.s, "${__field.labels.") {
+				f.Queries = append(f.Queries, Query{
+					Kind: KindLegend, Text: v.s, Rule: rule, Name: title + "/field",
+					Map:    chain(jsonStringMap(f.doc[v.off:v.end], v.off), m),
+					Off:    mustMap(m, v.off),
+					Escape: func(s string) string { return esc(jsonEscape(s)) },
+				})
+			}
+		case v.obj || v.arr:
+			for i := range v.c.kids {
+				walk(&v.c.kids[i])
+			}
+		}
+	}
+	walk(n.get("fieldConfig"))
+	walk(n.get("links"))
 }
 
 // datasourceType is a Grafana data source's type or name ("" unknown).

@@ -35,8 +35,9 @@ resources and Helm values (OTTL statements and conditions, attributes/
 resource/filter/groupbyattrs/k8s_attributes keys). Every place a label
 name is written is a read: PromQL (selectors, by/without, on/ignoring,
 label_replace, label_values(metric, label) in variables), alert templates
-($labels.x, .Labels.x) and a target's legendFormat ({{x}}), which follow
-their expression's rewrite. Helm templates are read outside their {{ }}
+($labels.x, .Labels.x, index $labels "x"), a target's legendFormat ({{x}})
+and a panel's field display name or data link (${__field.labels.x}, when
+the panel has one target), which follow their expression's rewrite. Helm templates are read outside their {{ }}
 blocks (one note per file says how many).
 Directories are walked for .yaml, .yml and .json files; version-control
 directories are skipped, other hidden ones are scanned; a file reached

@@ -84,7 +84,7 @@ func TestUpgradePlanCLI(t *testing.T) {
 	assert.Equal(t, 5, strings.Count(stdout, "  manual: attribute error.type on metric otel.sdk."))
 	assert.Contains(t, stdout, "6 read(s) that break, 6 of them rewritten by otelgov queries --write")
 	assert.Contains(t, stdout, "rules.yaml:5: promql reads rpc_response_status_code (attribute_renamed; now rpc.status_code)")
-	assert.Contains(t, stdout, "window (--write --both): sum by (rpc_response_status_code) ((rate(")
+	assert.Contains(t, stdout, "window (--write --both): sum by (rpc_response_status_code) ((label_replace(rate(")
 	assert.Contains(t, stdout, "dashboard.json:8: legend reads rpc_response_status_code (attribute_renamed; now rpc.status_code) [--write rewrites it]\n"+
 		"    window: kept as it is: the expression's window form keeps the old label in its output")
 	assert.Contains(t, stdout, "old: attribute rpc.response.status_code -> rpc.status_code (attribute_renamed): 5, 1.25/s")

@@ -528,3 +528,17 @@ func TestInferIncrementalRefs(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnDefinitionsAbsError: when the working directory is gone, the
+// absolute path of a relative --output cannot be made: an error, not a
+// prefix of "/" that would take every registry's attributes for DIR's.
+func TestOwnDefinitionsAbsError(t *testing.T) {
+	gone := t.TempDir()
+	t.Chdir(gone)
+	require.NoError(t, os.Remove(gone))
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	_, err = ownDefinitions("acme", true, ix)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "its absolute path")
+}

@@ -5,7 +5,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,32 +33,24 @@ const realApp = "testdata/realapp/grpc-gateway-otel-tracing.jsonl"
 // request, and returns the spans, data points and log records sent.
 func replay(t *testing.T, path, httpEndpoint string) (items int) {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	r, err := otlpfile.NewReader(f, otlpfile.Options{Name: path})
-	require.NoError(t, err)
 	client, err := e2e.NewClient("", httpEndpoint)
 	require.NoError(t, err)
 	defer client.Close()
 	ctx := context.Background()
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return items
-		}
-		require.NoError(t, err)
+	require.NoError(t, infertest.EachRecord(path, func(rec *otlpfile.Record) error {
 		items += rec.Items()
 		switch rec.Kind {
 		case vocab.KindTraces:
-			require.NoError(t, client.SendTraces(ctx, e2e.HTTP, rec.Traces))
+			return client.SendTraces(ctx, e2e.HTTP, rec.Traces)
 		case vocab.KindMetrics:
-			require.NoError(t, client.SendMetrics(ctx, e2e.HTTP, rec.Metrics))
+			return client.SendMetrics(ctx, e2e.HTTP, rec.Metrics)
 		case vocab.KindLogs:
-			require.NoError(t, client.SendLogs(ctx, e2e.HTTP, rec.Logs))
+			return client.SendLogs(ctx, e2e.HTTP, rec.Logs)
 		case vocab.KindUnknown, vocab.NumKinds:
 		}
-	}
+		return nil
+	}))
+	return items
 }
 
 // TestInferRealApplication is issue 44's acceptance, on the real
@@ -184,20 +175,12 @@ func TestInferRealApplication(t *testing.T) {
 // countKind is the spans (traces) or log records (logs) in the recording.
 func countKind(t *testing.T, path string, kind vocab.Kind) int {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	r, err := otlpfile.NewReader(f, otlpfile.Options{Name: path})
-	require.NoError(t, err)
 	n := 0
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return n
-		}
-		require.NoError(t, err)
+	require.NoError(t, infertest.EachRecord(path, func(rec *otlpfile.Record) error {
 		if rec.Kind == kind {
 			n += rec.Items()
 		}
-	}
+		return nil
+	}))
+	return n
 }

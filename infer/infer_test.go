@@ -244,6 +244,7 @@ func TestInvalidNames(t *testing.T) {
 	require.Len(t, ev.Invalid, MaxInvalid)
 	assert.Equal(t, Invalid{What: "attribute", Name: "bad key 0", Reason: "attribute key must not contain whitespace", Input: "f.jsonl:3"}, ev.Invalid[0])
 	assert.Equal(t, "handling this request 2", ev.Invalid[1].Name)
+	assert.Equal(t, "event name must not contain whitespace", ev.Invalid[1].Reason, "an event is not called an attribute key")
 	assert.NotContains(t, ev.Attributes, "bad key 0")
 	assert.Contains(t, ev.Attributes, "acme.ok")
 

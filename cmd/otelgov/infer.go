@@ -225,36 +225,25 @@ func proposeAndWrite(cmd *cobra.Command, o *inferOptions, ix *registry.Index, ac
 	return nil
 }
 
-// ownDefinitions is infer.Options.Own: what DIR itself defines, read by
-// loading DIR alone (its definitions, by kind). When DIR does not load
-// alone (it refers to the semantic conventions), its attributes are told
-// by their source file under DIR, and its groups are taken as not its own.
+// ownDefinitions is infer.Options.Own: what DIR itself defines. Its
+// attributes are told by their source file under DIR (refs may point to
+// them, in any of its files); its metrics, spans and events are those of
+// DIR/registry.yaml, the file the writer merges into and adds refs to.
 func ownDefinitions(dir string, exists bool, ix *registry.Index) (func(kind, name string) bool, error) {
-	none := func(string, string) bool { return false }
 	if !exists {
-		return none, nil
-	}
-	if alone, err := registry.Load(registry.Sources{OrgRegistries: []string{dir}}); err == nil {
-		return func(kind, name string) bool {
-			switch kind {
-			case infer.KindMetric:
-				return alone.MetricGroup(name) != nil
-			case infer.KindSpan:
-				return alone.SpanGroup("span."+name) != nil
-			case infer.KindEvent:
-				return alone.EventGroup(name) != nil
-			}
-			a := alone.Lookup(name)
-			return a != nil && a.Key == name && !a.Placeholder
-		}, nil
+		return func(string, string) bool { return false }, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("its absolute path: %w", err)
 	}
+	groups, err := regwrite.Groups(dir)
+	if err != nil {
+		return nil, err
+	}
 	return func(kind, name string) bool {
 		if kind != "attribute" {
-			return false
+			return groups[kind+" "+name]
 		}
 		a := ix.Lookup(name)
 		if a == nil || a.Source == "" {

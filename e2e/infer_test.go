@@ -108,7 +108,7 @@ func TestInferRealApplication(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, string(fileReg), string(listenReg), "the file and the live capture give one registry")
 			_, err = os.Stat(fromListen + ".evidence.json")
-			assert.NoError(t, err, "the capture is saved")
+			require.NoError(t, err, "the capture is saved")
 
 			// The gate.
 			code, out, errOut = otelgov(t, nil, "check", "--org-registry", fromFile, "--fail-on", "violation", rec)
@@ -167,7 +167,7 @@ func TestInferRealApplication(t *testing.T) {
 			assert.Zero(t, dropped, "no key of the application dropped as unknown")
 			unknown, _ := fams.Sum("otelcol_processor_governance_attributes", map[string]string{"outcome": "dropped"})
 			assert.Zero(t, unknown)
-			assert.False(t, strings.Contains(col.Log(), "panic"))
+			assert.NotContains(t, col.Log(), "panic")
 		})
 	}
 }

@@ -134,6 +134,12 @@ var (
 // manifest and hidden entries (a ConfigMap volume's ..data), sorted.
 func ModelFiles(dir string) ([]string, error) { return load.ModelFiles(dir) }
 
+// SemconvFiles lists the files Load reads from a semantic-conventions
+// checkout (Sources.SemconvDir), relative to it with forward slashes,
+// sorted: the model files, model/manifest.yaml, the newest schema file.
+// A copy of exactly these loads the same registry.
+func SemconvFiles(dir string) ([]string, error) { return load.SemconvFiles(dir) }
+
 // ValidKey reports why k could never be an attribute key or a registry
 // name (whitespace, an empty '.'-separated segment), as the loader rejects
 // it; nil when it could. Writers check a name with it before writing it.

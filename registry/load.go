@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/otelgov/otelcol-governance/internal/registry/load"
@@ -86,10 +87,23 @@ func Load(src Sources) (*Index, error) {
 		haveSemconv = true
 	}
 	orgURL := false
+	// The semantic conventions in force, before a manifest names the schema.
+	inForce, inForceFrom := in.schemaURL, ""
+	switch {
+	case src.Embedded:
+		inForceFrom = "the embedded release"
+	case src.SemconvDir != "":
+		inForceFrom = "semconv_dir " + src.SemconvDir
+	}
 	for _, p := range src.OrgRegistries {
 		reg, err := load.LoadOrgRegistry(p)
 		if err != nil {
 			return nil, fmt.Errorf("organisation registry %s: %w", p, err)
+		}
+		for _, rd := range reg.Remote {
+			if w := remoteWarning(rd, inForce, inForceFrom); w != "" {
+				in.warnings = append(in.warnings, w)
+			}
 		}
 		for i, dd := range reg.Deps {
 			in.layers = append(in.layers, layer{name: fmt.Sprintf("%s dependency %d", p, i), defs: dd})
@@ -125,6 +139,29 @@ func Load(src Sources) (*Index, error) {
 		return resolveShipped(in, len(rules)+len(matchers))
 	}
 	return resolve(in)
+}
+
+// remoteWarning is the warning for a manifest's remote dependency, which
+// Load never downloads: the semantic conventions in force (schema URL
+// inForce, loaded from from; from "" when none is loaded) stand in for it.
+// "" when the dependency pins the release in force.
+func remoteWarning(rd load.RemoteDependency, inForce, from string) string {
+	pinned := rd.Version
+	if pinned == "" {
+		pinned = "of a release its path does not name"
+	}
+	at := fmt.Sprintf("%s:%d: dependency %q: registry_path %s pins semantic conventions %s, which otelgov and the collector do not download", rd.Manifest, rd.Line, rd.Name, rd.RegistryPath, pinned)
+	if from == "" {
+		return at + "; no semantic conventions are loaded (embedded: false, no semconv_dir): references to them resolve against nothing"
+	}
+	version := inForce[strings.LastIndexByte(inForce, '/')+1:]
+	if version == "" {
+		version = "of an unknown release"
+	}
+	if rd.Version != "" && strings.TrimPrefix(rd.Version, "v") == version {
+		return ""
+	}
+	return at + ": the semantic conventions in force are " + version + " (" + from + "), not the pinned ones"
 }
 
 // shippedLine matches the position of a shipped rule in a resolver error.

@@ -10,14 +10,17 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/otelgov/otelcol-governance/registry"
-	"github.com/otelgov/otelcol-governance/registry/change"
 )
 
 // PlanInput is what a plan is written for.
 type PlanInput struct {
-	// Registry is the new registry: the configuration carries it as the
-	// processor's registry section.
+	// Registry is the new registry as the collectors load it (paths where
+	// they are mounted): the configuration carries it as the extension's
+	// registry source and as the processor's registry section.
 	Registry registry.Sources
+	// OldRegistry is the registry the collectors run today (--old): a
+	// sidecar in front of the counting gateway keeps it for the window.
+	OldRegistry registry.Sources
 	// RegistryFlags are the same registry as otelgov's registry flags
 	// (--semconv-dir DIR --org-registry ...), for the commands the steps
 	// print.
@@ -31,12 +34,16 @@ type PlanInput struct {
 	Traffic   *Traffic
 }
 
-// Manual is a change the collector cannot carry over by itself.
+// Manual is a change the collector cannot carry over by itself (or, in
+// Moved, a rename whose target moves).
 type Manual struct {
-	Item  string   `json:"item"`
-	Name  string   `json:"name"`
-	Kinds []string `json:"kinds"`
-	Why   []string `json:"why"`
+	Item string `json:"item"`
+	Name string `json:"name"`
+	// Context is the metric, span or event a per-signal change is on
+	// (Name is then the attribute key); "" else.
+	Context string   `json:"context,omitempty"`
+	Kinds   []string `json:"kinds"`
+	Why     []string `json:"why"`
 }
 
 // Plan is the transition from the old registry to the new one.
@@ -47,9 +54,15 @@ type Plan struct {
 	// name (renames; not splits and merges, which apply in rename mode
 	// only).
 	Copy []string `json:"copy"`
-	// Config is the governance processor's configuration for the window,
-	// as YAML (processors::governance).
+	// Config is the governance processor's configuration for the window
+	// on a collector that loads its own registry and is the hop that
+	// counts (no gateway behind it), as YAML (processors::governance):
+	// the Hops' "collector" form.
 	Config string `json:"config"`
+	// Hops are the forms of the transition configuration, one per kind of
+	// hop in the deployment we ship (gateway, sidecar, collector), each a
+	// fragment to merge into that hop's configuration.
+	Hops []Hop `json:"hops"`
 	// Steps are the steps in order.
 	Steps []string `json:"steps"`
 	// Manual are the changes a person must carry over.
@@ -60,59 +73,144 @@ type Plan struct {
 	Moved []Manual `json:"moved"`
 }
 
-// transitionConfig is the processor configuration the plan writes.
+// Hop is the transition configuration of one kind of hop.
+type Hop struct {
+	// Name is the hop: HopGateway, HopSidecar or HopCollector; the file
+	// otelgov upgrade plan --output writes is Name + ".yaml".
+	Name string `json:"name"`
+	// Shipped are the configurations of distribution/ this form is for.
+	Shipped []string `json:"shipped,omitempty"`
+	// Why says what the hop does during the window, and why.
+	Why string `json:"why"`
+	// Config is the fragment, as YAML, to merge into the hop's collector
+	// configuration (a second --config, or the keys copied into the CR's
+	// spec.config).
+	Config string `json:"config"`
+}
+
+// The hops of the deployment we ship.
+const (
+	// HopGateway takes the registry from the governance_registry
+	// extension (distribution/config.yaml, the gateway CR): the hop that
+	// counts who still sends an old name.
+	HopGateway = "gateway"
+	// HopSidecar runs the processor's own registry in front of the
+	// gateway (the sidecar CR).
+	HopSidecar = "sidecar"
+	// HopCollector is a collector with its own registry that is the only
+	// hop, or the first that counts.
+	HopCollector = "collector"
+)
+
+// transitionConfig is the configuration fragment the plan writes.
 type transitionConfig struct {
+	Extensions map[string]extensionConfig `yaml:"extensions,omitempty"`
 	Processors map[string]processorConfig `yaml:"processors"`
 }
 
+// extensionConfig is the governance_registry extension's registry source
+// (its keys: no embedded, semconv_dir "" is the embedded release).
+type extensionConfig struct {
+	SemconvDir    string   `yaml:"semconv_dir,omitempty"`
+	OrgRegistries []string `yaml:"org_registries,omitempty"`
+	RulesFiles    []string `yaml:"rules_files,omitempty"`
+}
+
 type processorConfig struct {
-	Registry        registry.Sources  `yaml:"registry"`
+	Registry        any               `yaml:"registry"`
 	Deprecated      string            `yaml:"deprecated"`
 	DeprecatedNames map[string]string `yaml:"deprecated_names,omitempty"`
 }
 
-// ProcessorName is the component ID the plan's configuration is written
-// under.
-const ProcessorName = "governance"
+// extensionRef is the processor's registry section on the extension.
+type extensionRef struct {
+	Extension string `yaml:"extension"`
+}
+
+// The component IDs the plan's configuration is written under, as in the
+// configurations we ship.
+const (
+	ProcessorName = "governance"
+	ExtensionName = "governance_registry"
+)
+
+// header is the comment above every form.
+const header = "# otelgov upgrade plan: the %s's configuration for the transition window.\n%s"
+
+// wrapComment writes s as YAML comment lines of at most 78 columns.
+func wrapComment(s string) string {
+	var b strings.Builder
+	line := "#"
+	for _, w := range strings.Fields(s) {
+		if len(line)+1+len(w) > 78 && line != "#" {
+			b.WriteString(line + "\n")
+			line = "#"
+		}
+		line += " " + w
+	}
+	return b.String() + line + "\n"
+}
+
+// hops writes the three forms of the transition configuration.
+func hops(in PlanInput, names map[string]string) ([]Hop, error) {
+	src := in.Registry
+	gateway := transitionConfig{
+		Extensions: map[string]extensionConfig{ExtensionName: {SemconvDir: src.SemconvDir, OrgRegistries: src.OrgRegistries, RulesFiles: src.RulesFiles}},
+		Processors: map[string]processorConfig{ProcessorName: {Registry: extensionRef{Extension: ExtensionName}, Deprecated: "rename", DeprecatedNames: names}},
+	}
+	sidecar := transitionConfig{Processors: map[string]processorConfig{ProcessorName: {Registry: in.OldRegistry, Deprecated: "rename"}}}
+	collector := transitionConfig{Processors: map[string]processorConfig{ProcessorName: {Registry: src, Deprecated: "rename", DeprecatedNames: names}}}
+	out := []Hop{
+		{
+			Name: HopGateway, Shipped: []string{"distribution/config.yaml", "distribution/k8s/collector/gateway.yaml"},
+			Why: "the hop that counts: the extension loads the new registry and, in the same change, the processor copies the names it renames (old and new side by side) and counts who still sends them per service; deploy both keys at once, never the new registry without deprecated_names",
+		},
+		{
+			Name: HopSidecar, Shipped: []string{"distribution/k8s/collector/sidecar.yaml"},
+			Why: "in front of the gateway: keeps the registry it runs today (the old one), so that an old name reaches the gateway as the producer sent it; a sidecar on the new registry would rename it first and the gateway would count nothing (a false \"done\"). Move the sidecars to the new registry after the window ends",
+		},
+		{
+			Name: HopCollector,
+			Why:  "a collector with its own registry that is the only hop, or a sidecar that must move during the window: the new registry with the same copies, counting itself; never the new registry in rename mode in front of a hop that counts",
+		},
+	}
+	for i, c := range []transitionConfig{gateway, sidecar, collector} {
+		b, err := yaml.Marshal(&c)
+		if err != nil {
+			return nil, fmt.Errorf("plan: %w", err)
+		}
+		out[i].Config = fmt.Sprintf(header, out[i].Name, wrapComment(out[i].Why)) + string(b)
+	}
+	return out, nil
+}
 
 // NewPlan writes the transition plan for the change set t, as in says.
 func NewPlan(t *Touches, in PlanInput) (*Plan, error) {
-	p := &Plan{Copy: []string{}, Manual: []Manual{}, Moved: []Manual{}}
+	p := &Plan{Copy: []string{}, Manual: slices.Clone(t.Manual), Moved: []Manual{}}
+	if p.Manual == nil {
+		p.Manual = []Manual{}
+	}
 	names := map[string]string{}
 	for _, m := range []map[string]*Touch{t.Attributes, t.Metrics} {
 		for _, name := range slices.Sorted(maps.Keys(m)) {
 			tc := m[name]
-			copyable := tc.Breaks() && !slices.ContainsFunc(tc.Kinds, func(k change.Kind) bool { return k == change.Split || k == change.Merge })
 			if tc.Rewritten && tc.OldTarget != "" {
 				p.Moved = append(p.Moved, Manual{Item: tc.Item.String(), Name: name, Kinds: tc.KindNames(), Why: []string{
 					"the old registry renamed it to " + tc.OldTarget + ", which consumers read; the new one renames it to " + tc.NewName + " and the collector sends only that",
 				}})
 			}
-			if copyable {
+			if tc.Copyable {
 				names[name] = "copy"
 				p.Copy = append(p.Copy, name)
-			}
-			why := slices.Clone(tc.Manual)
-			if tc.Breaks() && !copyable {
-				why = append(why, "a split or merge applies in rename mode only: during the window the old key arrives as sent and the new keys are absent")
-			}
-			if len(why) > 0 {
-				p.Manual = append(p.Manual, Manual{Item: tc.Item.String(), Name: name, Kinds: tc.KindNames(), Why: why})
 			}
 		}
 	}
 	slices.Sort(p.Copy)
-	cfg := transitionConfig{Processors: map[string]processorConfig{ProcessorName: {
-		Registry: in.Registry, Deprecated: "rename", DeprecatedNames: names,
-	}}}
-	b, err := yaml.Marshal(&cfg)
-	if err != nil {
-		return nil, fmt.Errorf("plan: %w", err)
+	var err error
+	if p.Hops, err = hops(in, names); err != nil {
+		return nil, err
 	}
-	p.Config = "# otelgov upgrade plan: the governance processor for the transition window.\n" +
-		"# Old and new names arrive side by side for exactly the names the new registry\n" +
-		"# renames (deprecated_names: copy); every other deprecated name is renamed.\n" +
-		"# Remove deprecated_names once `otelgov upgrade status` exits 0.\n" + string(b)
+	p.Config = p.Hops[2].Config
 	p.Steps = steps(p, in)
 	return p, nil
 }
@@ -142,7 +240,7 @@ func steps(p *Plan, in PlanInput) []string {
 	if f := files(true); f != "" {
 		out = append(out, "Before the collector changes: rewrite the consumers to read old or new names, `otelgov queries --write --both "+in.RegistryFlags+" "+f+"`; a read it cannot rewrite is listed with why, fix it by hand.")
 	}
-	out = append(out, fmt.Sprintf("Deploy the new registry with the transition configuration (%d name(s) copied, old and new side by side); the collectors count who still sends them in otelcol_processor_governance_service_deprecated_names.", len(p.Copy)))
+	out = append(out, fmt.Sprintf("Deploy the transition configuration hop by hop (upgrade plan --output DIR writes %s.yaml, %s.yaml and %s.yaml): the gateways take the new registry from the %s extension in the same change as deprecated_names (%d name(s) copied, old and new side by side) and count who still sends them in otelcol_processor_governance_service_deprecated_names; the sidecars keep the registry they run until the window ends, so that no hop renames an old name before the gateway counts it.", HopGateway, HopSidecar, HopCollector, ExtensionName, len(p.Copy)))
 	if t != nil {
 		var svcs []string
 		for _, s := range t.Sent {
@@ -163,7 +261,7 @@ func steps(p *Plan, in PlanInput) []string {
 	}
 	out = append(out, "Keep the window open while `otelgov upgrade status --prometheus URL --window "+durationArg(window)+" "+f+"` says a service still sends an old name.",
 		"Once no service sends one, rewrite the consumers to the new names only, `otelgov queries --write "+in.RegistryFlags+" "+f+"` (it folds the (old or new) form back); `otelgov upgrade status` then exits 0.")
-	out = append(out, "End the window: remove deprecated_names from the processor configuration (every deprecated name is renamed).")
+	out = append(out, "End the window: remove deprecated_names from the gateways' processor configuration (every deprecated name is renamed); then move the sidecars to the new registry.")
 	return out
 }
 

@@ -1,11 +1,4 @@
-// Package upgrade answers what a registry change does to a fleet: which
-// consumers (dashboards, rules, collector configs) read a name the change
-// set takes away (consumers.go), which services send such names and at what
-// rate (traffic.go), the processor configuration for the transition window
-// (plan.go), and whether the window can end (status.go). It reads one change
-// model, package registry/change, and scans queries with package queries:
-// it builds no diff and no scanner of its own.
-package upgrade // import "github.com/otelgov/otelcol-governance/upgrade"
+package upgrade
 
 import (
 	"slices"
@@ -34,10 +27,11 @@ type Touch struct {
 	// Values are the old values the change rewrites, to their new value
 	// (renamed enum members, value maps).
 	Values map[string]string
-	// Manual lists why a part of the change cannot be migrated by the
-	// collector (a unit without a factor, a merge, a type without a
-	// conversion); empty when the collector carries everything over.
-	Manual []string
+	// Copyable: the transition window copies the name (old and new side
+	// by side, deprecated_names: copy): the collector rewrites it (Breaks)
+	// and carries every change that rewrites it in copy mode
+	// (change.Carry): a rename, not a split or a merge.
+	Copyable bool
 }
 
 // Touches indexes a change set by old name: the attributes (keys) and
@@ -47,6 +41,11 @@ type Touch struct {
 type Touches struct {
 	Attributes map[string]*Touch
 	Metrics    map[string]*Touch
+	// Manual are the changes a person must carry over during the window
+	// (change.Carry: CarrierPerson), per item, name and signal, in the
+	// set's order: per-signal changes too (producers must now send an
+	// attribute), which no old data carries.
+	Manual []Manual
 }
 
 // dataKinds are the kinds that change what an old name carries.
@@ -66,9 +65,14 @@ var rewriting = map[change.Kind]bool{
 
 // NewTouches indexes set.
 func NewTouches(set *change.Set) *Touches {
-	t := &Touches{Attributes: map[string]*Touch{}, Metrics: map[string]*Touch{}}
+	t := &Touches{Attributes: map[string]*Touch{}, Metrics: map[string]*Touch{}, Manual: []Manual{}}
+	personInWindow := map[*Touch]bool{}
 	for i := range set.Changes {
 		c := &set.Changes[i]
+		by, why := c.Carry(true)
+		if by == change.CarrierPerson {
+			t.addManual(c, why)
+		}
 		if !dataKinds[c.Kind] {
 			continue
 		}
@@ -114,23 +118,35 @@ func NewTouches(set *change.Set) *Touches {
 		case (c.Kind == change.TypeChanged || c.Kind == change.UnitChanged || c.Kind == change.InstrumentChanged) && c.NewName != "" && tc.NewName == "":
 			tc.NewName = c.NewName
 		}
-		if !c.Migratable && c.Why != "" && rewritingOrValue(c.Kind) && !slices.Contains(tc.Manual, c.Why) {
-			tc.Manual = append(tc.Manual, c.Why)
+		if rewriting[c.Kind] && by != change.CarrierCollector {
+			personInWindow[tc] = true
+		}
+	}
+	for _, m := range []map[string]*Touch{t.Attributes, t.Metrics} {
+		for _, tc := range m {
+			tc.Copyable = tc.Breaks() && !personInWindow[tc]
 		}
 	}
 	return t
 }
 
-// rewritingOrValue are the kinds whose data the collector would carry
-// over: where such a change is not migratable, a person must.
-func rewritingOrValue(k change.Kind) bool {
-	switch k {
-	case change.AttributeRenamed, change.MetricRenamed, change.Split, change.Merge,
-		change.TypeChanged, change.UnitChanged, change.InstrumentChanged, change.EnumMemberRenamed:
-		return true
-	default:
-		return false
+// addManual lists c, which a person must carry over (why), under its item,
+// name and signal: one entry per item, name and signal, with every kind
+// and reason (the set is sorted by item, name, context).
+func (t *Touches) addManual(c *change.Change, why string) {
+	if n := len(t.Manual); n > 0 {
+		m := &t.Manual[n-1]
+		if m.Item == c.Item.String() && m.Name == c.Name && m.Context == c.Context {
+			if k := c.Kind.String(); !slices.Contains(m.Kinds, k) {
+				m.Kinds = append(m.Kinds, k)
+			}
+			if !slices.Contains(m.Why, why) {
+				m.Why = append(m.Why, why)
+			}
+			return
+		}
 	}
+	t.Manual = append(t.Manual, Manual{Item: c.Item.String(), Name: c.Name, Context: c.Context, Kinds: []string{c.Kind.String()}, Why: []string{why}})
 }
 
 // Breaks reports whether consumers reading the name saw data before the

@@ -181,7 +181,7 @@ type checkSetup struct {
 	advisor *policy.Advisor // nil without --advice-policies
 }
 
-func (o *checkOptions) setup() (*checkSetup, error) {
+func (o *checkOptions) setup(stderr io.Writer) (*checkSetup, error) {
 	failOn, limits, err := o.rep.parse()
 	if err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func (o *checkOptions) setup() (*checkSetup, error) {
 		return nil, err
 	}
 	eo.Rules = o.weaver.rules
-	ix, err := o.reg.load()
+	ix, err := o.reg.load(stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +221,7 @@ func (o *checkOptions) setup() (*checkSetup, error) {
 }
 
 func runCheck(cmd *cobra.Command, o *checkOptions, files []string) error {
-	s, err := o.setup()
+	s, err := o.setup(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -60,11 +60,11 @@ does not load, or usage.`,
 				return badInput(fmt.Errorf("--fail-on: %w", err))
 			}
 			o.old.dir, o.new.dir = args[0], args[1]
-			oldIx, err := o.old.load()
+			oldIx, err := o.old.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			newIx, err := o.new.load()
+			newIx, err := o.new.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -73,12 +73,6 @@ does not load, or usage.`,
 				return err
 			}
 			stderr := cmd.ErrOrStderr()
-			for _, w := range set.Old.Warnings {
-				fmt.Fprintf(stderr, "otelgov: warning: old registry %s: %s\n", args[0], w)
-			}
-			for _, w := range set.New.Warnings {
-				fmt.Fprintf(stderr, "otelgov: warning: new registry %s: %s\n", args[1], w)
-			}
 			if err := render(cmd.OutOrStdout(), set, [2]string{args[0], args[1]}); err != nil {
 				return err
 			}
@@ -151,13 +145,26 @@ func renderDiffWeaver(w io.Writer, set *change.Set, _ [2]string) error {
 	return enc.Encode(set.Weaver())
 }
 
-// sideName names a side in the reports: its argument and version.
+// sideName names a side in the reports: its argument, and the registry by
+// its own schema URL's version (a directory's, never the embedded
+// release's) and its content digest (equal digests: the same registry).
 func sideName(arg string, s change.Side) string {
-	if s.Version == "" || s.Version == arg {
+	var parts []string
+	if s.Version != "" && s.Version != arg {
+		parts = append(parts, s.Version)
+	}
+	if s.Digest != "" {
+		parts = append(parts, "digest "+shortDigest(s.Digest))
+	}
+	if len(parts) == 0 {
 		return arg
 	}
-	return arg + " (" + s.Version + ")"
+	return arg + " (" + strings.Join(parts, ", ") + ")"
 }
+
+// shortDigest is a digest's first 12 hex digits, as reports show it (the
+// JSON has it whole).
+func shortDigest(d string) string { return d[:min(len(d), 12)] }
 
 // detail is what a report shows of a change beyond String: its scope,
 // value map, split or merge keys, factor, and why it cannot be migrated.

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelgov/otelcol-governance/registry"
 	"github.com/otelgov/otelcol-governance/registry/change"
 )
 
@@ -145,7 +147,30 @@ func TestRegistryDiffBadInput(t *testing.T) {
 func TestRegistryDiffSame(t *testing.T) {
 	code, out, stderr := otelgov(t, "", "registry", "diff", "--fail-on", strings.Join([]string{"attribute_renamed", "attribute_removed"}, ","), "embedded", "embedded")
 	require.Equal(t, exitClean, code, stderr)
-	assert.Equal(t, "registry diff embedded (1.44.0) -> embedded (1.44.0)\n\nno changes\n", out)
+	ix, err := registry.Default()
+	require.NoError(t, err)
+	d := ix.Digest()[:12]
+	assert.Equal(t, "registry diff embedded (1.44.0, digest "+d+") -> embedded (1.44.0, digest "+d+")\n\nno changes\n", out)
+}
+
+// TestRegistryDiffNames: each side is named by its own schema URL and
+// digest: next-384d661's model/manifest.yaml says 1.45.0-unreleased
+// (its newest schema file is 1.44.0's), never the embedded release's
+// version; the JSON carries both whole.
+func TestRegistryDiffNames(t *testing.T) {
+	code, out, stderr := otelgov(t, "", "registry", "diff", semconvOld, semconvNext)
+	require.Equal(t, exitClean, code, stderr)
+	header, _, _ := strings.Cut(out, "\n")
+	assert.Regexp(t, `^registry diff `+regexp.QuoteMeta(semconvOld)+` \(1\.44\.0, digest [0-9a-f]{12}\) -> `+regexp.QuoteMeta(semconvNext)+` \(1\.45\.0-unreleased, digest [0-9a-f]{12}\)$`, header)
+	code, out, stderr = otelgov(t, "", "registry", "diff", "--format", "json", semconvOld, semconvNext)
+	require.Equal(t, exitClean, code, stderr)
+	var doc struct{ Old, New change.Side }
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, "https://opentelemetry.io/schemas/1.45.0-unreleased", doc.New.SchemaURL)
+	assert.Equal(t, "1.45.0-unreleased", doc.New.Version)
+	assert.Equal(t, "1.44.0", doc.Old.Version)
+	assert.NotEqual(t, doc.Old.Digest, doc.New.Digest)
+	assert.Contains(t, header, doc.New.Digest[:12])
 }
 
 // TestRegistryDiffOrgRegistries: each side has its own organisation
@@ -195,8 +220,9 @@ func TestRegistryDiffOrgRegistries(t *testing.T) {
 `)
 	code, out, stderr := otelgov(t, "", "registry", "diff", "--old-org-registry", oldOrg, "--new-org-registry", newOrg, "embedded", "embedded")
 	require.Equal(t, exitClean, code, stderr)
-	assert.Equal(t, `registry diff embedded (1.44.0) -> embedded (1.44.0)
-
+	header, rest, _ := strings.Cut(out, "\n")
+	assert.Regexp(t, `^registry diff embedded \(1\.44\.0, digest [0-9a-f]{12}\) -> embedded \(1\.44\.0, digest [0-9a-f]{12}\)$`, header)
+	assert.Equal(t, `
 attribute_added (1)
   acme.tenant.id (none -> string)
 
@@ -210,5 +236,5 @@ requirement_level_changed (1)
   acme.tenant -> acme.tenant.id on acme.queue.latency (recommended -> required)  [not migratable: producers must now send it (required)]
 
 4 change(s), 1 not migratable automatically: 1 attribute_added, 1 attribute_renamed, 1 unit_changed, 1 requirement_level_changed
-`, out)
+`, rest)
 }

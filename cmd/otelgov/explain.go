@@ -61,7 +61,7 @@ Exit codes: 0 known, 1 no registry knows the name, 2 usage.`,
 			if o.format != "text" && o.format != "json" {
 				return badInput(fmt.Errorf("--format: unknown format %q: want text or json", o.format))
 			}
-			ix, err := o.reg.load()
+			ix, err := o.reg.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -71,7 +71,7 @@ func runFix(cmd *cobra.Command, o *fixOptions, in, out string) error {
 			return badInput(fmt.Errorf("IN and OUT are the same file %s: write elsewhere, then move", in))
 		}
 	}
-	ix, err := o.reg.load()
+	ix, err := o.reg.load(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

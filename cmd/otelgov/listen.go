@@ -113,7 +113,7 @@ type listenOutcome struct {
 var errStopped = errors.New("otelgov is stopping: the run has ended")
 
 func runListen(cmd *cobra.Command, o *checkOptions) error {
-	s, err := o.setup()
+	s, err := o.setup(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ Exit codes: 0 clean, 1 a finding at or above --fail-on (default violation),
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newCheck(), newFix(), newQueries(), newExplain(),
-		newRegistry(newRegistryDiff(), newInfer()),
+		newRegistry(newRegistryDiff(), newInfer(), newRegistryConfigMaps()),
 		newUpgrade(newUpgradePlan(), newUpgradeStatus()),
 	)
 	return root

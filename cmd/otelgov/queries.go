@@ -89,7 +89,7 @@ func runQueries(cmd *cobra.Command, o *queriesOptions, paths []string) error {
 	if err != nil {
 		return badInput(fmt.Errorf("--fail-on: %w", err))
 	}
-	ix, err := o.reg.load()
+	ix, err := o.reg.load(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -86,19 +87,24 @@ func (r *registrySource) label() string {
 	return r.side + " registry " + r.dir
 }
 
-// name names the source in report headers: its directory or "embedded".
-func (r *registrySource) name() string {
-	s := r.sources()
-	if s.SemconvDir != "" {
-		return s.SemconvDir
-	}
-	return embeddedSide
-}
-
 // load builds the registry exactly as the processor does; a source that
 // does not load (or is not a registry: registry.ErrNotRegistry) is bad
-// input, named.
-func (r *registrySource) load() (*registry.Index, error) {
+// input, named. What loading accepted with leniency (registry.Index
+// Warnings: a shipped rule left out on another release, a remote
+// dependency's release that is not the one in force) is written to
+// stderr, named.
+func (r *registrySource) load(stderr io.Writer) (*registry.Index, error) {
+	ix, err := r.loadIndex()
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range ix.Warnings() {
+		fmt.Fprintf(stderr, "otelgov: warning: %s: %s\n", r.label(), w)
+	}
+	return ix, nil
+}
+
+func (r *registrySource) loadIndex() (*registry.Index, error) {
 	if r.side != "" && r.dir == "" {
 		return nil, badInput(fmt.Errorf("--%s: needs a semantic-conventions directory or %q", r.side, embeddedSide))
 	}

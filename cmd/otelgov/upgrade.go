@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -55,20 +56,14 @@ func (u *upgradeFlags) changes(stderr io.Writer) (oldIx, newIx *registry.Index, 
 	if u.window < time.Second {
 		return nil, nil, nil, badInput(fmt.Errorf("--window: %s is shorter than a second", u.window))
 	}
-	if oldIx, err = u.old.load(); err != nil {
+	if oldIx, err = u.old.load(stderr); err != nil {
 		return nil, nil, nil, err
 	}
-	if newIx, err = u.new.load(); err != nil {
+	if newIx, err = u.new.load(stderr); err != nil {
 		return nil, nil, nil, err
 	}
 	if set, err = change.Diff(oldIx, newIx); err != nil {
 		return nil, nil, nil, badInput(err)
-	}
-	for _, w := range set.Old.Warnings {
-		fmt.Fprintf(stderr, "otelgov: warning: old registry %s: %s\n", u.old.dir, w)
-	}
-	for _, w := range set.New.Warnings {
-		fmt.Fprintf(stderr, "otelgov: warning: new registry %s: %s\n", u.new.dir, w)
 	}
 	return oldIx, newIx, set, nil
 }
@@ -101,6 +96,8 @@ func newUpgradePlan() *cobra.Command {
 		recordings []string
 		from       []string
 		output     string
+		// collectorPaths are LOCAL=COLLECTOR prefixes of --collector-path.
+		collectorPaths []string
 	)
 	cmd := &cobra.Command{
 		Use:   "plan --new DIR [--old DIR] [PATHS...]",
@@ -118,29 +115,39 @@ one (--new) and reports:
   what otelgov check reads), running collectors' /conformance (--from) and a
   fleet's Prometheus over the collectors' :8888 series (--prometheus, over
   --window); a service sending none is listed as such;
-- the plan: a governance processor configuration that copies exactly the
-  renamed names (old and new side by side: deprecated_names) and renames the
-  rest, written to --output; the steps in order; what the collector cannot
-  migrate (a unit without a factor, a merge).
+- the plan: the transition configuration, which copies exactly the renamed
+  names (old and new side by side: deprecated_names) and renames the rest,
+  in one form per hop of the deployment we ship (gateway.yaml: the
+  governance_registry extension's registry source and the processor's
+  deprecated_names, the hop that counts; sidecar.yaml: the registry the
+  sidecars keep for the window, so that no hop renames an old name before
+  the gateway counts it; collector.yaml: a collector with its own registry),
+  written to the directory --output, with the registry's paths as the
+  collectors mount them (--collector-path); the steps in order; under
+  manual, every change a
+  person must carry over, with its reason (producers must now send an
+  attribute, a unit without a factor, an instrument change, a merge, a split
+  during the window: the change model decides, see docs/upgrade.md).
 
 Exit codes: 0 the plan is written and the collector migrates every change;
-1 a change needs a person (listed); 2 bad input: a registry that does not
-load, a recording or consumer file that cannot be read, a collector or
-Prometheus that does not answer, or Prometheus without the collectors'
-series.`,
-		Example: `  otelgov upgrade plan --new ../semconv-next --output transition.yaml dashboards/ rules/
-  otelgov upgrade plan --new ../semconv-next --recording recorded.jsonl --from http://127.0.0.1:13134
+1 a change needs a person (listed under manual; the plan is written all the
+same); 2 bad input: a registry that does not load or is not a registry, a
+recording or consumer file that cannot be read, a collector or Prometheus
+that does not answer, or Prometheus without the collectors' series.`,
+		Example: `  otelgov upgrade plan --new ../semconv-next --output transition/ --collector-path ../semconv-next=/conf/semconv-next dashboards/ rules/
+  otelgov upgrade plan --new ../semconv-next --recording recorded.jsonl --from http://127.0.0.1:13180
   otelgov upgrade plan --new ../semconv-next --prometheus http://prometheus:9090 --window 168h dashboards/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runUpgradePlan(cmd, &u, recordings, from, output, args)
+			return runUpgradePlan(cmd, &u, recordings, from, output, collectorPaths, args)
 		},
 	}
 	fs := cmd.Flags()
 	u.bind(fs)
 	u.bindPrometheus(fs, "a Prometheus, Thanos or Mimir HTTP API over the collectors' :8888 series, read over --window for what services send (optional)")
 	fs.StringArrayVar(&recordings, "recording", nil, "an OTLP recording (what otelgov check reads) to read what services send (repeatable)")
-	fs.StringArrayVar(&from, "from", nil, "the base URL of a running collector's governance_registry extension (e.g. http://127.0.0.1:13134) whose /conformance says what services send (repeatable)")
-	fs.StringVar(&output, "output", "", `write the transition configuration to this file ("": print it with the report)`)
+	fs.StringArrayVar(&from, "from", nil, "the base URL of a running collector's governance_registry extension (e.g. http://127.0.0.1:13180) whose /conformance says what services send (repeatable)")
+	fs.StringVar(&output, "output", "", `write the transition configuration to this directory, one file per hop: gateway.yaml, sidecar.yaml, collector.yaml (created when missing; "": print them with the report)`)
+	fs.StringArrayVar(&collectorPaths, "collector-path", nil, `LOCAL=COLLECTOR: write a registry path under LOCAL as under COLLECTOR in the configuration, where the collectors mount it, e.g. "../semconv-next=/conf/semconv-next" (repeatable; default: the paths as given)`)
 	return cmd
 }
 
@@ -163,7 +170,11 @@ type planReport struct {
 	Plan      *upgrade.Plan      `json:"plan"`
 }
 
-func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []string, output string, paths []string) error {
+func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []string, output string, collectorPaths, paths []string) error {
+	remap, err := parseCollectorPaths(collectorPaths)
+	if err != nil {
+		return err
+	}
 	oldIx, newIx, set, err := u.changes(cmd.ErrOrStderr())
 	if err != nil {
 		return err
@@ -216,15 +227,20 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 	}
 	rep.Traffic = traffic
 	rep.Plan, err = upgrade.NewPlan(t, upgrade.PlanInput{
-		Registry: u.new.sources(), RegistryFlags: u.new.flags(), Window: u.window,
+		Registry: remap(u.new.sources()), OldRegistry: remap(u.old.sources()), RegistryFlags: u.new.flags(), Window: u.window,
 		Consumers: rep.Consumers, Traffic: traffic,
 	})
 	if err != nil {
 		return err
 	}
 	if output != "" {
-		if err := os.WriteFile(output, []byte(rep.Plan.Config), 0o600); err != nil {
+		if err := os.MkdirAll(output, 0o750); err != nil {
 			return badInput(fmt.Errorf("--output: %w", err))
+		}
+		for _, h := range rep.Plan.Hops {
+			if err := os.WriteFile(filepath.Join(output, h.Name+".yaml"), []byte(h.Config), 0o600); err != nil {
+				return badInput(fmt.Errorf("--output: %w", err))
+			}
 		}
 	}
 	out := cmd.OutOrStdout()
@@ -243,7 +259,7 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 }
 
 func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
-	fmt.Fprintf(w, "Upgrade %s (%s) -> %s (%s)\n", u.old.dir, rep.Old.Version, u.new.dir, rep.New.Version)
+	fmt.Fprintf(w, "Upgrade %s -> %s\n", sideName(u.old.dir, rep.Old), sideName(u.new.dir, rep.New))
 	if c := rep.Consumers; c != nil {
 		fmt.Fprintf(w, "\nImpact on consumers: %d file(s) scanned, %d read(s) that break, %d of them rewritten by otelgov queries --write\n", c.Files, c.Breaking, c.Rewritable)
 		for _, r := range c.Reads {
@@ -308,13 +324,67 @@ func writePlan(w io.Writer, u *upgradeFlags, rep *planReport, output string) {
 		fmt.Fprintf(w, "  moved: %s %s: %s\n", m.Item, m.Name, strings.Join(m.Why, "; "))
 	}
 	for _, m := range p.Manual {
+		if m.Context != "" {
+			fmt.Fprintf(w, "  manual: attribute %s on %s %s (%s): %s\n", m.Name, m.Item, m.Context, strings.Join(m.Kinds, ", "), strings.Join(m.Why, "; "))
+			continue
+		}
 		fmt.Fprintf(w, "  manual: %s %s (%s): %s\n", m.Item, m.Name, strings.Join(m.Kinds, ", "), strings.Join(m.Why, "; "))
 	}
-	if output != "" {
-		fmt.Fprintf(w, "\nTransition configuration written to %s\n", output)
-		return
+	for _, h := range p.Hops {
+		if output != "" {
+			fmt.Fprintf(w, "\nTransition configuration, %s: written to %s\n", hopTitle(h), filepath.Join(output, h.Name+".yaml"))
+			continue
+		}
+		fmt.Fprintf(w, "\nTransition configuration, %s:\n%s", hopTitle(h), h.Config)
 	}
-	fmt.Fprintf(w, "\nTransition configuration:\n%s", p.Config)
+}
+
+// hopTitle names a hop and the shipped configurations it is for.
+func hopTitle(h upgrade.Hop) string {
+	if len(h.Shipped) == 0 {
+		return h.Name
+	}
+	return h.Name + " (" + strings.Join(h.Shipped, ", ") + ")"
+}
+
+// parseCollectorPaths parses --collector-path LOCAL=COLLECTOR into the
+// function that writes a registry's paths as the collectors see them.
+func parseCollectorPaths(specs []string) (func(registry.Sources) registry.Sources, error) {
+	type prefix struct{ local, collector string }
+	var ps []prefix
+	for _, spec := range specs {
+		l, c, ok := strings.Cut(spec, "=")
+		if !ok || l == "" || c == "" {
+			return nil, badInput(fmt.Errorf("--collector-path: want LOCAL=COLLECTOR, got %q", spec))
+		}
+		ps = append(ps, prefix{filepath.Clean(l), filepath.Clean(c)})
+	}
+	one := func(p string) string {
+		clean := filepath.Clean(p)
+		for _, x := range ps {
+			if clean == x.local {
+				return x.collector
+			}
+			if rest, ok := strings.CutPrefix(clean, x.local+string(filepath.Separator)); ok {
+				return filepath.Join(x.collector, rest)
+			}
+		}
+		return p
+	}
+	return func(s registry.Sources) registry.Sources {
+		if s.SemconvDir != "" {
+			s.SemconvDir = one(s.SemconvDir)
+		}
+		s.OrgRegistries = slices.Clone(s.OrgRegistries)
+		for i, p := range s.OrgRegistries {
+			s.OrgRegistries[i] = one(p)
+		}
+		s.RulesFiles = slices.Clone(s.RulesFiles)
+		for i, p := range s.RulesFiles {
+			s.RulesFiles[i] = one(p)
+		}
+		return s
+	}, nil
 }
 
 func newUpgradeStatus() *cobra.Command {

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,24 +66,42 @@ func recording(t *testing.T) string {
 // TestUpgradePlanCLI: the plan names the breaking reads with their --both
 // form, the service sending the old key with its rate, and writes a
 // configuration that copies exactly rpc.response.status_code; consumer
-// files are not changed.
+// files are not changed. The five otel.sdk.* metrics on which error.type
+// becomes conditionally required are listed under manual, and the plan
+// exits 1 (a person must act), as docs/upgrade.md promises.
 func TestUpgradePlanCLI(t *testing.T) {
 	dir := consumerCopies(t)
 	before, err := os.ReadFile(filepath.Join(dir, "rules.yaml"))
 	require.NoError(t, err)
-	out := filepath.Join(t.TempDir(), "transition.yaml")
+	out := filepath.Join(t.TempDir(), "transition")
 	code, stdout, stderr := otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext,
-		"--recording", recording(t), "--output", out, dir)
-	require.Equal(t, exitClean, code, stderr)
+		"--recording", recording(t), "--output", out, "--collector-path", semconvNext+"=/conf/semconv-next", "--collector-path", semconvOld+"=/conf/semconv-old", dir)
+	require.Equal(t, exitFindings, code, stderr)
+	assert.Regexp(t, `^Upgrade `+regexp.QuoteMeta(semconvOld)+` \(1\.44\.0, digest [0-9a-f]{12}\) -> `+regexp.QuoteMeta(semconvNext)+` \(1\.45\.0-unreleased, digest [0-9a-f]{12}\)\n`, stdout, "each side by its own schema URL and digest")
+	assert.Contains(t, stderr, "otelgov: 5 change(s) the collector cannot migrate: a person must carry them over")
+	assert.Contains(t, stdout, "  manual: attribute error.type on metric otel.sdk.exporter.span.exported (requirement_level_changed): producers must now send it (conditionally_required)\n")
+	assert.Equal(t, 5, strings.Count(stdout, "  manual: attribute error.type on metric otel.sdk."))
 	assert.Contains(t, stdout, "3 read(s) that break, 3 of them rewritten by otelgov queries --write")
 	assert.Contains(t, stdout, "rules.yaml:5: promql reads rpc_response_status_code (attribute_renamed; now rpc.status_code)")
 	assert.Contains(t, stdout, "window (--write --both): expr: sum by (rpc_response_status_code) ((rate(")
 	assert.Contains(t, stdout, "old: attribute rpc.response.status_code -> rpc.status_code (attribute_renamed): 5, 1.25/s")
 	assert.Contains(t, stdout, "new: sends no name the change touches")
 	assert.Contains(t, stdout, "1. Before the collector changes: rewrite the consumers to read old or new names, `otelgov queries --write --both --semconv-dir "+semconvNext)
-	cfg, err := os.ReadFile(out)
+	cfg, err := os.ReadFile(filepath.Join(out, "collector.yaml"))
 	require.NoError(t, err)
+	assert.Contains(t, string(cfg), "semconv_dir: /conf/semconv-next\n")
 	assert.Contains(t, string(cfg), "deprecated_names:\n            rpc.response.status_code: copy\n")
+	gw, err := os.ReadFile(filepath.Join(out, "gateway.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gw), "extensions:\n    governance_registry:\n        semconv_dir: /conf/semconv-next\n")
+	assert.Contains(t, string(gw), "registry:\n            extension: governance_registry\n")
+	assert.Contains(t, string(gw), "deprecated_names:\n            rpc.response.status_code: copy\n")
+	sc, err := os.ReadFile(filepath.Join(out, "sidecar.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(sc), "semconv_dir: /conf/semconv-old\n", "the sidecar keeps the old registry for the window")
+	assert.NotContains(t, string(sc), "deprecated_names")
+	assert.Contains(t, stdout, "Transition configuration, gateway (distribution/config.yaml, distribution/k8s/collector/gateway.yaml): written to "+filepath.Join(out, "gateway.yaml"))
+	assert.Contains(t, stdout, "`otelgov queries --write --both --semconv-dir "+semconvNext, "the commands a person runs keep the local paths")
 	after, err := os.ReadFile(filepath.Join(dir, "rules.yaml"))
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after))
@@ -108,6 +128,7 @@ func TestUpgradeBadInput(t *testing.T) {
 		{"foo: bar", []string{"upgrade", "plan", "--new", foo}, "--new " + foo + ": " + filepath.Join(foo, "model", "foo.yaml") + ":1: not a registry: no groups: key"},
 		{"status on foo: bar", []string{"upgrade", "status", "--new", foo, "--prometheus", "http://127.0.0.1:1"}, "--new " + foo + ": " + filepath.Join(foo, "model", "foo.yaml") + ":1: not a registry"},
 		{"no new registry", []string{"upgrade", "plan"}, `--new: needs a semantic-conventions directory or "embedded"`},
+		{"bad collector path", []string{"upgrade", "plan", "--new", semconvNext, "--collector-path", "/conf"}, `--collector-path: want LOCAL=COLLECTOR, got "/conf"`},
 		{"consumer path missing", []string{"upgrade", "plan", "--new", semconvNext, "/nonexistent/rules.yaml"}, "/nonexistent/rules.yaml"},
 		{"status without prometheus", []string{"upgrade", "status", "--new", semconvNext}, "--prometheus: required"},
 		{"prometheus unreachable", []string{"upgrade", "status", "--new", semconvNext, "--prometheus", fmt.Sprintf("http://127.0.0.1:%d", upgradetest.FreePort(t))}, "prometheus unreachable"},
@@ -185,10 +206,13 @@ func TestUpgradePlanFromJSON(t *testing.T) {
 	}
 	srv := upgradetest.ServeConformance(t, doc)
 	code, stdout, stderr := otelgov(t, "", "upgrade", "plan", "--old", semconvOld, "--new", semconvNext, "--from", srv.URL, "--format", "json")
-	require.Equal(t, exitClean, code, stderr)
+	require.Equal(t, exitFindings, code, stderr)
 	var rep struct {
-		Old, New struct{ Version string }
-		Traffic  struct {
+		Old, New struct {
+			Version, Digest string
+			SchemaURL       string `json:"schema_url"`
+		}
+		Traffic struct {
 			Services []string
 			Sent     []struct {
 				Service, Name, Source string
@@ -208,6 +232,11 @@ func TestUpgradePlanFromJSON(t *testing.T) {
 	assert.InDelta(t, 4.0, s.Rate, 1e-9)
 	assert.Equal(t, "conformance "+srv.URL+"/conformance", s.Source)
 	assert.Equal(t, []string{"rpc.response.status_code"}, rep.Plan.Copy)
+	assert.Equal(t, "1.44.0", rep.Old.Version)
+	assert.Equal(t, "1.45.0-unreleased", rep.New.Version, "the new side by its own manifest")
+	assert.Equal(t, "https://opentelemetry.io/schemas/1.45.0-unreleased", rep.New.SchemaURL)
+	assert.NotEmpty(t, rep.New.Digest)
+	assert.NotEqual(t, rep.Old.Digest, rep.New.Digest)
 
 	// --from is one client for infer and upgrade (getFrom): a path the
 	// collector does not serve and a collector that does not answer are

@@ -21,6 +21,7 @@ import (
 
 	"github.com/otelgov/otelcol-governance/extension/registryextension/internal/metadata"
 	"github.com/otelgov/otelcol-governance/extension/registryextension/registryapi"
+	"github.com/otelgov/otelcol-governance/registry"
 )
 
 // registryExtension holds the registry in force behind an atomic pointer.
@@ -157,7 +158,18 @@ func (e *registryExtension) Start(ctx context.Context, host component.Host) erro
 		zap.Int("watched_files", len(files)),
 		zap.Duration("poll_interval", e.cfg.PollInterval),
 		zap.String("endpoint", endpoint))
+	logWarnings(e.logger, ix)
 	return nil
+}
+
+// logWarnings logs, once per load, what the registry accepted with
+// leniency (registry.Index.Warnings: a shipped rule left out on another
+// release, a manifest's remote dependency pinning another release than
+// the one in force), as otelgov check and diff print them.
+func logWarnings(logger *zap.Logger, ix *registry.Index) {
+	for _, w := range ix.Warnings() {
+		logger.Warn("Registry loaded with a warning", zap.String("warning", w))
+	}
 }
 
 // Shutdown stops the poller and the HTTP endpoint. It is safe without Start.
@@ -279,6 +291,7 @@ func (e *registryExtension) check() {
 		zap.String("previous_digest", prev.Index.Digest()),
 		zap.String("schema_url", ix.SchemaURL()),
 		zap.Strings("changed_files", diff))
+	logWarnings(e.logger, ix)
 }
 
 // fail keeps the last good registry and reports the error once per distinct

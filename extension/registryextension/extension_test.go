@@ -325,3 +325,29 @@ func TestReloadErrorLog(t *testing.T) {
 	assert.Contains(t, msg, file+`:11: acme.cart.size: unknown attribute type "integer"`)
 	assert.Equal(t, []any{file}, failed[0].ContextMap()["changed_files"])
 }
+
+// TestRemoteDependencyLogged: an org registry whose manifest depends on a
+// remote semantic-conventions release other than the one in force
+// (v1.26.0 beside the embedded v1.44.0) is named in the collector's log
+// at start with both versions; a reload logs it again.
+func TestRemoteDependencyLogged(t *testing.T) {
+	dir, _ := orgDir(t, orgV1)
+	manifest := filepath.Join(dir, "registry_manifest.yaml")
+	require.NoError(t, os.WriteFile(manifest, []byte("name: acme\ndependencies:\n  - name: otel\n    registry_path: https://github.com/open-telemetry/semantic-conventions/archive/refs/tags/v1.26.0.zip[model]\n"), 0o600))
+	core, logs := observer.New(zap.InfoLevel)
+	cfg := createDefaultConfig().(*Config)
+	cfg.OrgRegistries = []string{dir}
+	cfg.PollInterval = 0
+	cfg.HTTP = configoptional.None[confighttp.ServerConfig]()
+	set := metadatatest.NewSettings(componenttest.NewTelemetry())
+	set.Logger = zap.New(core)
+	e, err := newRegistryExtension(set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, e.Start(context.Background(), &statusHost{}))
+	defer func() { require.NoError(t, e.Shutdown(context.Background())) }()
+	warned := logs.FilterMessage("Registry loaded with a warning").All()
+	require.Len(t, warned, 1)
+	w := warned[0].ContextMap()["warning"].(string)
+	assert.Contains(t, w, manifest+":3: dependency \"otel\"")
+	assert.Contains(t, w, "pins semantic conventions 1.26.0, which otelgov and the collector do not download: the semantic conventions in force are 1.44.0 (the embedded release)")
+}

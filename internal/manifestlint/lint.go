@@ -84,7 +84,7 @@ var workloadKinds = map[string]bool{
 
 // Lint runs every check over objs and returns the findings, sorted.
 func Lint(objs []Object, opts Options) []Finding {
-	l := &linter{opts: opts, governed: map[string]bool{}}
+	l := &linter{opts: opts, governed: map[string]bool{}, all: objs}
 	for _, ns := range opts.GovernedNamespaces {
 		l.governed[ns] = true
 	}
@@ -129,6 +129,7 @@ func Lint(objs []Object, opts Options) []Finding {
 
 type linter struct {
 	opts             Options
+	all              []Object // every object linted
 	governed         map[string]bool
 	collectors       []Object
 	instrumentations []Object
@@ -316,6 +317,7 @@ func (l *linter) checkCollector(o Object) {
 	l.checkHealthCheck(o, cfg)
 	l.checkMetricsReader(o, cfg)
 	l.checkMemoryPacing(o, cfg)
+	l.checkRegistryVolumes(o, cfg)
 }
 
 // checkHealthCheck: the Operator derives the probes from health_check on

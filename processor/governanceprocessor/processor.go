@@ -140,6 +140,12 @@ func (g *governor) start(ctx context.Context, host component.Host) error {
 		zap.Bool("mutates_data", g.engine.Mutates()),
 		zap.Bool("shadow", g.shadow != nil))
 	g.warnEnums(s.ix)
+	if g.ext == nil {
+		// The extension logs its registry's warnings itself.
+		for _, w := range s.ix.Warnings() {
+			g.logger.Warn("Registry loaded with a warning", zap.String("warning", w))
+		}
+	}
 	if len(g.cfg.Findings.LevelOverrides) > 0 {
 		g.logger.Warn("findings::level_overrides is deprecated and will be removed in the next release: use findings::finding_level_overrides (one entry per level: {ids: [ID, ...], level: LEVEL}); its entries apply after finding_level_overrides")
 	}

@@ -115,6 +115,12 @@ func TestEnumWarnings(t *testing.T) {
 			want: nil,
 		},
 		{
+			// The registry's warnings reach the collector's log at start.
+			name: "remote dependency on another release",
+			cfg:  func(c *config) { c.Registry.OrgRegistries = []string{"testdata/remote-dependency"} },
+			want: []string{"Registry loaded with a warning"},
+		},
+		{
 			name: "drop without closed enums",
 			cfg:  func(c *config) { c.EnumViolation = engine.EnumViolationDrop },
 			want: []string{"enum_violation: drop acts only on the enums listed in closed_enums, and none is listed: enums are open, nothing is dropped"},

@@ -16,6 +16,7 @@
 //		c.Member        // the enum member value of an enum_member_* change
 //		c.OldValue, c.NewValue // the field's values on each side (kind-specific, see Kind)
 //		c.Migratable, c.Why    // whether the processor can carry old data over, and why not
+//		c.Carry(window)        // who carries it over: collector, kept, person (and why), none
 //	}
 //	set.Count()[change.AttributeRenamed]
 //

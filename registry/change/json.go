@@ -23,6 +23,7 @@ func (s *Set) MarshalJSON() ([]byte, error) {
 			OldDeprecation: jsonDep(c.OldDeprecation), Deprecation: jsonDep(c.Deprecation),
 			Migratable: c.Migratable, Why: c.Why, Source: c.Source,
 		}
+		jc.Carrier, _ = c.Carry(false)
 		if sc := c.Scope; sc != nil {
 			js := &jsonScope{Metrics: sc.Metrics, Spans: sc.Spans}
 			for _, l := range sc.Locations {
@@ -62,6 +63,7 @@ type jsonChange struct {
 	Deprecation    *jsonDeprecation  `json:"deprecation,omitempty"`
 	Migratable     bool              `json:"migratable"`
 	Why            string            `json:"why,omitempty"`
+	Carrier        Carrier           `json:"carrier"`
 	Source         string            `json:"source,omitempty"`
 }
 

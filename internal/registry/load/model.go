@@ -26,18 +26,6 @@ import (
 //     refinements whose attributes are only `ref:` / `ref_group:`.
 const v2FileFormat = "definition/2"
 
-// loadModelDir reads every *.yaml / *.yml file below dir (sorted, so errors
-// and output are deterministic), except the manifest and the directories in
-// skip. rel names files relative to dir in definitions when true, else by
-// their full path.
-func loadModelDir(dir string, rel bool, skip ...string) (*def.Defs, error) {
-	files, err := modelFiles(dir, skip...)
-	if err != nil {
-		return nil, err
-	}
-	return loadModelFiles(dir, rel, files)
-}
-
 // ModelFiles lists the model files below dir as LoadOrgRegistry reads
 // them (see modelFiles).
 func ModelFiles(dir string) ([]string, error) { return modelFiles(dir) }

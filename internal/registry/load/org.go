@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -112,7 +113,26 @@ type OrgRegistry struct {
 	// Deps are the definitions of local dependencies (registry_path), each
 	// treated as its own registry for conflict checks.
 	Deps []*def.Defs
+	// Remote are the dependencies Weaver would download (a URL, an
+	// archive): never loaded; the semantic conventions come from
+	// Sources.Embedded or SemconvDir instead.
+	Remote []RemoteDependency
 }
+
+// RemoteDependency is a manifest dependency on a remote registry.
+type RemoteDependency struct {
+	Manifest     string // the manifest's path
+	Line         int
+	Name         string
+	RegistryPath string
+	// Version is the release the path pins (v1.26.0.zip: 1.26.0); "" when
+	// the path names none.
+	Version string
+}
+
+// remoteVersion finds the release a remote registry_path pins:
+// …/v1.26.0.zip[model], …/semantic-conventions-1.26.0.tar.gz.
+var remoteVersion = regexp.MustCompile(`v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+?)?)\.(?:zip|tar\.gz|tgz)(?:\[|$)`)
 
 // LoadOrgRegistry loads a registry_manifest.yaml, a directory holding one,
 // a directory of plain model YAML, or a single model YAML file.
@@ -155,7 +175,13 @@ func LoadOrgRegistry(path string) (*OrgRegistry, error) {
 		for _, dep := range reg.Manifest.Dependencies {
 			if isRemote(dep.RegistryPath) {
 				// Offline by design: the semantic conventions a remote
-				// dependency names come from Sources.Embedded/SemconvDir.
+				// dependency names come from Sources.Embedded/SemconvDir;
+				// the caller warns where the versions differ.
+				rd := RemoteDependency{Manifest: manifestPath, Line: dep.Line, Name: dep.Name, RegistryPath: dep.RegistryPath}
+				if m := remoteVersion.FindStringSubmatch(dep.RegistryPath); m != nil {
+					rd.Version = m[1]
+				}
+				reg.Remote = append(reg.Remote, rd)
 				continue
 			}
 			p := dep.RegistryPath

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"go.yaml.in/yaml/v3"
 
@@ -16,16 +17,9 @@ import (
 // the newest schema file in schemas/ (optional). File names are relative to
 // root.
 func LoadSemconv(root string) (*def.Defs, error) {
-	model := filepath.Join(root, modelDirName)
-	if err := semconvDir(root, model); err != nil {
-		return nil, err
-	}
-	files, err := modelFiles(model)
+	model, files, err := semconvModelFiles(root)
 	if err != nil {
 		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%w: semconv_dir %s: %s holds no model file (*.yaml, *.yml)", ErrNotRegistry, root, model)
 	}
 	d, err := loadModelFiles(model, true, files)
 	if err != nil {
@@ -39,7 +33,7 @@ func LoadSemconv(root string) (*def.Defs, error) {
 		return nil, err
 	}
 	if err := semconvModel(d); err != nil {
-		return nil, fmt.Errorf("%w: semconv_dir %s: %s (%d model file(s) read, e.g. %s)", ErrNotRegistry, root, err, len(files), files[0])
+		return nil, fmt.Errorf("%w: semconv_dir %s: %w (%d model file(s) read, e.g. %s)", ErrNotRegistry, root, err, len(files), files[0])
 	}
 	for i := range d.Warnings {
 		d.Warnings[i] = "model/" + d.Warnings[i]
@@ -66,11 +60,16 @@ func LoadSemconv(root string) (*def.Defs, error) {
 			return nil, err
 		}
 	}
-	if d.SchemaURL == "" {
-		d.SchemaURL, err = manifestSchemaURL(model)
-		if err != nil {
-			return nil, err
-		}
+	// The model's own manifest names the release the model is (a checkout
+	// of main: …/1.45.0-unreleased); the newest schema file names the
+	// last release whose renames it lists (1.44.0), the name only where
+	// the model has no manifest (releases before v1.41.0).
+	u, err := manifestSchemaURL(model)
+	if err != nil {
+		return nil, err
+	}
+	if u != "" {
+		d.SchemaURL = u
 	}
 	return d, nil
 }
@@ -115,6 +114,23 @@ const (
 // of another shape. It is the one rule for what counts as a registry.
 var ErrNotRegistry = errors.New("not a registry")
 
+// semconvModelFiles is root's model/ and the model files below it: a
+// checkout that is not a registry (no model/, no model file) is
+// ErrNotRegistry.
+func semconvModelFiles(root string) (model string, files []string, err error) {
+	model = filepath.Join(root, modelDirName)
+	if err := semconvDir(root, model); err != nil {
+		return "", nil, err
+	}
+	if files, err = modelFiles(model); err != nil {
+		return "", nil, err
+	}
+	if len(files) == 0 {
+		return "", nil, fmt.Errorf("%w: semconv_dir %s: %s holds no model file (*.yaml, *.yml)", ErrNotRegistry, root, model)
+	}
+	return model, files, nil
+}
+
 // semconvDir checks that root is a directory holding model/.
 func semconvDir(root, model string) error {
 	st, err := os.Stat(root)
@@ -147,3 +163,34 @@ func semconvModel(d *def.Defs) error {
 
 // ErrSources is returned when Sources is contradictory or empty.
 var ErrSources = errors.New("invalid registry sources")
+
+// SemconvFiles lists the files LoadSemconv reads from root, relative to
+// it with forward slashes, sorted: the model files, model/manifest.yaml
+// when present, and the newest schema file. They are what a copy of the
+// checkout needs to load the same (a Kubernetes volume, an image layer).
+func SemconvFiles(root string) ([]string, error) {
+	model, files, err := semconvModelFiles(root)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(model, modelManifestName)); err == nil {
+		files = append(files, filepath.Join(model, modelManifestName))
+	}
+	sf, err := latestSchemaFile(filepath.Join(root, "schemas"))
+	if err != nil {
+		return nil, err
+	}
+	if sf != "" {
+		files = append(files, sf)
+	}
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		rel, err := filepath.Rel(root, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -407,3 +407,16 @@ func TestSpanKindTie(t *testing.T) {
 		assert.Equal(t, "server", p.Spans[0].SpanKind, "first %v", first)
 	}
 }
+
+// TestMergeInvalidDistinct: merged sources count each listed invalid name
+// once, the unlisted ones as counted, and a source without
+// invalid_distinct (an older collector) by its list.
+func TestMergeInvalidDistinct(t *testing.T) {
+	a := New(Limits{})
+	a.Merge(&Evidence{Attributes: map[string]*Attribute{}, InvalidCount: 5, InvalidDistinct: 3, Invalid: []Invalid{{What: "attribute", Name: "a b"}, {What: "attribute", Name: "c d"}}})
+	a.Merge(&Evidence{Attributes: map[string]*Attribute{}, InvalidCount: 2, Invalid: []Invalid{{What: "attribute", Name: "a b"}, {What: "event", Name: "e f"}}})
+	ev := a.Evidence()
+	assert.Equal(t, int64(7), ev.InvalidCount)
+	assert.Equal(t, int64(4), ev.InvalidDistinct, "a b, c d, one unlisted, e f")
+	assert.Len(t, ev.Invalid, 3)
+}

@@ -487,6 +487,10 @@ func (a *Accumulator) checkName(what, name string) bool {
 		} else if strings.IndexFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
 			reason = "attribute key must not contain control characters"
 		}
+		if what != "attribute" {
+			// The registry's rule is worded for keys: name what it is.
+			reason = strings.Replace(reason, "attribute key", what+" name", 1)
+		}
 	}
 	if reason == "" {
 		return true

@@ -244,6 +244,7 @@ func TestInvalidNames(t *testing.T) {
 	require.Len(t, ev.Invalid, MaxInvalid)
 	assert.Equal(t, Invalid{What: "attribute", Name: "bad key 0", Reason: "attribute key must not contain whitespace", Input: "f.jsonl:3"}, ev.Invalid[0])
 	assert.Equal(t, "handling this request 2", ev.Invalid[1].Name)
+	assert.Equal(t, "event name must not contain whitespace", ev.Invalid[1].Reason, "an event is not called an attribute key")
 	assert.NotContains(t, ev.Attributes, "bad key 0")
 	assert.Contains(t, ev.Attributes, "acme.ok")
 
@@ -405,4 +406,17 @@ func TestSpanKindTie(t *testing.T) {
 		require.Len(t, p.Spans, 1)
 		assert.Equal(t, "server", p.Spans[0].SpanKind, "first %v", first)
 	}
+}
+
+// TestMergeInvalidDistinct: merged sources count each listed invalid name
+// once, the unlisted ones as counted, and a source without
+// invalid_distinct (an older collector) by its list.
+func TestMergeInvalidDistinct(t *testing.T) {
+	a := New(Limits{})
+	a.Merge(&Evidence{Attributes: map[string]*Attribute{}, InvalidCount: 5, InvalidDistinct: 3, Invalid: []Invalid{{What: "attribute", Name: "a b"}, {What: "attribute", Name: "c d"}}})
+	a.Merge(&Evidence{Attributes: map[string]*Attribute{}, InvalidCount: 2, Invalid: []Invalid{{What: "attribute", Name: "a b"}, {What: "event", Name: "e f"}}})
+	ev := a.Evidence()
+	assert.Equal(t, int64(7), ev.InvalidCount)
+	assert.Equal(t, int64(4), ev.InvalidDistinct, "a b, c d, one unlisted, e f")
+	assert.Len(t, ev.Invalid, 3)
 }

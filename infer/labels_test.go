@@ -1,8 +1,6 @@
 package infer
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,17 +28,7 @@ type enumLabel struct {
 // readRecording accumulates the recording at path.
 func readRecording(t *testing.T, acc *Accumulator, path string) {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	r, err := otlpfile.NewReader(f, otlpfile.Options{Name: path})
-	require.NoError(t, err)
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		require.NoError(t, err)
+	require.NoError(t, infertest.EachRecord(path, func(rec *otlpfile.Record) error {
 		switch rec.Kind {
 		case vocab.KindTraces:
 			acc.Traces(rec.Traces, path)
@@ -50,7 +38,8 @@ func readRecording(t *testing.T, acc *Accumulator, path string) {
 			acc.Logs(rec.Logs, path)
 		case vocab.KindUnknown, vocab.NumKinds:
 		}
-	}
+		return nil
+	}))
 }
 
 // TestLabelledEnums holds infer to the committed labels

@@ -599,8 +599,7 @@ func nearDuplicates(attrs []ProposedAttribute) [][]string {
 		words[i] = strings.Split(normalize(a.Key), ".")
 		parent[i] = i
 	}
-	var root func(int) int
-	root = func(i int) int {
+	root := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

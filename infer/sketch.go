@@ -96,7 +96,9 @@ func (a *Accumulator) Merge(o *Evidence) {
 	// Distinct across sources: the listed names are told apart; the
 	// others are added as counted (a name two sources both saw beyond
 	// their lists is counted twice).
-	ev.InvalidDistinct += o.InvalidDistinct - int64(len(o.Invalid))
+	// (A sketch of a release without invalid_distinct lists its names
+	// only: they are counted below.)
+	ev.InvalidDistinct += max(o.InvalidDistinct-int64(len(o.Invalid)), 0)
 	for _, in := range o.Invalid {
 		id := in.What + "\x00" + in.Name
 		if a.invalid[id] {

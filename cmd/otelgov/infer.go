@@ -58,7 +58,18 @@ warns where a high-cardinality key is a metric attribute, proposes
 requirement levels from presence (required when every item had it), proposes
 near-misses of a registry name (http_method, httpMethod) as deprecated
 attributes renamed_to it, and runs the naming rules of Weaver's default
-policy on every proposed name.
+policy on every proposed name. No enum is proposed for a key named as an
+identifier (…id, …uuid) or a quantity, nor for values that are numbers
+written as strings, durations, coordinates, timestamps, URLs, paths, query
+text or free text. A key that is a namespace of other names (url beside
+url.full) is reported illegal_namespace and proposed deprecated without a
+rename, so that url.* stay conformant. Keys spelling one concept
+differently (fooID, foo_id, param.fooID) are grouped in the summary.
+
+Nothing the collector accepts is refused: a name that cannot be a registry
+ID as written (an event named in plain words, a key with a space) is
+skipped and listed in the summary with its counts; a span name without a
+letter or digit gets a derived type ("/" is root).
 
 DIR is written in Weaver's v2 format (file_format: definition/2) unless
 --v1. A second run adds what is new and keeps what DIR already defines as
@@ -71,17 +82,22 @@ With --from, the evidence is the inference sketch of running collectors
 (the governance_registry extension with infer::enabled, GET /infer/evidence):
 the keys the collector's registry does not know, with their types,
 distinct-value estimate, services, locations, metrics and spans. One --from
-per replica; the sketches are merged as one source would be. Every
-collector must answer with a sketch within --max-attributes and
---max-groups, or nothing is written (exit 2).
+per replica; the sketches are merged as each is read, as one source
+would be. Every collector must answer with a sketch within
+--max-attributes and --max-groups, or nothing is written (exit 2). A path
+instead of a URL reads evidence saved by --listen (--evidence-file).
+
+With --listen, whatever ends the run, the evidence received is saved first
+(--evidence-file, default DIR.evidence.json), so that a failed write loses
+no capture; POST /stop answers with the run's outcome.
 
 Example values come from the telemetry (each at most 256 bytes, valid
 UTF-8, as every client string in a report); review them before committing
 a registry, as they may hold personal data, or leave them out with
 --no-examples.
 
-Exit codes: 0 written (or nothing new), 2 bad input: no span, data point or
-log record, a name that cannot be a registry ID, DIR not a registry.`,
+Exit codes: 0 written (or nothing new; skipped names listed), 2 bad input:
+no span, data point or log record, DIR not a registry.`,
 		Example: `  otelgov registry infer --output acme-registry recorded.jsonl
   otelgov registry infer --output acme-registry --format json traces.pb.gz metrics.jsonl
   otelgov registry infer --output acme-registry --listen --inactivity-timeout 2m
@@ -209,36 +225,25 @@ func proposeAndWrite(cmd *cobra.Command, o *inferOptions, ix *registry.Index, ac
 	return nil
 }
 
-// ownDefinitions is infer.Options.Own: what DIR itself defines, read by
-// loading DIR alone (its definitions, by kind). When DIR does not load
-// alone (it refers to the semantic conventions), its attributes are told
-// by their source file under DIR, and its groups are taken as not its own.
+// ownDefinitions is infer.Options.Own: what DIR itself defines. Its
+// attributes are told by their source file under DIR (refs may point to
+// them, in any of its files); its metrics, spans and events are those of
+// DIR/registry.yaml, the file the writer merges into and adds refs to.
 func ownDefinitions(dir string, exists bool, ix *registry.Index) (func(kind, name string) bool, error) {
-	none := func(string, string) bool { return false }
 	if !exists {
-		return none, nil
-	}
-	if alone, err := registry.Load(registry.Sources{OrgRegistries: []string{dir}}); err == nil {
-		return func(kind, name string) bool {
-			switch kind {
-			case infer.KindMetric:
-				return alone.MetricGroup(name) != nil
-			case infer.KindSpan:
-				return alone.SpanGroup("span."+name) != nil
-			case infer.KindEvent:
-				return alone.EventGroup(name) != nil
-			}
-			a := alone.Lookup(name)
-			return a != nil && a.Key == name && !a.Placeholder
-		}, nil
+		return func(string, string) bool { return false }, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("its absolute path: %w", err)
 	}
+	groups, err := regwrite.Groups(dir)
+	if err != nil {
+		return nil, err
+	}
 	return func(kind, name string) bool {
 		if kind != "attribute" {
-			return false
+			return groups[kind+" "+name]
 		}
 		a := ix.Lookup(name)
 		if a == nil || a.Source == "" {

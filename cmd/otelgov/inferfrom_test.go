@@ -406,7 +406,7 @@ func TestInferFromReplicaByReplica(t *testing.T) {
 	before := mergedReplicas.Load()
 	second := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		atSecond = mergedReplicas.Load() - before
-		resp, err := http.Get(a.url + req.URL.Path)
+		resp, err := http.Get(a.url + req.URL.Path) //nolint:gosec // the test's own replica on 127.0.0.1
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return

@@ -30,23 +30,7 @@ func Findings(ix *registry.Index, path string, profile vocab.Profile) (map[strin
 		TypeMismatch: engine.TypeMismatchKeep, EnumViolation: engine.EnumViolationKeep,
 		Findings: true, Sink: sink, Profile: profile,
 	})
-	f, err := os.Open(path) //nolint:gosec // a test's recording
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r, err := otlpfile.NewReader(f, otlpfile.Options{Name: path})
-	if err != nil {
-		return nil, err
-	}
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return sink.out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := EachRecord(path, func(rec *otlpfile.Record) error {
 		w := e.Walker(ix, false)
 		switch rec.Kind {
 		case vocab.KindTraces:
@@ -58,6 +42,34 @@ func Findings(ix *registry.Index, path string, profile vocab.Profile) (map[strin
 		case vocab.KindUnknown, vocab.NumKinds:
 		}
 		e.Release(w)
+		return nil
+	})
+	return sink.out, err
+}
+
+// EachRecord calls fn with each request of the recording at path, in
+// order, until fn fails.
+func EachRecord(path string, fn func(rec *otlpfile.Record) error) error {
+	f, err := os.Open(path) //nolint:gosec // a test's recording
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r, err := otlpfile.NewReader(f, otlpfile.Options{Name: path})
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(&rec); err != nil {
+			return err
+		}
 	}
 }
 

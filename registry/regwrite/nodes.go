@@ -336,3 +336,11 @@ func noteOr(note, name string) string {
 	}
 	return "Span name: " + name
 }
+
+// items is the sequence n's items (none when n is not a sequence).
+func items(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -207,6 +208,69 @@ func IsRegistryDir(dir string) (bool, error) {
 		return false, fmt.Errorf("%s: %w: it holds files but no registry file (*.yaml, *.yml); give an empty or new directory, or an existing registry", dir, ErrNotRegistry)
 	}
 	return true, nil
+}
+
+// Groups lists the metrics, spans and events that dir's registry.yaml (the
+// file Write merges into) defines, as "metric NAME", "span TYPE" and
+// "event NAME": the groups a later Write adds the refs they lack to. A
+// missing file defines none.
+func Groups(dir string) (map[string]bool, error) {
+	path := filepath.Join(dir, FileName)
+	data, err := os.ReadFile(path) //nolint:gosec // the registry directory the user gave
+	out := map[string]bool{}
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var d yaml.Node
+	if err := yaml.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if d.Kind != yaml.DocumentNode || len(d.Content) != 1 {
+		return out, nil
+	}
+	root := d.Content[0]
+	name := func(n *yaml.Node, field string) string {
+		if v := get(n, field); v != nil && v.Kind == yaml.ScalarNode {
+			return v.Value
+		}
+		return ""
+	}
+	add := func(kind, n string) {
+		if n != "" {
+			out[kind+" "+n] = true
+		}
+	}
+	if get(root, "file_format") != nil {
+		for _, it := range items(get(root, "metrics")) {
+			add("metric", name(it, "name"))
+		}
+		for _, it := range items(get(root, "spans")) {
+			add("span", name(it, "type"))
+		}
+		for _, it := range items(get(root, "events")) {
+			add("event", name(it, "name"))
+		}
+		return out, nil
+	}
+	for _, g := range items(get(root, "groups")) {
+		id := name(g, "id")
+		switch name(g, "type") {
+		case "metric":
+			add("metric", name(g, "metric_name"))
+		case "span":
+			add("span", strings.TrimPrefix(id, "span."))
+		case "event":
+			if n := name(g, "name"); n != "" {
+				add("event", n)
+			} else {
+				add("event", strings.TrimPrefix(id, "event."))
+			}
+		}
+	}
+	return out, nil
 }
 
 // validate refuses names the loader would reject, before anything is

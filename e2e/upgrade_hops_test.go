@@ -18,6 +18,7 @@ import (
 	"github.com/otelgov/otelcol-governance/internal/e2e"
 	"github.com/otelgov/otelcol-governance/internal/k8sregistry"
 	"github.com/otelgov/otelcol-governance/internal/manifestlint"
+	"github.com/otelgov/otelcol-governance/upgrade/upgradetest"
 )
 
 // planAndShip writes the plan's forms for the embedded v1.44.0 ->
@@ -67,34 +68,37 @@ const semconvMount = "/conf/semconv-next"
 // deployment we ship, read as it is when the test runs: otelgov upgrade
 // plan writes the gateway form (the governance_registry extension's
 // registry source with the processor's deprecated_names) and the sidecar
-// form (the registry the sidecar keeps); otelgov registry configmaps ships
-// the release as ConfigMaps, materialized here as the kubelet would mount
-// them, and the plan's collector path is remapped to them. Merged into
-// distribution/config.yaml and the gateway CR's spec.config (gateway form)
-// and the sidecar CR's spec.config (sidecar form), each passes the built
-// binary's validate; the gateway CR with the generated volume passes
-// manifestlint. The processor's own-registry form beside the extension is
-// refused, as it was before the plan wrote per-hop forms.
+// form (the processor's own registry, the new one, with the same
+// deprecated_names: the first hop copies and counts); otelgov registry
+// configmaps ships the release as ConfigMaps, materialized here as the
+// kubelet would mount them, and the plan's collector path is remapped to
+// them. Merged into distribution/config.yaml and the gateway CR's
+// spec.config (gateway form) and the sidecar CR's spec.config (sidecar
+// form), each passes the built binary's validate; each CR with the
+// generated volume and the ConfigMaps in its own namespace passes
+// manifestlint (the sidecar's in the application's namespace: ConfigMaps
+// in the gateway's do not reach it). The processor's own-registry form
+// beside the extension is refused.
 func TestUpgradePlanFitsShippedConfigs(t *testing.T) {
 	root := e2e.RepoRoot(t)
 	forms, volume, cms, mounted := planAndShip(t)
 	assert.Equal(t, semconvMount, hopDig(forms["gateway"], "extensions", "governance_registry", "semconv_dir"))
 	assert.Equal(t, "copy", hopDig(forms["gateway"], "processors", "governance", "deprecated_names", "rpc.response.status_code"))
-	assert.Nil(t, hopDig(forms["sidecar"], "processors", "governance", "deprecated_names"), "the sidecar renames no name the gateway counts")
-	assert.Equal(t, true, hopDig(forms["sidecar"], "processors", "governance", "registry", "embedded"))
+	assert.Equal(t, "copy", hopDig(forms["sidecar"], "processors", "governance", "deprecated_names", "rpc.response.status_code"), "the sidecar copies and counts: it renames no old name before a hop that counts it")
+	assert.Equal(t, semconvMount, hopDig(forms["sidecar"], "processors", "governance", "registry", "semconv_dir"))
+	assert.Equal(t, false, hopDig(forms["sidecar"], "processors", "governance", "registry", "embedded"))
 
 	// The shipped configurations, as they are.
 	crs := map[string]map[string]any{}
 	objs, err := manifestlint.LoadPaths(nil, filepath.Join(root, "distribution/k8s/collector/gateway.yaml"), filepath.Join(root, "distribution/k8s/collector/sidecar.yaml"))
 	require.NoError(t, err)
-	var gatewayCR manifestlint.Object
+	crObjs := map[string]manifestlint.Object{}
 	for _, o := range objs {
 		cfg, err := manifestlint.CollectorConfig(o)
 		require.NoError(t, err)
-		crs[hopStr(o.Doc["spec"].(map[string]any)["mode"])] = cfg
-		if o.Name() == "gateway" {
-			gatewayCR = o
-		}
+		mode := hopStr(o.Doc["spec"].(map[string]any)["mode"])
+		crs[mode] = cfg
+		crObjs[mode] = o
 	}
 	require.Contains(t, crs, "deployment")
 	require.Contains(t, crs, "sidecar")
@@ -102,13 +106,23 @@ func TestUpgradePlanFitsShippedConfigs(t *testing.T) {
 		name string
 		base map[string]any
 		hop  string
+		cr   string
 	}{
-		{"distribution/config.yaml", readYAMLFile(t, filepath.Join(root, "distribution/config.yaml")), "gateway"},
-		{"gateway CR", crs["deployment"], "gateway"},
-		{"sidecar CR", crs["sidecar"], "sidecar"},
+		{"distribution/config.yaml", readYAMLFile(t, filepath.Join(root, "distribution/config.yaml")), "gateway", ""},
+		{"gateway CR", crs["deployment"], "gateway", "deployment"},
+		{"sidecar CR", crs["sidecar"], "sidecar", "sidecar"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			merged := remapPaths(mergeConfig(tt.base, forms[tt.hop]), semconvMount, mounted).(map[string]any)
+			// The CR's own volumes (the gateway's queue emptyDir), as
+			// the kubelet mounts them: an empty directory each.
+			if tt.cr != "" {
+				for _, vm := range asSlice(hopDig(crObjs[tt.cr].Doc, "spec", "volumeMounts")) {
+					if mp := hopStr(hopDig(vm.(map[string]any), "mountPath")); mp != "" {
+						merged = remapPaths(merged, mp, t.TempDir()).(map[string]any)
+					}
+				}
+			}
 			out, err := e2e.Run(t, "validate", "--config", writeConfig(t, merged))
 			assert.NoError(t, err, out)
 		})
@@ -121,16 +135,19 @@ func TestUpgradePlanFitsShippedConfigs(t *testing.T) {
 	require.Error(t, err, out)
 	assert.Contains(t, out, "cannot be combined with semconv_dir")
 
-	// The gateway CR with the volume and the merged configuration passes
-	// manifestlint's registry-volume rule, and fails it without the volume.
-	lint := func(withVolume bool) []string {
-		spec := mergeConfig(gatewayCR.Doc["spec"].(map[string]any), map[string]any{"config": mergeConfig(crs["deployment"], forms["gateway"])})
+	// Each CR with the volume and the merged configuration passes
+	// manifestlint's registry-volume rule with the ConfigMaps in its
+	// namespace, and fails it without the volume, or with the ConfigMaps
+	// in another namespace.
+	lint := func(mode, hop string, withVolume bool, namespace string) []string {
+		cr := crObjs[mode]
+		spec := mergeConfig(cr.Doc["spec"].(map[string]any), map[string]any{"config": mergeConfig(crs[mode], forms[hop])})
 		if withVolume {
 			spec["volumes"] = volume["volumes"]
 			spec["volumeMounts"] = volume["volumeMounts"]
 		}
-		doc := mergeConfig(gatewayCR.Doc, map[string]any{"spec": spec})
-		in := append([]manifestlint.Object{{Source: "gateway", Doc: doc}}, lintObjects(cms)...)
+		doc := mergeConfig(cr.Doc, map[string]any{"spec": spec})
+		in := append([]manifestlint.Object{{Source: hop, Doc: doc}}, lintObjects(inNamespace(cms, namespace))...)
 		var msgs []string
 		for _, f := range manifestlint.Lint(in, manifestlint.Options{}) {
 			if f.Rule == manifestlint.RuleRegistryVolume {
@@ -139,11 +156,28 @@ func TestUpgradePlanFitsShippedConfigs(t *testing.T) {
 		}
 		return msgs
 	}
-	assert.Empty(t, lint(true))
-	assert.Contains(t, strings.Join(lint(false), "\n"), "extensions::governance_registry::semconv_dir: "+semconvMount+" is under no spec.volumeMounts mountPath")
+	gatewayNS, sidecarNS := crObjs["deployment"].Namespace(), crObjs["sidecar"].Namespace()
+	require.NotEqual(t, gatewayNS, sidecarNS, "the sidecar runs in the application's namespace")
+	assert.Empty(t, lint("deployment", "gateway", true, gatewayNS))
+	assert.Contains(t, strings.Join(lint("deployment", "gateway", false, gatewayNS), "\n"), "extensions::governance_registry::semconv_dir: "+semconvMount+" is under no spec.volumeMounts mountPath")
+	assert.Empty(t, lint("sidecar", "sidecar", true, sidecarNS))
+	assert.Contains(t, strings.Join(lint("sidecar", "sidecar", false, sidecarNS), "\n"), "processors::governance::registry::semconv_dir: "+semconvMount+" is under no spec.volumeMounts mountPath")
+	assert.NotEmpty(t, lint("sidecar", "sidecar", true, gatewayNS), "ConfigMaps in the gateway's namespace do not reach a sidecar")
+}
+
+// inNamespace returns copies of the ConfigMaps docs in namespace ns, as
+// otelgov registry configmaps --namespace ns writes them.
+func inNamespace(docs []map[string]any, ns string) []map[string]any {
+	out := make([]map[string]any, len(docs))
+	for i, d := range docs {
+		out[i] = mergeConfig(d, map[string]any{"metadata": map[string]any{"namespace": ns}})
+	}
+	return out
 }
 
 func hopStr(v any) string { s, _ := v.(string); return s }
+
+func asSlice(v any) []any { s, _ := v.([]any); return s }
 
 // hopDig walks nested maps.
 func hopDig(m map[string]any, keys ...string) any {
@@ -245,15 +279,25 @@ func writeConfig(t *testing.T, m map[string]any) string {
 	return f.Name()
 }
 
-// TestUpgradeHopsRun runs the two hops we ship on the plan's forms: an
-// application sends rpc.response.status_code (current in v1.44.0, renamed
-// by next-384d661) to a sidecar on its form (the embedded registry it
-// keeps), which forwards to a gateway on its form (the governance_registry
-// extension on the release as the ConfigMaps mount it, with
-// deprecated_names). The sidecar renames nothing the gateway counts: the
-// gateway receives the old name, copies it beside rpc.status_code, and
-// counts checkout per service on :8888; the sidecar counts nothing.
+// TestUpgradeHopsRun runs the two hops we ship on the plan's forms, both
+// scraped by a real Prometheus: an application sends
+// rpc.response.status_code (current in v1.44.0, renamed by next-384d661)
+// to a sidecar on its form (the processor's own registry on the release as
+// the ConfigMaps mount it, with deprecated_names), which forwards to a
+// gateway on its form (the governance_registry extension on the same
+// release, with deprecated_names). The sidecar copies the old name beside
+// rpc.status_code and counts checkout; the gateway receives the old name
+// too and counts it as well; upgrade status finds the transition in force
+// on every instance and says checkout still sends the old name.
+//
+// The mutation the forms exist to prevent: the sidecar on the new registry
+// in rename mode without deprecated_names renames the old name first, the
+// gateway counts nothing, and status says the transition is not in force
+// on the sidecar (never "done").
 func TestUpgradeHopsRun(t *testing.T) {
+	root := e2e.RepoRoot(t)
+	newDir, err := filepath.Abs(filepath.Join(root, "..", "shared", "semconv", "next-384d661"))
+	require.NoError(t, err)
 	forms, _, _, mounted := planAndShip(t)
 	section := func(form map[string]any, keys ...string) string {
 		m := remapPaths(hopDig(form, keys...), semconvMount, mounted)
@@ -261,39 +305,105 @@ func TestUpgradeHopsRun(t *testing.T) {
 		require.NoError(t, err)
 		return indent(string(b))
 	}
-	sink := e2e.StartSink(t)
-	gw := e2e.NewPipeline(t, sink)
-	gw.Processors = section(forms["gateway"], "processors", "governance")
-	gw.ProcessorNames = []string{"governance"}
-	ext := hopDig(forms["gateway"], "extensions", "governance_registry").(map[string]any)
-	ext["http"] = map[string]any{"endpoint": "127.0.0.1:" + strconv.Itoa(e2e.FreePort(t))}
-	gw.Extensions = section(forms["gateway"], "extensions", "governance_registry")
-	gw.ExtensionNames = []string{"governance_registry"}
-	e2e.StartCollector(t, gw.YAML(), gw.HealthPort, gw.MetricsPort, e2e.Options{})
-
-	sc := e2e.NewPipeline(t, sink)
-	sc.SinkEndpoint = gw.GRPCEndpoint()
-	sc.Processors = section(forms["sidecar"], "processors", "governance")
-	sc.ProcessorNames = []string{"governance"}
-	e2e.StartCollector(t, sc.YAML(), sc.HealthPort, sc.MetricsPort, e2e.Options{})
-
-	client, err := e2e.NewClient(sc.GRPCEndpoint(), sc.HTTPEndpoint())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = client.Close() })
-	require.NoError(t, client.SendTraces(context.Background(), e2e.GRPC, e2e.Traces("checkout", 0, 3, map[string]any{"rpc.response.status_code": "OK"})))
-
-	require.Eventually(t, func() bool { return len(sink.Traces()) > 0 }, 30*time.Second, 200*time.Millisecond)
-	attrs := sink.Traces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
-	assert.Equal(t, "OK", attrs["rpc.response.status_code"], "the old name reaches the gateway and is kept: %v", attrs)
-	assert.Equal(t, "OK", attrs["rpc.status_code"], "the gateway copies it to the new name: %v", attrs)
-
 	series := map[string]string{"service_name": "checkout", "deprecated_name": "rpc.response.status_code"}
-	require.Eventually(t, func() bool {
-		n, ok := e2e.MustScrape(t, gw.MetricsPort).Sum("otelcol_processor_governance_service_deprecated_names", series)
-		return ok && n >= 3
-	}, 30*time.Second, 500*time.Millisecond, "the gateway counts checkout's old name")
-	_, ok := e2e.MustScrape(t, sc.MetricsPort).Sum("otelcol_processor_governance_service_deprecated_names", series)
-	assert.False(t, ok, "the sidecar has no deprecated_names: it neither counts nor renames")
+
+	// run starts the gateway on its form and the sidecar on sidecar,
+	// checkout sending the old name to the sidecar every 300 ms, and
+	// returns both hops' metrics ports, the sink and the Prometheus
+	// scraping them.
+	run := func(t *testing.T, sidecar string) (gwPort, scPort int, sink *e2e.Sink, prom string) {
+		t.Helper()
+		sink = e2e.StartSink(t)
+		gw := e2e.NewPipeline(t, sink)
+		gw.Processors = section(forms["gateway"], "processors", "governance")
+		gw.ProcessorNames = []string{"governance"}
+		ext := hopDig(forms["gateway"], "extensions", "governance_registry").(map[string]any)
+		ext["http"] = map[string]any{"endpoint": "127.0.0.1:" + strconv.Itoa(e2e.FreePort(t))}
+		gw.Extensions = section(forms["gateway"], "extensions", "governance_registry")
+		gw.ExtensionNames = []string{"governance_registry"}
+		e2e.StartCollector(t, gw.YAML(), gw.HealthPort, gw.MetricsPort, e2e.Options{})
+
+		sc := e2e.NewPipeline(t, sink)
+		sc.SinkEndpoint = gw.GRPCEndpoint()
+		sc.Processors = sidecar
+		sc.ProcessorNames = []string{"governance"}
+		e2e.StartCollector(t, sc.YAML(), sc.HealthPort, sc.MetricsPort, e2e.Options{})
+		prom = upgradetest.StartPrometheus(t, "127.0.0.1:"+strconv.Itoa(gw.MetricsPort), "127.0.0.1:"+strconv.Itoa(sc.MetricsPort))
+
+		client, err := e2e.NewClient(sc.GRPCEndpoint(), sc.HTTPEndpoint())
+		require.NoError(t, err)
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			tick := time.NewTicker(300 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				_ = client.SendTraces(context.Background(), e2e.GRPC, e2e.Traces("checkout", 0, 3, map[string]any{"rpc.response.status_code": "OK"}))
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+		t.Cleanup(func() { stop(); <-done; _ = client.Close() })
+		require.Eventually(t, func() bool { return len(sink.Traces()) > 0 }, 30*time.Second, 200*time.Millisecond)
+		return gw.MetricsPort, sc.MetricsPort, sink, prom
+	}
+	// status waits until the window is observed in full and the answer
+	// holds reason.
+	status := func(t *testing.T, prom, reason string) (int, string) {
+		t.Helper()
+		var (
+			code        int
+			out, errOut string
+		)
+		require.Eventually(t, func() bool {
+			code, out, errOut = otelgov(t, nil, "upgrade", "status", "--new", newDir, "--prometheus", prom, "--window", "5s")
+			return !strings.Contains(out, "not observed in full") && strings.Contains(out, reason)
+		}, 60*time.Second, time.Second, "last: %d %s %s", code, out, errOut)
+		return code, out
+	}
+
+	t.Run("plan's forms", func(t *testing.T) {
+		gwPort, scPort, sink, prom := run(t, section(forms["sidecar"], "processors", "governance"))
+		attrs := sink.Traces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+		assert.Equal(t, "OK", attrs["rpc.response.status_code"], "the old name reaches the gateway and is kept: %v", attrs)
+		assert.Equal(t, "OK", attrs["rpc.status_code"], "the new name beside it: %v", attrs)
+		for hop, port := range map[string]int{"sidecar": scPort, "gateway": gwPort} {
+			require.Eventually(t, func() bool {
+				n, ok := e2e.MustScrape(t, port).Sum("otelcol_processor_governance_service_deprecated_names", series)
+				return ok && n >= 3
+			}, 30*time.Second, 500*time.Millisecond, "the %s counts checkout's old name", hop)
+		}
+		code, out := status(t, prom, `service "checkout" sent the old name rpc.response.status_code`)
+		assert.Equal(t, 1, code, out)
+		assert.NotContains(t, out, "not in force", "every instance of both hops runs the transition")
+	})
+
+	t.Run("sidecar renames without counting", func(t *testing.T) {
+		renaming := remapPaths(hopDig(forms["sidecar"], "processors", "governance"), semconvMount, mounted).(map[string]any)
+		delete(renaming, "deprecated_names")
+		b, err := yaml.Marshal(map[string]any{"governance": renaming})
+		require.NoError(t, err)
+		gwPort, scPort, sink, prom := run(t, indent(string(b)))
+		attrs := sink.Traces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+		assert.NotContains(t, attrs, "rpc.response.status_code", "renamed before the gateway: %v", attrs)
+		assert.Equal(t, "OK", attrs["rpc.status_code"], "%v", attrs)
+		code, out := status(t, prom, "renames rpc.response.status_code without counting them")
+		assert.Equal(t, 1, code, out)
+		assert.Contains(t, out, "the transition configuration is not in force on 3 of 6 instance(s)")
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "renames rpc.response.status_code") {
+				assert.Contains(t, l, "127.0.0.1:"+strconv.Itoa(scPort), "the sidecar is named")
+			}
+		}
+		for _, port := range []int{gwPort, scPort} {
+			_, ok := e2e.MustScrape(t, port).Sum("otelcol_processor_governance_service_deprecated_names", series)
+			assert.False(t, ok, "no hop counts checkout's old name")
+		}
+	})
 }
 
 // indent indents YAML by two spaces, as a Pipeline section.

@@ -18,9 +18,6 @@ type PlanInput struct {
 	// they are mounted): the configuration carries it as the extension's
 	// registry source and as the processor's registry section.
 	Registry registry.Sources
-	// OldRegistry is the registry the collectors run today (--old): a
-	// sidecar in front of the counting gateway keeps it for the window.
-	OldRegistry registry.Sources
 	// RegistryFlags are the same registry as otelgov's registry flags
 	// (--semconv-dir DIR --org-registry ...), for the commands the steps
 	// print.
@@ -55,9 +52,9 @@ type Plan struct {
 	// only).
 	Copy []string `json:"copy"`
 	// Config is the governance processor's configuration for the window
-	// on a collector that loads its own registry and is the hop that
-	// counts (no gateway behind it), as YAML (processors::governance):
-	// the Hops' "collector" form.
+	// on a collector that loads its own registry (a sidecar, or a
+	// collector that is the only hop), as YAML (processors::governance):
+	// the Hops' "collector" form, the same keys as the "sidecar" form.
 	Config string `json:"config"`
 	// Hops are the forms of the transition configuration, one per kind of
 	// hop in the deployment we ship (gateway, sidecar, collector), each a
@@ -95,10 +92,11 @@ const (
 	// counts who still sends an old name.
 	HopGateway = "gateway"
 	// HopSidecar runs the processor's own registry in front of the
-	// gateway (the sidecar CR).
+	// gateway (the sidecar CR): the first hop, which sees what the
+	// application sends.
 	HopSidecar = "sidecar"
 	// HopCollector is a collector with its own registry that is the only
-	// hop, or the first that counts.
+	// hop; its form is the sidecar's.
 	HopCollector = "collector"
 )
 
@@ -151,30 +149,33 @@ func wrapComment(s string) string {
 	return b.String() + line + "\n"
 }
 
-// hops writes the three forms of the transition configuration.
+// hops writes the forms of the transition configuration: the gateway's
+// (the extension's registry source) and the own-registry form, written for
+// the sidecar and for a collector that is the only hop. Every form copies
+// the same names, so every hop counts and none renames an old name before
+// a hop that counts it.
 func hops(in PlanInput, names map[string]string) ([]Hop, error) {
 	src := in.Registry
 	gateway := transitionConfig{
 		Extensions: map[string]extensionConfig{ExtensionName: {SemconvDir: src.SemconvDir, OrgRegistries: src.OrgRegistries, RulesFiles: src.RulesFiles}},
 		Processors: map[string]processorConfig{ProcessorName: {Registry: extensionRef{Extension: ExtensionName}, Deprecated: "rename", DeprecatedNames: names}},
 	}
-	sidecar := transitionConfig{Processors: map[string]processorConfig{ProcessorName: {Registry: in.OldRegistry, Deprecated: "rename"}}}
-	collector := transitionConfig{Processors: map[string]processorConfig{ProcessorName: {Registry: src, Deprecated: "rename", DeprecatedNames: names}}}
+	own := transitionConfig{Processors: map[string]processorConfig{ProcessorName: {Registry: src, Deprecated: "rename", DeprecatedNames: names}}}
 	out := []Hop{
 		{
 			Name: HopGateway, Shipped: []string{"distribution/config.yaml", "distribution/k8s/collector/gateway.yaml"},
-			Why: "the hop that counts: the extension loads the new registry and, in the same change, the processor copies the names it renames (old and new side by side) and counts who still sends them per service; deploy both keys at once, never the new registry without deprecated_names",
+			Why: "the extension loads the new registry and, in the same change, the processor copies the names it renames (old and new side by side) and counts who still sends them per service; it receives the old names because the sidecars in front of it copy them rather than rename them; deploy both keys at once, never the new registry without deprecated_names",
 		},
 		{
 			Name: HopSidecar, Shipped: []string{"distribution/k8s/collector/sidecar.yaml"},
-			Why: "in front of the gateway: keeps the registry it runs today (the old one), so that an old name reaches the gateway as the producer sent it; a sidecar on the new registry would rename it first and the gateway would count nothing (a false \"done\"). Move the sidecars to the new registry after the window ends",
+			Why: "the first hop, which sees what the application sends: the processor's own registry moves to the new one (mounted from the ConfigMaps otelgov registry configmaps writes, in the application's namespace) in the same change as deprecated_names, so it copies each old name beside the new one and counts who still sends it; never the new registry without deprecated_names, which renames the old name before any hop counts it (a false \"done\")",
 		},
 		{
 			Name: HopCollector,
-			Why:  "a collector with its own registry that is the only hop, or a sidecar that must move during the window: the new registry with the same copies, counting itself; never the new registry in rename mode in front of a hop that counts",
+			Why:  "a collector with its own registry that is the only hop: the sidecar's form, the new registry with the same copies, counting itself",
 		},
 	}
-	for i, c := range []transitionConfig{gateway, sidecar, collector} {
+	for i, c := range []transitionConfig{gateway, own, own} {
 		b, err := yaml.Marshal(&c)
 		if err != nil {
 			return nil, fmt.Errorf("plan: %w", err)
@@ -240,7 +241,7 @@ func steps(p *Plan, in PlanInput) []string {
 	if f := files(true); f != "" {
 		out = append(out, "Before the collector changes: rewrite the consumers to read old or new names, `otelgov queries --write --both "+in.RegistryFlags+" "+f+"`; a read it cannot rewrite is listed with why, fix it by hand.")
 	}
-	out = append(out, fmt.Sprintf("Deploy the transition configuration hop by hop (upgrade plan --output DIR writes %s.yaml, %s.yaml and %s.yaml): the gateways take the new registry from the %s extension in the same change as deprecated_names (%d name(s) copied, old and new side by side) and count who still sends them in otelcol_processor_governance_service_deprecated_names; the sidecars keep the registry they run until the window ends, so that no hop renames an old name before the gateway counts it.", HopGateway, HopSidecar, HopCollector, ExtensionName, len(p.Copy)))
+	out = append(out, fmt.Sprintf("Deploy the transition configuration on every hop (upgrade plan --output DIR writes %s.yaml, %s.yaml and %s.yaml): the gateways take the new registry from the %s extension, the sidecars (and a collector that is the only hop) load it as the processor's own registry, each in the same change as deprecated_names (%d name(s) copied, old and new side by side); every hop counts who still sends them in otelcol_processor_governance_service_deprecated_names, and none renames an old name before a hop that counts it, since a copy keeps it.", HopGateway, HopSidecar, HopCollector, ExtensionName, len(p.Copy)))
 	if t != nil {
 		var svcs []string
 		for _, s := range t.Sent {
@@ -262,7 +263,7 @@ func steps(p *Plan, in PlanInput) []string {
 	}
 	out = append(out, "Keep the window open while `otelgov upgrade status --prometheus URL --window "+durationArg(window)+" "+f+"` says a service still sends an old name.",
 		"Once no service sends one, rewrite the consumers to the new names only, `otelgov queries --write "+in.RegistryFlags+" "+f+"` (it folds the (old or new) form back); `otelgov upgrade status` then exits 0.")
-	out = append(out, "End the window: remove deprecated_names from the gateways' processor configuration (every deprecated name is renamed); then move the sidecars to the new registry.")
+	out = append(out, "End the window: remove deprecated_names from every hop's processor configuration (every deprecated name is renamed); the sidecars keep the new registry, mounted or embedded in the image you move them to.")
 	return out
 }
 

@@ -21,7 +21,7 @@ import (
 // order: consumers first, the window's end last.
 func TestPlanPair(t *testing.T) {
 	_, _, set := loadPair(t)
-	p, err := NewPlan(NewTouches(set), PlanInput{Registry: registry.Sources{SemconvDir: newDir}, OldRegistry: registry.Sources{Embedded: true}, RegistryFlags: "--semconv-dir " + newDir, Window: 2 * time.Minute})
+	p, err := NewPlan(NewTouches(set), PlanInput{Registry: registry.Sources{SemconvDir: newDir}, RegistryFlags: "--semconv-dir " + newDir, Window: 2 * time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"rpc.response.status_code"}, p.Copy)
 	var moved []string
@@ -54,9 +54,19 @@ func TestPlanPair(t *testing.T) {
 	assert.Equal(t, []string{HopGateway, HopSidecar, HopCollector}, []string{p.Hops[0].Name, p.Hops[1].Name, p.Hops[2].Name})
 	assert.Contains(t, p.Hops[0].Config, "extensions:\n    governance_registry:\n        semconv_dir: "+newDir+"\n")
 	assert.Contains(t, p.Hops[0].Config, "rpc.response.status_code: copy")
-	assert.NotContains(t, p.Hops[1].Config, "deprecated_names", "the sidecar in front of the gateway renames no old name the gateway counts")
-	assert.Contains(t, p.Hops[1].Config, "embedded: true", "it keeps the old registry (--old, here the embedded default)")
+	// Every hop copies and counts: the sidecar, the first hop, loads the
+	// new registry as the processor's own with the same deprecated_names,
+	// so it renames no old name before a hop that counts it.
+	for _, h := range p.Hops {
+		assert.Contains(t, h.Config, "deprecated_names:\n            rpc.response.status_code: copy\n", h.Name)
+	}
+	assert.Contains(t, p.Hops[1].Config, "registry:\n            embedded: false\n            semconv_dir: "+newDir+"\n", "the sidecar's own registry is the new one")
+	assert.NotContains(t, p.Hops[1].Config, "extensions:")
+	_, sidecarKeys, _ := strings.Cut(p.Hops[1].Config, "\nprocessors:")
+	_, collectorKeys, _ := strings.Cut(p.Hops[2].Config, "\nprocessors:")
+	assert.Equal(t, sidecarKeys, collectorKeys, "the sidecar and a lone collector get the same keys")
 	assert.Equal(t, p.Config, p.Hops[2].Config)
+	assert.NotContains(t, all, "keep the registry they run")
 	assert.NotContains(t, all, "24h")
 }
 

@@ -122,11 +122,13 @@ one (--new) and reports:
   does not run the transition configuration, its services are "not known";
 - the plan: the transition configuration, which copies exactly the renamed
   names (old and new side by side: deprecated_names) and renames the rest,
-  in one form per hop of the deployment we ship (gateway.yaml: the
-  governance_registry extension's registry source and the processor's
-  deprecated_names, the hop that counts; sidecar.yaml: the registry the
-  sidecars keep for the window, so that no hop renames an old name before
-  the gateway counts it; collector.yaml: a collector with its own registry),
+  in one form per hop of the deployment we ship, every one copying and
+  counting the same names, so that no hop renames an old name before a hop
+  that counts it (gateway.yaml: the governance_registry extension's
+  registry source and the processor's deprecated_names; sidecar.yaml: the
+  processor's own registry, the new one, and the same deprecated_names, on
+  the first hop, which sees what the application sends; collector.yaml:
+  the same for a collector with its own registry that is the only hop),
   written to the directory --output, with the registry's paths as the
   collectors mount them (--collector-path); the steps in order; under
   manual, every change a
@@ -233,7 +235,7 @@ func runUpgradePlan(cmd *cobra.Command, u *upgradeFlags, recordings, from []stri
 	}
 	rep.Traffic = traffic
 	rep.Plan, err = upgrade.NewPlan(t, upgrade.PlanInput{
-		Registry: remap(u.new.sources()), OldRegistry: remap(u.old.sources()), RegistryFlags: u.new.flags(), Window: u.window,
+		Registry: remap(u.new.sources()), RegistryFlags: u.new.flags(), Window: u.window,
 		Consumers: rep.Consumers, Traffic: traffic,
 	})
 	if err != nil {
@@ -419,7 +421,7 @@ Prometheus, Thanos or Mimir over the collectors' :8888) must show that:
   name the change renames (or its shadow registry's candidate is the new
   registry: evidence on a sample of the batches, said in a note). An
   instance that does not count them, or that renames them before they are
-  counted (a sidecar on the new registry in front of the gateway), is
+  counted (a sidecar on the new registry without deprecated_names), is
   named, and status is "not yet": never "done" from missing series;
 - no service sent a name the plan copies
   (otelcol_processor_governance_service_deprecated_names did not grow and no

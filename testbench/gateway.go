@@ -109,7 +109,7 @@ func GatewayConfig(name, path string) (Config, error) {
 				Protocols map[string]map[string]any `yaml:"protocols"`
 			} `yaml:"otlp"`
 		} `yaml:"receivers"`
-		Service    struct {
+		Service struct {
 			Extensions []string `yaml:"extensions"`
 			Pipelines  map[string]struct {
 				Processors []string `yaml:"processors"`

@@ -43,7 +43,7 @@ func TestLoadConfig(t *testing.T) {
 			err = confmap.Validate(cfg)
 			if tt.errMsg != "" {
 				require.ErrorIs(t, err, errNotPositive)
-				assert.ErrorContains(t, err, tt.errMsg)
+				require.ErrorContains(t, err, tt.errMsg)
 				assert.NotRegexp(t, `\.$`, err.Error(), "no trailing period")
 				return
 			}

@@ -16,9 +16,9 @@ import (
 // of its messages is read.
 //
 // grpc-go takes one tap per server: a second grpc.InTapHandle makes
-// grpc.NewServer panic ("The tap handle was already set"), so the
-// receiver fails to start. No other middleware of this distribution sets
-// one; README.md says so.
+// grpc.NewServer panic ("The tap handle was already set"), from the
+// receiver's Start: the collector does not start. No other middleware of
+// this distribution sets one; README.md says so.
 func (a *admission) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, error) {
 	return []grpc.ServerOption{grpc.InTapHandle(a.tap)}, nil
 }

@@ -317,6 +317,7 @@ func (l *linter) checkCollector(o Object) {
 	l.checkMetricsReader(o, cfg)
 	l.checkMemoryPacing(o, cfg)
 	l.checkPersistentQueues(o, cfg)
+	l.checkAdmission(o, cfg)
 }
 
 // checkHealthCheck: the Operator derives the probes from health_check on

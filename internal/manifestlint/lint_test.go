@@ -75,6 +75,11 @@ func TestBrokenInputs(t *testing.T) {
 			`extensions.file_storage.directory "/tmp/queue" is on no volume the CR mounts`,
 			"spec.volumes queue is an emptyDir with medium: Memory",
 		}, RulePersistentQueue},
+		{"collector-admission.yaml", []string{
+			"extensions.admission admits 16 requests of up to 4 MiB (receivers.otlp.protocols.grpc.max_recv_msg_size_mib), 250 MiB with their decoded copies (x3.9), more than processors.memory_limiter's spike allowance (102 MiB): lower max_requests_in_flight to 6",
+			"receivers.otlp.protocols.grpc.max_recv_msg_size_mib is not set (the default, 4 MiB, applies)",
+			"receivers.otlp.protocols.http lists no admission middleware (the CR runs [admission])",
+		}, RuleAdmission},
 		{"service-selector-cr-name.yaml", []string{
 			`"gateway" is the CR name; the Operator sets app.kubernetes.io/instance: observability.gateway`,
 			"matches no pod in namespace observability",

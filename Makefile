@@ -121,7 +121,8 @@ floor: $(FLOOR)
 
 ## loadtest: every testbench scenario, full size, against both distributions: the
 ## fixed-rate comparison, the side by side at full speed (about 35 min) and the
-## 30-minute soak (SOAK_DURATION, SOAK_RATE) and the 10-minute adversarial-shape soak included; results in TESTBENCH_RESULTS
+## 30-minute soak (SOAK_DURATION, SOAK_RATE), the 10-minute adversarial-shape soak and the fault scenarios
+## (TestFault*, FAULT_* knobs, docs/reliability.md) included; results in TESTBENCH_RESULTS
 loadtest: build baseline floor
 	go test -count=1 -tags 'e2e loadtest' -timeout 4h -v ./testbench/...
 

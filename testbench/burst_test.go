@@ -18,7 +18,7 @@ import (
 )
 
 // TestGatewayBurst (`make loadtest`; not in CI) runs the gateway CR's
-// traces pipeline (GatewayConfig: memory_limiter, governance, batch as the
+// traces pipeline (GatewayConfig: memory_limiter, governance as the
 // CR has them, the testbench's verifying sink as exporter) with the CR's
 // spec.env, in a memory cgroup of the CR's limits.memory (so that the
 // memory limiter's percentages are of it, and the kernel OOM-kills above

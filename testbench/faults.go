@@ -36,9 +36,8 @@ type FaultOptions struct {
 	// registry extension loads its org registry from and polls every
 	// second: the registry reload of the fault scenarios.
 	OrgDir string
-	// QueueBytes, when positive, replaces the exporters' queue_size and
-	// file_storage's max_size (twice it, as the CR has them): a short run
-	// fills a small queue in seconds.
+	// QueueBytes, when positive, replaces the exporters' queue_size: a
+	// short run fills a small queue in seconds.
 	QueueBytes int64
 }
 
@@ -99,15 +98,6 @@ func FaultGatewayConfig(path string, o FaultOptions) (string, error) {
 			e["directory"] = o.QueueDir
 			if c, ok := e["compaction"].(map[string]any); ok {
 				c["directory"] = o.QueueDir
-			}
-			if o.QueueBytes > 0 {
-				e["max_size"] = 2 * o.QueueBytes
-				if c, ok := e["compaction"].(map[string]any); ok && c["on_rebound"] == true {
-					// Its thresholds (MiB) may not exceed max_size.
-					mib := max(1, 2*o.QueueBytes>>20)
-					c["rebound_needed_threshold_mib"] = min(100, mib)
-					c["rebound_trigger_threshold_mib"] = min(10, mib)
-				}
 			}
 		}
 	}

@@ -89,8 +89,15 @@ func TestFaultBurst(t *testing.T) {
 	gen := r.generator(batch, inflight, 0)
 	st := gen.Run(t.Context(), d)
 	rec := r.recovery(st.Sent, time.Now(), drain)
-	r.finish(gen, fmt.Sprintf("burst of %d requests in flight", inflight),
+	res := r.finish(gen, fmt.Sprintf("burst of %d requests in flight", inflight),
 		loadString(fmt.Sprintf("%d × %s (%d spans) = %s offered at once", inflight, mibOf(reqBytes), batch, mibOf(inflight*reqBytes)), d.String()), rec, drain)
+	// Above the CR's bound, the admission extension must have refused
+	// before decode (a CR without it decodes every request in flight).
+	cfg, err := crSpecConfig(filepath.Join(e2e.RepoRoot(t), GatewayCR))
+	require.NoError(t, err)
+	if bound, ok := at(cfg, "extensions", "admission", "max_requests_in_flight").(int); ok && inflight > bound {
+		assert.Positive(t, res.Admission, "%d requests in flight, the CR admits %d: the admission extension refused none", inflight, bound)
+	}
 }
 
 // TestGatewayQueueBadConfig: a queue that cannot work stops the gateway at

@@ -47,7 +47,7 @@ func TestFaultBackendDown(t *testing.T) {
 	outage := FaultDuration(t, "FAULT_OUTAGE", 5*time.Minute, 5*time.Second)
 	edge := FaultDuration(t, "FAULT_BEFORE", 30*time.Second, 3*time.Second)
 	drain := FaultDuration(t, "FAULT_DRAIN", 10*time.Minute, time.Minute)
-	gen := r.generator(500, 8, 0)
+	gen := r.generator(500, 4, 0) // below the CR's admission bound (6): steady load, not a burst
 	rate := halfCapacity(t, gen)
 	wait := runFor(t.Context(), gen, 2*edge+outage)
 	time.Sleep(edge)
@@ -73,7 +73,7 @@ func TestFaultSlowBackend(t *testing.T) {
 	slow := FaultDuration(t, "FAULT_SLOW", 3*time.Minute, 10*time.Second)
 	delay := FaultDuration(t, "FAULT_EXPORT_DELAY", 2*time.Second, 2*time.Second)
 	drain := FaultDuration(t, "FAULT_DRAIN", 10*time.Minute, time.Minute)
-	gen := r.generator(500, 8, 0)
+	gen := r.generator(500, 4, 0) // below the CR's admission bound (6): steady load, not a burst
 	rate := halfCapacity(t, gen)
 	r.backend.SetDelay(delay)
 	gen.Run(t.Context(), slow)

@@ -18,16 +18,24 @@ import (
 // in-memory remote_write_queue off. The directories must be on a volume
 // the CR mounts (an emptyDir that is not medium: Memory, with a sizeLimit,
 // or a volumeClaimTemplate with a storage request), and the files must fit
-// it: bbolt files do not shrink without compaction, so each is bounded by
-// file_storage's max_size, and the volume must hold every file at its
-// max_size, one more for compaction's temporary copy, and walRoom for a
-// write-ahead log that has no bound of its own.
+// it: a queue's bbolt file holds at most queue_size bytes of requests, which
+// its pages and free list can double on disk (fileOverhead), and it does not
+// shrink without compaction, which writes a copy; the volume must hold every
+// file at twice its queue_size, compaction's copy of the largest, and
+// walRoom for a write-ahead log that has no bound of its own. file_storage's
+// max_size is a finding: a file that reaches it refuses the write
+// transactions that reading and deleting need, and the queue drops requests
+// it had acknowledged (docs/reliability.md).
 const RulePersistentQueue Rule = "persistent-queue"
 
 // walRoom is what the volume must leave a prometheus_remote_write WAL
 // beyond the queues' files: the WAL has no size bound, and grows while its
 // backend is down.
 const walRoom = 512 * mib
+
+// fileOverhead is how much larger than the requests it holds a queue's
+// bbolt file may grow: its pages, B+tree and free list.
+const fileOverhead = 2
 
 // localExporters write where they run and have no backend to wait for.
 var localExporters = map[string]bool{"debug": true, "nop": true, "file": true}
@@ -45,8 +53,8 @@ type queueVolume struct {
 	files           []string
 	wal             []string
 	walPaths        []string
-	maxSizes        int64 // the queues' files, each at its max_size
-	largest         int64 // the largest max_size: compaction's copy
+	fileSizes       int64 // the queues' files, each at fileOverhead × its queue_size
+	largest         int64 // the largest file: compaction's copy
 	compaction      bool
 }
 
@@ -123,14 +131,10 @@ func (l *linter) checkPersistentQueues(o Object, cfg map[string]any) {
 			}
 			fs := mapAt(cfg, "extensions", storage)
 			fkey := "extensions." + storage
-			maxSize := int64(number(fs["max_size"]))
-			if maxSize <= 0 {
-				l.report(o, RulePersistentQueue, "%s.max_size is not set: its bbolt files have no bound, and can outgrow the volume", fkey)
-				continue
+			if n := number(fs["max_size"]); n > 0 {
+				l.report(o, RulePersistentQueue, "%s.max_size is set: a file that reaches it refuses the writes that reading and deleting need, and the queue drops requests it had acknowledged; bound the queue with sending_queue.queue_size and the volume's size instead", fkey)
 			}
-			if 2*size > maxSize {
-				l.report(o, RulePersistentQueue, "%s.sending_queue.queue_size %s is more than half of %s.max_size %s: bbolt's pages and free list need the rest, and a full file refuses data before the queue is full", key, mibString(size), fkey, mibString(maxSize))
-			}
+			fileSize := fileOverhead * size
 			dir := str(fs, "directory")
 			if dir == "" {
 				dir = "/var/lib/otelcol/file_storage" // file_storage's default
@@ -153,9 +157,9 @@ func (l *linter) checkPersistentQueues(o Object, cfg map[string]any) {
 			// One bbolt file per exporter and signal.
 			for _, sig := range l.signalsOf(cfg, id) {
 				v.files = append(v.files, id+"/"+sig)
-				v.maxSizes += maxSize
+				v.fileSizes += fileSize
 			}
-			v.largest = max(v.largest, maxSize)
+			v.largest = max(v.largest, fileSize)
 		default:
 			l.report(o, RulePersistentQueue, "%s: manifestlint does not know how exporter type %s keeps its queue; give it a persistent queue and teach manifestlint (internal/manifestlint/queue.go)", key, typ)
 		}
@@ -164,8 +168,8 @@ func (l *linter) checkPersistentQueues(o Object, cfg map[string]any) {
 		if len(v.files) == 0 && len(v.wal) == 0 {
 			continue
 		}
-		need := v.maxSizes
-		what := fmt.Sprintf("%d queue file(s) (%s) at their max_size, %s", len(v.files), strings.Join(v.files, ", "), mibString(v.maxSizes))
+		need := v.fileSizes
+		what := fmt.Sprintf("%d queue file(s) (%s) at %d× their queue_size, %s", len(v.files), strings.Join(v.files, ", "), fileOverhead, mibString(v.fileSizes))
 		if v.compaction {
 			need += v.largest
 			what += fmt.Sprintf(", compaction's copy %s", mibString(v.largest))

@@ -45,7 +45,7 @@ func TestPersistentQueueStatefulSet(t *testing.T) {
 	assert.Equal(t, []string{
 		"spec.podSecurityContext.fsGroup is <nil>, want 10001: the image runs as user 10001, and a claimed volume is root's unless fsGroup gives it to the pod",
 		"spec.volumeClaimTemplates queue needs mode statefulset",
-		"volume queue (sizeLimit 1024 MiB) is too small: it must hold 2 queue file(s) (otlp_grpc/tempo/traces, otlp_http/loki/logs) at their max_size, 1024 MiB, compaction's copy 512 MiB, 512 MiB of room for the write-ahead log of prometheus_remote_write = 2048 MiB; the kubelet evicts the pod above sizeLimit",
+		"volume queue (sizeLimit 1024 MiB) is too small: it must hold 2 queue file(s) (otlp_grpc/tempo/traces, otlp_http/loki/logs) at 2× their queue_size, 1024 MiB, compaction's copy 512 MiB, 512 MiB of room for the write-ahead log of prometheus_remote_write = 2048 MiB; the kubelet evicts the pod above sizeLimit",
 	}, queueFindings(o))
 	spec["mode"] = "statefulset"
 	spec["podSecurityContext"] = map[string]any{"fsGroup": 10001}

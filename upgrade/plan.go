@@ -187,26 +187,24 @@ func hops(in PlanInput, names map[string]string) ([]Hop, error) {
 
 // NewPlan writes the transition plan for the change set t, as in says.
 func NewPlan(t *Touches, in PlanInput) (*Plan, error) {
-	p := &Plan{Copy: []string{}, Manual: slices.Clone(t.Manual), Moved: []Manual{}}
+	// Copy is exactly what status checks every instance counts (Copied).
+	p := &Plan{Copy: append([]string{}, t.Copied()...), Manual: slices.Clone(t.Manual), Moved: []Manual{}}
 	if p.Manual == nil {
 		p.Manual = []Manual{}
 	}
 	names := map[string]string{}
+	for _, name := range p.Copy {
+		names[name] = "copy"
+	}
 	for _, m := range []map[string]*Touch{t.Attributes, t.Metrics} {
 		for _, name := range slices.Sorted(maps.Keys(m)) {
-			tc := m[name]
-			if tc.Rewritten && tc.OldTarget != "" {
+			if tc := m[name]; tc.Rewritten && tc.OldTarget != "" {
 				p.Moved = append(p.Moved, Manual{Item: tc.Item.String(), Name: name, Kinds: tc.KindNames(), Why: []string{
 					"the old registry renamed it to " + tc.OldTarget + ", which consumers read; the new one renames it to " + tc.NewName + " and the collector sends only that",
 				}})
 			}
-			if tc.Copyable {
-				names[name] = "copy"
-				p.Copy = append(p.Copy, name)
-			}
 		}
 	}
-	slices.Sort(p.Copy)
 	var err error
 	if p.Hops, err = hops(in, names); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelgov/otelcol-governance/internal/e2e"
 	"github.com/otelgov/otelcol-governance/registry"
 )
 
@@ -275,4 +276,25 @@ func TestBackendNewShapes(t *testing.T) {
 	s.Attributes().Remove(string(appendShapeKey(nil, seq)))
 	b2.traces(td2)
 	assert.False(t, b2.Verify(Traces, acceptedGenerator(w, 50)).OK())
+}
+
+// TestGeneratorStopsAtEndWhenBehind: a worker behind its schedule (every
+// export slower than the rate allows) stops when the run's time is up,
+// instead of sending every request its schedule still owes.
+func TestGeneratorStopsAtEndWhenBehind(t *testing.T) {
+	w := testWorkload(t, Mix{})
+	b := StartBackend(t, w, Expectation{})
+	const delay = 200 * time.Millisecond
+	b.SetDelay(delay)
+	client, err := e2e.NewClient(b.Endpoint, "")
+	require.NoError(t, err)
+	defer client.Close()
+	// 1,000 items/s in requests of 10: one request due every 10 ms, each
+	// taking 200 ms. In 500 ms the schedule owes 50 requests; a worker
+	// that sent them all would run for 10 s.
+	gen := NewGenerator(w, client, LoadOptions{Signal: Traces, BatchSize: 10, Workers: 1, Rate: 1000})
+	const d = 500 * time.Millisecond
+	st := gen.Run(t.Context(), d)
+	assert.LessOrEqual(t, st.Requests, uint64(d/delay)+1, "requests sent after the run's end")
+	assert.Positive(t, st.Behind, "the worker was never behind its schedule: the test does not test")
 }

@@ -177,7 +177,13 @@ func (g *Generator) worker(ctx context.Context, base uint64, start, end time.Tim
 			} else {
 				g.behind.Store(int64(-wait))
 			}
-		} else if !time.Now().Before(end) {
+		}
+		// The run ends at end, also for a worker behind its schedule: a
+		// request not yet sent is not owed (a refused one is, and send
+		// retries it). A worker that kept catching up after end would send
+		// until its schedule reached end: with exports that take a minute
+		// each (an application retrying into a full sidecar), for hours.
+		if !time.Now().Before(end) {
 			return
 		}
 		first := o.FirstSeq + k*bs

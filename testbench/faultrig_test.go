@@ -29,6 +29,7 @@ type faultRig struct {
 	name     string
 	s        CRSettings
 	cg       *MemoryCgroup
+	senderCg *MemoryCgroup // the sender's, so that a burst it cannot hold ends it and not the machine
 	w        *Workload
 	backend  *Backend
 	opts     FaultOptions
@@ -61,7 +62,14 @@ func newFaultRig(t *testing.T, name string, queueBytes int64) *faultRig {
 	sp := FreePorts(t)
 	sc, err := SenderConfig(root, sp, r.opts.Ports.GRPCEndpoint(), nil)
 	require.NoError(t, err)
-	r.sender = Governance(t).Start(t, sc, sp, e2e.Options{})
+	// The sender stands for the fleet's sidecars and holds every request
+	// in flight, decoded, for as long as the gateway refuses it: 2,048 of
+	// 1 MiB are about 6 GiB. Its own cgroup (FAULT_SENDER_MEMORY, 12 GiB;
+	// 1 GiB short) and a GOMEMLIMIT of three quarters of it pace its GC
+	// and end it, not the machine, when a burst is too large to hold.
+	senderMem := int64(FaultInt(t, "FAULT_SENDER_MEMORY", 12<<30, 1<<30))
+	r.senderCg = NewMemoryCgroup(t, "otelgov-fault-sender-"+name, senderMem)
+	r.sender = Governance(t).Start(t, sc, sp, e2e.Options{Env: []string{fmt.Sprintf("GOMEMLIMIT=%d", senderMem/4*3)}, Cgroup: r.senderCg.Dir})
 	pinClient(t, "1")
 	require.NoError(t, Pin(r.sender.PID(), "1"))
 	r.client, err = e2e.NewClient(sp.GRPCEndpoint(), "")
@@ -149,6 +157,7 @@ type faultResult struct {
 	PeakRSS      uint64        `json:"peak_rss_bytes"`
 	Limit        int64         `json:"memory_limit_bytes"`
 	OOMKills     uint64        `json:"oom_kills"`
+	SenderPeak   uint64        `json:"sender_cgroup_peak_bytes"`
 	Recovery     time.Duration `json:"recovery_ns"`
 	Refused      float64       `json:"gateway_refused_spans"`
 	Admission    float64       `json:"admission_refused_requests"`
@@ -176,15 +185,18 @@ func (r *faultRig) finish(gen *Generator, fault, load string, recovery time.Dura
 	}
 	u, err := r.cg.Read()
 	require.NoError(t, err)
+	su, err := r.senderCg.Read()
+	require.NoError(t, err)
 	r.notePeakRSS()
 	rep := r.backend.Verify(Traces, gen)
 	res := faultResult{
 		Fault: fault, Load: load, Short: testing.Short(), Sent: rep.Sent, Received: rep.Received, Lost: rep.Lost, Duplicated: rep.Duplicates,
 		PeakCgroup: u.Peak, PeakRSS: r.peakRSS, Limit: r.s.MemoryLimit, OOMKills: u.OOMKills, Recovery: recovery,
-		Refused: r.gatewaySum("otelcol_receiver_refused_spans"), Admission: r.gatewaySum("otelcol_extension_admission_requests_refused"), Reloads: swaps, RegistryGood: goodReloads, Env: r.s.Env, Machine: DescribeMachine(),
+		SenderPeak: su.Peak, Refused: r.gatewaySum("otelcol_receiver_refused_spans"), Admission: r.gatewaySum("otelcol_extension_admission_requests_refused"), Reloads: swaps, RegistryGood: goodReloads, Env: r.s.Env, Machine: DescribeMachine(),
 	}
-	t.Logf("| %s | %s | %d | %d | %d | %d | %d / %d MiB (RSS %d MiB) | %s | receiver refused %.0f spans, admission refused %.0f requests | %d swaps, %.0f reloads |",
-		fault, load, res.Sent, res.Received, res.Lost, res.Duplicated, u.Peak>>20, r.s.MemoryLimit>>20, r.peakRSS>>20, recovery.Round(100*time.Millisecond), res.Refused, res.Admission, swaps, goodReloads)
+	t.Logf("| %s | %s | %d | %d | %d | %d | %d / %d MiB (RSS %d MiB) | %s | receiver refused %.0f spans, admission refused %.0f requests | %d swaps, %.0f reloads | sender peak %d MiB |",
+		fault, load, res.Sent, res.Received, res.Lost, res.Duplicated, u.Peak>>20, r.s.MemoryLimit>>20, r.peakRSS>>20, recovery.Round(100*time.Millisecond), res.Refused, res.Admission, swaps, goodReloads, su.Peak>>20)
+	require.Zero(t, su.OOMKills, "the sender was OOM-killed (cgroup peak %d MiB): the burst is larger than FAULT_SENDER_MEMORY holds, not a gateway failure", su.Peak>>20)
 	assert.True(t, drained, "backend holds %d distinct of %d sent after %s", r.backend.distinct(Traces), st.Sent, drain)
 	assert.Zero(t, rep.Lost, rep.String())
 	assert.Zero(t, rep.Unexpected, rep.String())

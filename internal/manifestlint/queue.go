@@ -37,6 +37,13 @@ const walRoom = 512 * mib
 // bbolt file may grow: its pages, B+tree and free list.
 const fileOverhead = 2
 
+// runtimeRoom is what a collector's process holds in memory besides its
+// Go heap (GOMEMLIMIT) and its queues' files: the binary's pages, stacks,
+// the runtime's own. Measured in the gateway's fault runs with
+// GOMEMLIMIT 256 MiB and the queue nearly empty: cgroup peaks of 283 to
+// 298 MiB (docs/reliability.md).
+const runtimeRoom = 64 * mib
+
 // localExporters write where they run and have no backend to wait for.
 var localExporters = map[string]bool{"debug": true, "nop": true, "file": true}
 
@@ -54,6 +61,7 @@ type queueVolume struct {
 	wal             []string
 	walPaths        []string
 	fileSizes       int64 // the queues' files, each at fileOverhead × its queue_size
+	queued          int64 // the queues' queue_size, summed: what their files hold when full
 	largest         int64 // the largest file: compaction's copy
 	compaction      bool
 }
@@ -158,12 +166,14 @@ func (l *linter) checkPersistentQueues(o Object, cfg map[string]any) {
 			for _, sig := range l.signalsOf(cfg, id) {
 				v.files = append(v.files, id+"/"+sig)
 				v.fileSizes += fileSize
+				v.queued += size
 			}
 			v.largest = max(v.largest, fileSize)
 		default:
 			l.report(o, RulePersistentQueue, "%s: manifestlint does not know how exporter type %s keeps its queue; give it a persistent queue and teach manifestlint (internal/manifestlint/queue.go)", key, typ)
 		}
 	}
+	l.checkQueueMemory(o, vols)
 	for _, v := range vols {
 		if len(v.files) == 0 && len(v.wal) == 0 {
 			continue
@@ -181,6 +191,42 @@ func (l *linter) checkPersistentQueues(o Object, cfg map[string]any) {
 		if v.limit > 0 && need > v.limit {
 			l.report(o, RulePersistentQueue, "volume %s (sizeLimit %s) is too small: it must hold %s = %s; the kubelet evicts the pod above sizeLimit", v.name, mibString(v.limit), what, mibString(need))
 		}
+	}
+}
+
+// checkQueueMemory: a queue's bbolt file is read through mmap, and the
+// kernel charges the pages it caches to the container's memory cgroup, so
+// full queues take their queue_size of limits.memory beside the heap. The
+// kernel can drop those pages again (they are written back), so a cgroup
+// at its limit reclaims them rather than OOM-killing; but the container
+// then has no headroom left. Measured: with one 256 MiB queue full after
+// a 5-minute outage, the gateway's 512 MiB cgroup reached its limit
+// (docs/reliability.md). The check: GOMEMLIMIT (the heap the GC holds;
+// limits.memory when spec.env does not set it) + every queue file's
+// queue_size + runtimeRoom within limits.memory.
+func (l *linter) checkQueueMemory(o Object, vols []*queueVolume) {
+	ms, err := ReadMemorySettings(o)
+	if err != nil || ms.Limit == 0 {
+		return // the memory-pacing rule reports a limits.memory it cannot read
+	}
+	heap, what := ms.Limit, "GOMEMLIMIT (limits.memory, as the Operator sets it)"
+	if s, ok := ms.Env["GOMEMLIMIT"]; ok {
+		if n, err := ParseGoMemLimit(s); err == nil && n < heap {
+			heap, what = n, "spec.env GOMEMLIMIT"
+		}
+	}
+	var queued int64
+	var files []string
+	for _, v := range vols {
+		queued += v.queued
+		files = append(files, v.files...)
+	}
+	if len(files) == 0 {
+		return
+	}
+	if need := heap + queued + runtimeRoom; need > ms.Limit {
+		l.report(o, RulePersistentQueue, "limits.memory %s cannot hold %s %s + %d full queue file(s) (%s) at their queue_size, %s, which the kernel caches in the container's memory + %s for the runtime = %s: a long outage fills the cgroup to its limit; lower queue_size to at most %s in all, or raise limits.memory",
+			mibString(ms.Limit), what, mibString(heap), len(files), strings.Join(files, ", "), mibString(queued), mibString(runtimeRoom), mibString(need), mibString(max(0, ms.Limit-heap-runtimeRoom)))
 	}
 }
 

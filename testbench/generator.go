@@ -218,11 +218,17 @@ func (g *Generator) send(proto e2e.Protocol, first uint64) error {
 	var export func(context.Context) error
 	switch o.Signal {
 	case Traces:
-		export = func(ctx context.Context) error { return g.client.SendTraces(ctx, proto, g.w.Traces(first, n, o.Start)) }
+		export = func(ctx context.Context) error {
+			return g.client.SendTraces(ctx, proto, g.w.Traces(first, n, o.Start))
+		}
 	case Metrics:
-		export = func(ctx context.Context) error { return g.client.SendMetrics(ctx, proto, g.w.Metrics(first, n, o.Start)) }
+		export = func(ctx context.Context) error {
+			return g.client.SendMetrics(ctx, proto, g.w.Metrics(first, n, o.Start))
+		}
 	case Logs:
-		export = func(ctx context.Context) error { return g.client.SendLogs(ctx, proto, g.w.Logs(first, n, o.Start)) }
+		export = func(ctx context.Context) error {
+			return g.client.SendLogs(ctx, proto, g.w.Logs(first, n, o.Start))
+		}
 	default:
 		return fmt.Errorf("testbench: unknown signal %q", o.Signal)
 	}

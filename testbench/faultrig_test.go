@@ -63,8 +63,9 @@ func newFaultRig(t *testing.T, name string, queueBytes int64) *faultRig {
 	sc, err := SenderConfig(root, sp, r.opts.Ports.GRPCEndpoint(), nil)
 	require.NoError(t, err)
 	// The sender stands for the fleet's sidecars and holds every request
-	// in flight, decoded, for as long as the gateway refuses it: 2,048 of
-	// 1 MiB are about 6 GiB. Its own cgroup (FAULT_SENDER_MEMORY, 12 GiB;
+	// in flight, decoded, for as long as the gateway refuses it: measured,
+	// about 8 MiB per request of 1 MiB (512 in flight: a 4.1 GiB cgroup
+	// peak; benchmarks/results/reliability). Its own cgroup (FAULT_SENDER_MEMORY, 12 GiB;
 	// 1 GiB short) and a GOMEMLIMIT of three quarters of it pace its GC
 	// and end it, not the machine, when a burst is too large to hold.
 	senderMem := int64(FaultInt(t, "FAULT_SENDER_MEMORY", 12<<30, 1<<30))

@@ -85,6 +85,17 @@ type Hop struct {
 	Config string `json:"config"`
 }
 
+// Hop returns the plan's hop of that name (HopGateway, HopSidecar or
+// HopCollector).
+func (p *Plan) Hop(name string) (Hop, bool) {
+	for _, h := range p.Hops {
+		if h.Name == name {
+			return h, true
+		}
+	}
+	return Hop{}, false
+}
+
 // The hops of the deployment we ship.
 const (
 	// HopGateway takes the registry from the governance_registry
@@ -209,7 +220,11 @@ func NewPlan(t *Touches, in PlanInput) (*Plan, error) {
 	if p.Hops, err = hops(in, names); err != nil {
 		return nil, err
 	}
-	p.Config = p.Hops[2].Config
+	collector, ok := p.Hop(HopCollector)
+	if !ok {
+		return nil, fmt.Errorf("upgrade: the plan has no %q hop", HopCollector)
+	}
+	p.Config = collector.Config
 	p.Steps = steps(p, in)
 	return p, nil
 }

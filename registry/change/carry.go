@@ -1,9 +1,12 @@
 package change
 
 // Carrier is who carries a change from the old registry's form into the
-// new one's. It is the one place that decides whether the collector can
-// carry a change over: otelgov registry diff shows it, and upgrade lists
-// every change a person must carry under the plan's manual.
+// new one's. It is the one place that decides who carries a change over:
+// otelgov upgrade lists every change a person must carry under the plan's
+// manual, and status checks the collector's. It is built on the diff's
+// Migratable and Why, which otelgov registry diff shows as they are (a
+// removal is "not migratable" there: there is no new form; it is
+// CarrierKept here: nothing must be done for the upgrade).
 type Carrier uint8
 
 // Carrier values.

@@ -40,7 +40,7 @@ const fileOverhead = 2
 // runtimeRoom is what a collector's process holds in memory besides its
 // Go heap (GOMEMLIMIT) and its queues' files: the binary's pages, stacks,
 // the runtime's own. Measured in the gateway's fault runs with
-// GOMEMLIMIT 256 MiB and the queue nearly empty: cgroup peaks of 283 to
+// GOMEMLIMIT 256 MiB and the queue nearly empty: cgroup peaks of 239 to
 // 298 MiB (docs/reliability.md).
 const runtimeRoom = 64 * mib
 

@@ -1,6 +1,7 @@
 package manifestlint
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -150,6 +151,31 @@ func ReadMemorySettings(o Object) (MemorySettings, error) {
 	return m, nil
 }
 
+// errGoMemLimitFrom: spec.env sets GOMEMLIMIT through valueFrom, which a
+// linter cannot read.
+var errGoMemLimitFrom = errors.New("spec.env GOMEMLIMIT comes from valueFrom: set a literal value, so that it can be kept below memory_limiter's soft limit")
+
+// GoMemLimit is the GOMEMLIMIT the collector runs with: spec.env's value
+// (fromEnv), else limits.memory, which the Operator sets when spec.env
+// does not; math.MaxInt64 when neither bounds it. The error is a
+// valueFrom (errGoMemLimitFrom) or a value the runtime would refuse.
+func (m MemorySettings) GoMemLimit() (n int64, fromEnv bool, err error) {
+	if m.From["GOMEMLIMIT"] {
+		return 0, true, errGoMemLimitFrom
+	}
+	if s, ok := m.Env["GOMEMLIMIT"]; ok {
+		n, err := ParseGoMemLimit(s)
+		if err != nil {
+			return 0, true, fmt.Errorf("spec.env GOMEMLIMIT %w", err)
+		}
+		return n, true, nil
+	}
+	if m.Limit > 0 {
+		return m.Limit, false, nil
+	}
+	return math.MaxInt64, false, nil
+}
+
 // checkMemoryPacing keeps GOGC, GOMEMLIMIT, the memory limiter and
 // limits.memory in step (RuleMemoryPacing).
 func (l *linter) checkMemoryPacing(o Object, cfg map[string]any) {
@@ -158,28 +184,17 @@ func (l *linter) checkMemoryPacing(o Object, cfg map[string]any) {
 		l.report(o, RuleMemoryPacing, "%v", err)
 		return
 	}
-	env, from, limit := ms.Env, ms.From, ms.Limit
+	env, limit := ms.Env, ms.Limit
 	gogc, hasGOGC := env["GOGC"]
 	if hasGOGC && gogc != "off" {
 		if n, err := strconv.Atoi(gogc); err != nil || n < 0 {
 			l.report(o, RuleMemoryPacing, "spec.env GOGC %q: want off or a percentage", gogc)
 		}
 	}
-	memLimit := int64(math.MaxInt64)
-	switch s, ok := env["GOMEMLIMIT"]; {
-	case from["GOMEMLIMIT"]:
-		l.report(o, RuleMemoryPacing, "spec.env GOMEMLIMIT comes from valueFrom: set a literal value, so that it can be kept below memory_limiter's soft limit")
+	memLimit, fromEnv, err := ms.GoMemLimit()
+	if err != nil {
+		l.report(o, RuleMemoryPacing, "%v", err)
 		return
-	case ok:
-		n, err := ParseGoMemLimit(s)
-		if err != nil {
-			l.report(o, RuleMemoryPacing, "spec.env GOMEMLIMIT %v", err)
-			return
-		}
-		memLimit = n
-	case limit > 0:
-		// What the Operator sets when spec.env does not.
-		memLimit = limit
 	}
 	if gogc == "off" && memLimit == math.MaxInt64 {
 		l.report(o, RuleMemoryPacing, "spec.env GOGC=off without GOMEMLIMIT or limits.memory: the heap grows until the node runs out of memory")
@@ -194,7 +209,7 @@ func (l *linter) checkMemoryPacing(o Object, cfg map[string]any) {
 		}
 		if memLimit > m.soft() {
 			what := "spec.env GOMEMLIMIT " + mibString(memLimit)
-			if _, ok := env["GOMEMLIMIT"]; !ok {
+			if !fromEnv {
 				what = "GOMEMLIMIT (unset in spec.env: the Operator sets limits.memory, " + mibString(memLimit) + ")"
 			}
 			if memLimit == math.MaxInt64 {

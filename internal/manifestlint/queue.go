@@ -209,11 +209,15 @@ func (l *linter) checkQueueMemory(o Object, vols []*queueVolume) {
 	if err != nil || ms.Limit == 0 {
 		return // the memory-pacing rule reports a limits.memory it cannot read
 	}
-	heap, what := ms.Limit, "GOMEMLIMIT (limits.memory, as the Operator sets it)"
-	if s, ok := ms.Env["GOMEMLIMIT"]; ok {
-		if n, err := ParseGoMemLimit(s); err == nil && n < heap {
-			heap, what = n, "spec.env GOMEMLIMIT"
-		}
+	// A GOMEMLIMIT the memory-pacing rule reports (unreadable, or above
+	// the limit) counts as limits.memory here.
+	heap, fromEnv, err := ms.GoMemLimit()
+	if err != nil || heap > ms.Limit {
+		heap, fromEnv = ms.Limit, false
+	}
+	what := "spec.env GOMEMLIMIT"
+	if !fromEnv {
+		what = "GOMEMLIMIT (limits.memory, as the Operator sets it)"
 	}
 	var queued int64
 	var files []string

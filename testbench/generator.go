@@ -210,25 +210,17 @@ func (g *Generator) setErr(err error) {
 func (g *Generator) send(proto e2e.Protocol, first uint64) error {
 	o := g.opts
 	n := o.BatchSize
-	// Each attempt builds its request again (the workload is
-	// deterministic), so that nothing holds it between attempts or once
-	// it is on the wire: with 2,048 requests of 1 MiB in flight (a burst
-	// the gateway refuses for minutes) the client would otherwise keep
-	// every one decoded, several GiB.
 	var export func(context.Context) error
 	switch o.Signal {
 	case Traces:
-		export = func(ctx context.Context) error {
-			return g.client.SendTraces(ctx, proto, g.w.Traces(first, n, o.Start))
-		}
+		td := g.w.Traces(first, n, o.Start)
+		export = func(ctx context.Context) error { return g.client.SendTraces(ctx, proto, td) }
 	case Metrics:
-		export = func(ctx context.Context) error {
-			return g.client.SendMetrics(ctx, proto, g.w.Metrics(first, n, o.Start))
-		}
+		md := g.w.Metrics(first, n, o.Start)
+		export = func(ctx context.Context) error { return g.client.SendMetrics(ctx, proto, md) }
 	case Logs:
-		export = func(ctx context.Context) error {
-			return g.client.SendLogs(ctx, proto, g.w.Logs(first, n, o.Start))
-		}
+		ld := g.w.Logs(first, n, o.Start)
+		export = func(ctx context.Context) error { return g.client.SendLogs(ctx, proto, ld) }
 	default:
 		return fmt.Errorf("testbench: unknown signal %q", o.Signal)
 	}
